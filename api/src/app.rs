@@ -1,0 +1,191 @@
+//! The application: state, router and server.
+
+use std::{future::Future, net::SocketAddr, sync::Arc, time::Duration};
+
+use axum::{
+    Router,
+    extract::{DefaultBodyLimit, Request, State},
+    http::{HeaderValue, header},
+    middleware::{self, Next},
+    response::{IntoResponse, Response},
+};
+use signet_common::{
+    Config,
+    accounts::{self, Authentication},
+    api_keys,
+    db::Db,
+    files::{FileLinks, FileStore},
+};
+use tokio::net::TcpListener;
+use tower_http::catch_panic::CatchPanicLayer;
+
+use crate::{error::ApiError, extract::AccountId, routes};
+
+pub const BASE_PATH: &str = "/external/api/v1";
+pub const BODY_LIMIT_BYTES: usize = 1024 * 1024;
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+#[derive(Clone)]
+pub struct AppState {
+    pub db: Db,
+    pub config: Arc<Config>,
+    pub store: FileStore,
+    pub links: FileLinks,
+}
+
+impl AppState {
+    pub fn new(config: Config, db: Db) -> Self {
+        Self {
+            store: FileStore::new(&config.file_store_dir),
+            links: FileLinks::new(
+                &config.public_url,
+                &config.file_url_secret,
+                config.file_url_ttl,
+            ),
+            config: Arc::new(config),
+            db,
+        }
+    }
+
+    /// The domain used in `Message-ID`s: the sender's, else the public URL's host.
+    pub fn message_id_domain(&self) -> String {
+        let from = &self.config.mail_from;
+        let address = from
+            .rsplit_once('<')
+            .map_or(from.as_str(), |(_, a)| a.trim_end_matches('>'));
+        address
+            .rsplit_once('@')
+            .map(|(_, domain)| domain.trim().to_owned())
+            .filter(|d| !d.is_empty())
+            .or_else(|| {
+                url::Url::parse(&self.config.public_url)
+                    .ok()
+                    .and_then(|u| u.host_str().map(str::to_owned))
+            })
+            .unwrap_or_else(|| "signet.invalid".to_owned())
+    }
+}
+
+/// The whole HTTP surface.
+pub fn router(state: AppState) -> Router {
+    let (documents, openapi) = routes::openapi::split(routes::documents::router());
+    let authenticated = documents
+        .fallback(route_not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(state.clone(), authenticate));
+    let api = routes::openapi::router(&openapi)
+        .method_not_allowed_fallback(method_not_allowed)
+        .merge(authenticated);
+    Router::new()
+        .nest(BASE_PATH, api)
+        .merge(routes::files::router())
+        .merge(routes::health::router())
+        .fallback(route_not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn(envelope_every_error))
+        .layer(middleware::from_fn(time_limit))
+        .layer(CatchPanicLayer::custom(|_| {
+            tracing::error!("request handler panicked");
+            ApiError::Internal.into_response()
+        }))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
+        .with_state(state)
+}
+
+/// Authenticates the `X-API-KEY` header (any case) and counts the request, in one statement.
+async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let key = req
+        .headers()
+        .get("x-api-key")
+        .map(|v| v.as_bytes())
+        .filter(|v| !v.is_empty());
+    let Some(key) = key else {
+        return ApiError::MissingKey.into_response();
+    };
+    let Ok(key) = std::str::from_utf8(key) else {
+        return ApiError::InvalidKey.into_response();
+    };
+    let outcome = accounts::authenticate(
+        &state.db.usage_pool,
+        &api_keys::hash(key.trim()),
+        state.config.api_usage_window_secs,
+    )
+    .await;
+    match outcome {
+        Ok(Authentication::Allowed { account_id }) => {
+            req.extensions_mut().insert(AccountId(account_id));
+            next.run(req).await
+        }
+        Ok(Authentication::Limited {
+            retry_after_secs, ..
+        }) => ApiError::RateLimited { retry_after_secs }.into_response(),
+        Ok(Authentication::UnknownKey) => ApiError::InvalidKey.into_response(),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+async fn route_not_found() -> ApiError {
+    ApiError::RouteNotFound
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}
+
+/// The last line of defence for the envelope: an error response that is not JSON (from a
+/// layer or extractor outside our own types) is replaced by the envelope for its status.
+async fn envelope_every_error(req: Request, next: Next) -> Response {
+    let response = next.run(req).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v == HeaderValue::from_static("application/json"));
+    if (status.is_client_error() || status.is_server_error()) && !is_json {
+        tracing::warn!(%status, "replacing a non-envelope error response");
+        return ApiError::for_status(status).into_response();
+    }
+    response
+}
+
+async fn time_limit(req: Request, next: Next) -> Response {
+    match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
+        Ok(response) => response,
+        Err(_) => {
+            tracing::error!("request exceeded {REQUEST_TIMEOUT:?}");
+            ApiError::Unavailable.into_response()
+        }
+    }
+}
+
+/// A bound listener with the application behind it.
+pub struct Server {
+    listener: TcpListener,
+    router: Router,
+}
+
+impl Server {
+    pub async fn bind(addr: SocketAddr, state: AppState) -> std::io::Result<Self> {
+        Ok(Self {
+            listener: TcpListener::bind(addr).await?,
+            router: router(state),
+        })
+    }
+
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        axum::serve(
+            self.listener,
+            self.router
+                .into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown)
+        .await
+    }
+}

@@ -1,0 +1,335 @@
+//! The operator commands (DESIGN §7): one JSON object on stdout on success; a message on
+//! stderr and exit status 1 on failure.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+use signet_common::{
+    Config, Error, accounts, api_keys, audit,
+    db::{self, Db},
+    files::FileStore,
+    model::Actor,
+    workflow,
+};
+use uuid::Uuid;
+
+use crate::{AppState, Server};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "signet-api",
+    version,
+    about = "Signet API server and operator commands"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP server (applies migrations first)
+    Serve,
+    /// Apply the database migrations (business schema and job queue)
+    Migrate,
+    /// Manage accounts
+    #[command(subcommand)]
+    Account(AccountCommand),
+    /// Manage an account's API key
+    #[command(subcommand)]
+    Key(KeyCommand),
+    /// Upload and cancel documents
+    #[command(subcommand)]
+    Document(DocumentCommand),
+    /// Webhook settings
+    #[command(subcommand)]
+    Webhook(WebhookCommand),
+    /// Audit trail tools
+    #[command(subcommand)]
+    Audit(AuditCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AccountCommand {
+    /// Create an account -> {"id": ...}
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        email: String,
+        /// Requests per usage window (default API_USAGE_DEFAULT_LIMIT)
+        #[arg(long)]
+        usage_limit: Option<u32>,
+    },
+    /// Change an account's usage limit or webhook URL ("" removes the URL)
+    Update {
+        #[arg(long)]
+        id: Uuid,
+        #[arg(long)]
+        usage_limit: Option<u32>,
+        #[arg(long)]
+        webhook_url: Option<String>,
+    },
+    /// Show an account's API settings: usage, limit, webhook URL and masked key
+    Show {
+        #[arg(long)]
+        id: Uuid,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Generate a key, replacing (and invalidating) any active one -> {"key", "display"}
+    Generate(AccountArg),
+    /// Revoke the active key -> {"revoked": bool}
+    Revoke(AccountArg),
+}
+
+#[derive(Debug, Args)]
+pub struct AccountArg {
+    #[arg(long)]
+    account: Uuid,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DocumentCommand {
+    /// Upload a PDF as a new DRAFT document -> {"id", "code", "pages"}
+    Upload {
+        #[arg(long)]
+        account: Uuid,
+        #[arg(long)]
+        file: PathBuf,
+        /// Default: the file name without its extension
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// Cancel a DRAFT or SENT document -> {"id", "status"}
+    Cancel {
+        #[arg(long)]
+        account: Uuid,
+        #[arg(long)]
+        id: Uuid,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhookCommand {
+    /// Print the account's webhook signing secret -> {"secret": "whsec_..."}
+    Secret(AccountArg),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Check a document's audit hash chain -> {"ok", "entries"[, "firstBroken"]}
+    Verify {
+        #[arg(long)]
+        document: Uuid,
+    },
+}
+
+/// A failed command: what to tell the operator.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct CliError(pub String);
+
+impl From<Error> for CliError {
+    fn from(error: Error) -> Self {
+        Self(match error {
+            Error::DocumentNotFound => "document not found".into(),
+            Error::Pdf(e) => format!("cannot upload: {e}"),
+            e if e.is_unavailable() => format!("cannot reach the database: {e}"),
+            e => e.to_string(),
+        })
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(error: std::io::Error) -> Self {
+        Self(error.to_string())
+    }
+}
+
+/// Runs a command; `Ok(Some(json))` is printed on stdout.
+pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliError> {
+    let db = Db::connect_lazy(&config.database_url)?;
+    let pool = &db.pool;
+    Ok(Some(match command {
+        Command::Serve => {
+            serve(config, db).await?;
+            return Ok(None);
+        }
+        Command::Migrate => {
+            db::migrate(pool).await?;
+            json!({"migrated": true})
+        }
+        Command::Account(AccountCommand::Create {
+            name,
+            email,
+            usage_limit,
+        }) => {
+            let (name, email) = (name.trim(), email.trim());
+            if name.is_empty() {
+                return Err(CliError("--name must not be empty".into()));
+            }
+            if !signet_common::inputs::is_valid_email(email) {
+                return Err(CliError(format!(
+                    "--email {email:?} is not a valid e-mail address"
+                )));
+            }
+            let limit = limit_arg(usage_limit)?.unwrap_or(config.api_usage_default_limit);
+            let account = accounts::create(pool, name, email, limit).await?;
+            json!({"id": account.id})
+        }
+        Command::Account(AccountCommand::Update {
+            id,
+            usage_limit,
+            webhook_url,
+        }) => {
+            let update = accounts::AccountUpdate {
+                usage_limit: limit_arg(usage_limit)?,
+                webhook_url: webhook_url.map(|url| webhook_url_arg(&url)).transpose()?,
+            };
+            if update.usage_limit.is_none() && update.webhook_url.is_none() {
+                return Err(CliError(
+                    "nothing to change: give --usage-limit and/or --webhook-url".into(),
+                ));
+            }
+            account_json(&accounts::update(pool, id, &update).await?)
+        }
+        Command::Account(AccountCommand::Show { id }) => {
+            let account = accounts::find(pool, id).await?;
+            let key = api_keys::active(pool, id).await?;
+            let mut value = account_json(&account);
+            value["usageCount"] = json!(account.api_usage_count);
+            value["usageWindowStart"] = json!(account.usage_window_start);
+            value["apiKey"] = json!(key.map(|k| k.display));
+            value
+        }
+        Command::Key(KeyCommand::Generate(AccountArg { account })) => {
+            let key = api_keys::generate(pool, account).await?;
+            json!({"key": key.key, "display": key.display})
+        }
+        Command::Key(KeyCommand::Revoke(AccountArg { account })) => {
+            json!({"revoked": api_keys::revoke(pool, account).await?})
+        }
+        Command::Document(DocumentCommand::Upload {
+            account,
+            file,
+            title,
+        }) => {
+            let bytes = tokio::fs::read(&file)
+                .await
+                .map_err(|e| CliError(format!("cannot read {}: {e}", file.display())))?;
+            let title = title.unwrap_or_else(|| {
+                file.file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            });
+            let store = FileStore::new(&config.file_store_dir);
+            let document = workflow::upload_document(
+                pool,
+                &store,
+                account,
+                &title,
+                &bytes,
+                &Actor::operator(),
+            )
+            .await?;
+            json!({"id": document.id, "code": document.code, "pages": document.pages})
+        }
+        Command::Document(DocumentCommand::Cancel { account, id }) => {
+            let document = workflow::cancel_document(pool, account, id, &Actor::operator()).await?;
+            json!({"id": document.id, "status": document.status})
+        }
+        Command::Webhook(WebhookCommand::Secret(AccountArg { account })) => {
+            json!({"secret": accounts::find(pool, account).await?.webhook_secret})
+        }
+        Command::Audit(AuditCommand::Verify { document }) => {
+            let verification = audit::verify(pool, document).await?;
+            if verification.entries == 0 {
+                return Err(CliError(
+                    "document not found (it has no audit entries)".into(),
+                ));
+            }
+            let value = serde_json::to_value(&verification).expect("serialisable");
+            if !verification.ok {
+                println!("{value}");
+                return Err(CliError(format!(
+                    "the audit chain of document {document} is broken at entry {}",
+                    verification.first_broken.map_or(0, |b| b.seq)
+                )));
+            }
+            value
+        }
+    }))
+}
+
+fn limit_arg(limit: Option<u32>) -> Result<Option<i32>, CliError> {
+    limit
+        .map(|l| i32::try_from(l).map_err(|_| CliError(format!("--usage-limit {l} is too large"))))
+        .transpose()
+}
+
+/// `""` removes the URL; anything else must be an absolute http(s) URL.
+fn webhook_url_arg(url: &str) -> Result<Option<String>, CliError> {
+    let url = url.trim();
+    if url.is_empty() {
+        return Ok(None);
+    }
+    match url::Url::parse(url) {
+        Ok(parsed) if matches!(parsed.scheme(), "http" | "https") && parsed.host().is_some() => {
+            Ok(Some(parsed.to_string()))
+        }
+        _ => Err(CliError(format!(
+            "--webhook-url {url:?} is not an absolute http:// or https:// URL"
+        ))),
+    }
+}
+
+fn account_json(account: &accounts::Account) -> Value {
+    json!({
+        "id": account.id,
+        "name": account.name,
+        "email": account.email,
+        "usageLimit": account.api_usage_limit,
+        "webhookUrl": account.webhook_url,
+    })
+}
+
+async fn serve(config: Config, db: Db) -> Result<(), CliError> {
+    db::migrate(&db.pool).await?;
+    if config.file_url_secret_generated {
+        tracing::warn!(
+            "FILE_URL_SECRET is unset: file links are signed with a random per-process secret \
+             and stop working on restart or on other replicas"
+        );
+    }
+    let server = Server::bind(config.bind_addr, AppState::new(config, db)).await?;
+    tracing::info!(addr = %server.local_addr()?, "signet-api listening");
+    server.run_until(shutdown_signal()).await?;
+    tracing::info!("signet-api stopped");
+    Ok(())
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}

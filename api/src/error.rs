@@ -1,0 +1,156 @@
+//! The API's error type and its single mapping to the response envelope.
+
+use axum::{
+    Json,
+    http::{HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+};
+use serde::Serialize;
+use signet_common::{Error, Problem, Rule};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("API key is missing or invalid")]
+    MissingKey,
+    #[error("Invalid API key")]
+    InvalidKey,
+    #[error("API rate limit exceeded")]
+    RateLimited { retry_after_secs: u64 },
+    #[error("Not found")]
+    RouteNotFound,
+    #[error("Method not allowed")]
+    MethodNotAllowed,
+    #[error("Request body too large")]
+    PayloadTooLarge,
+    #[error("Invalid request body or validation error")]
+    InvalidBody(Vec<Problem>),
+    #[error("Invalid query parameter: {0}")]
+    InvalidQuery(String),
+    #[error("{0}")]
+    Rule(Rule),
+    #[error("Document not found")]
+    DocumentNotFound,
+    #[error("File link is invalid or has expired")]
+    InvalidFileLink,
+    #[error("Service unavailable")]
+    Unavailable,
+    #[error("Internal server error")]
+    Internal,
+}
+
+/// The envelope every response carries.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Envelope<T> {
+    /// "DEFAULT" on success; "ERROR" or "UNAUTHENTICATED" on failure
+    pub code: &'static str,
+    pub message: String,
+    pub data: T,
+    /// On 400 responses: what was wrong, property by property.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<ProblemView>>,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ProblemView {
+    pub field: String,
+    pub reason: String,
+}
+
+/// `{}`: the data of every error and of successful writes.
+#[derive(Debug, Default, Serialize, utoipa::ToSchema)]
+pub struct Empty {}
+
+/// A successful response: 200, code DEFAULT.
+pub fn success<T: Serialize>(message: &str, data: T) -> Response {
+    Json(Envelope {
+        code: "DEFAULT",
+        message: message.to_owned(),
+        data,
+        errors: None,
+    })
+    .into_response()
+}
+
+impl ApiError {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::MissingKey | Self::InvalidKey => StatusCode::UNAUTHORIZED,
+            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::RouteNotFound | Self::DocumentNotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::InvalidBody(_) | Self::InvalidQuery(_) | Self::Rule(_) => StatusCode::BAD_REQUEST,
+            Self::InvalidFileLink => StatusCode::FORBIDDEN,
+            Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The error an unexpected status maps to, for responses not made by this type.
+    pub fn for_status(status: StatusCode) -> Self {
+        match status {
+            StatusCode::NOT_FOUND => Self::RouteNotFound,
+            StatusCode::METHOD_NOT_ALLOWED => Self::MethodNotAllowed,
+            StatusCode::PAYLOAD_TOO_LARGE => Self::PayloadTooLarge,
+            StatusCode::SERVICE_UNAVAILABLE | StatusCode::REQUEST_TIMEOUT => Self::Unavailable,
+            s if s.is_client_error() => Self::InvalidBody(Vec::new()),
+            _ => Self::Internal,
+        }
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(error: Error) -> Self {
+        match error {
+            Error::DocumentNotFound => Self::DocumentNotFound,
+            Error::Invalid(problems) => Self::InvalidBody(problems),
+            Error::InvalidQuery(name) => Self::InvalidQuery(name),
+            Error::Rule(rule) => Self::Rule(rule),
+            e if e.is_unavailable() => {
+                tracing::warn!(error = %e, "database unavailable");
+                Self::Unavailable
+            }
+            e => {
+                tracing::error!(error = %e, "request failed");
+                Self::Internal
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let code = match self {
+            Self::MissingKey | Self::InvalidKey => "UNAUTHENTICATED",
+            _ => "ERROR",
+        };
+        let errors = match &self {
+            Self::InvalidBody(problems) if !problems.is_empty() => Some(
+                problems
+                    .iter()
+                    .map(|p| ProblemView {
+                        field: p.field.clone(),
+                        reason: p.reason.clone(),
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let mut response = (
+            self.status(),
+            Json(Envelope {
+                code,
+                message: self.to_string(),
+                data: Empty {},
+                errors,
+            }),
+        )
+            .into_response();
+        if let Self::RateLimited { retry_after_secs } = self {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+        }
+        response
+    }
+}

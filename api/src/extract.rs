@@ -1,0 +1,189 @@
+//! Extractors whose rejections are `ApiError`s, so that every refusal is an envelope.
+
+use std::net::{IpAddr, SocketAddr};
+
+use axum::{
+    body::Bytes,
+    extract::{ConnectInfo, FromRequest, FromRequestParts, Path, Request},
+    http::{StatusCode, header, request::Parts},
+};
+use ipnet::IpNet;
+use serde::de::DeserializeOwned;
+use signet_common::{Problem, model::Actor, query::ListQuery};
+use uuid::Uuid;
+
+use crate::{AppState, error::ApiError};
+
+/// A JSON body: `Content-Type: application/json`, at most the body limit, of the right shape.
+pub struct ApiJson<T>(pub T);
+
+impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
+        let is_json = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .map(|v| v.trim().to_ascii_lowercase())
+            .is_some_and(|mime| mime == "application/json" || mime.ends_with("+json"));
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            match rejection.status() {
+                StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+                _ => ApiError::InvalidBody(vec![Problem::new("", rejection.body_text())]),
+            }
+        })?;
+        if !is_json {
+            return Err(ApiError::InvalidBody(vec![Problem::new(
+                "",
+                "Content-Type must be application/json",
+            )]));
+        }
+        let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
+        let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path == "." { String::new() } else { path };
+            ApiError::InvalidBody(vec![Problem::new(field, e.into_inner().to_string())])
+        })?;
+        deserializer
+            .end()
+            .map_err(|e| ApiError::InvalidBody(vec![Problem::new("", e.to_string())]))?;
+        Ok(Self(value))
+    }
+}
+
+/// The document list's query parameters.
+pub struct ListParams(pub ListQuery);
+
+impl<S: Send + Sync> FromRequestParts<S> for ListParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let pairs: Vec<(String, String)> =
+            form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes())
+                .into_owned()
+                .collect();
+        Ok(Self(ListQuery::from_pairs(&pairs)?))
+    }
+}
+
+/// The `:id` of a document route; anything that is not a UUID names no document.
+pub struct DocumentId(pub Uuid);
+
+impl<S: Send + Sync> FromRequestParts<S> for DocumentId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path(id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ApiError::DocumentNotFound)?;
+        id.parse().map(Self).map_err(|_| ApiError::DocumentNotFound)
+    }
+}
+
+/// The account the request's API key belongs to (set by the authentication middleware).
+#[derive(Debug, Clone, Copy)]
+pub struct AccountId(pub Uuid);
+
+impl<S: Send + Sync> FromRequestParts<S> for AccountId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        parts.extensions.get::<AccountId>().copied().ok_or_else(|| {
+            tracing::error!("a handler that needs an account was routed without authentication");
+            ApiError::Internal
+        })
+    }
+}
+
+/// Who made the request, for the audit trail: the client IP (see `client_ip`) and user agent.
+pub struct ClientActor(pub Actor);
+
+const MAX_USER_AGENT_CHARS: usize = 1_000;
+
+impl FromRequestParts<AppState> for ClientActor {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(addr)| addr.ip());
+        let forwarded_for: Vec<&str> = parts
+            .headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        let ip = peer.map(|peer| client_ip(peer, &forwarded_for, &state.config.trusted_proxies));
+        let user_agent = parts
+            .headers
+            .get(header::USER_AGENT)
+            .map(|v| {
+                String::from_utf8_lossy(v.as_bytes())
+                    .chars()
+                    .take(MAX_USER_AGENT_CHARS)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Self(Actor {
+            ip_address: ip.map_or_else(|| "0.0.0.0".to_owned(), |ip| ip.to_canonical().to_string()),
+            user_agent,
+        }))
+    }
+}
+
+/// The socket peer, unless it is a trusted proxy: then the right-most `X-Forwarded-For` hop
+/// that is not itself trusted (hops that do not parse end the walk at the last good one).
+pub fn client_ip(peer: IpAddr, forwarded_for: &[&str], trusted: &[IpNet]) -> IpAddr {
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(&ip.to_canonical()));
+    let mut client = peer;
+    if !is_trusted(&client) {
+        return client;
+    }
+    let hops = forwarded_for
+        .iter()
+        .flat_map(|header| header.split(','))
+        .map(str::trim)
+        .collect::<Vec<_>>();
+    for hop in hops.iter().rev() {
+        let Ok(ip) = hop.parse::<IpAddr>() else {
+            break;
+        };
+        client = ip;
+        if !is_trusted(&ip) {
+            break;
+        }
+    }
+    client
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn forwarded_for_is_honoured_only_behind_trusted_proxies() {
+        let trusted: Vec<IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
+        let xff = ["203.0.113.7, 198.51.100.2, 10.0.0.5"];
+        assert_eq!(client_ip(ip("192.0.2.1"), &xff, &trusted), ip("192.0.2.1"));
+        assert_eq!(
+            client_ip(ip("10.0.0.1"), &xff, &trusted),
+            ip("198.51.100.2")
+        );
+        assert_eq!(client_ip(ip("10.0.0.1"), &[], &trusted), ip("10.0.0.1"));
+        assert_eq!(
+            client_ip(ip("10.0.0.1"), &["garbage"], &trusted),
+            ip("10.0.0.1")
+        );
+        assert_eq!(
+            client_ip(ip("::ffff:10.0.0.1"), &["203.0.113.7"], &trusted),
+            ip("203.0.113.7")
+        );
+    }
+}

@@ -1,0 +1,11 @@
+//! `signet-api`: the external API v1, signed file links, health, and the operator CLI.
+
+pub mod app;
+pub mod cli;
+mod error;
+mod extract;
+mod routes;
+
+pub use app::{AppState, Server, router};
+pub use error::ApiError;
+pub use routes::openapi::document as openapi_document;

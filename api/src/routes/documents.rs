@@ -1,0 +1,190 @@
+//! The six endpoints of the external API v1. Each handler parses, calls the domain, and wraps
+//! the result in the envelope.
+
+use axum::{extract::State, response::Response};
+use chrono::Utc;
+use signet_common::{
+    documents,
+    inputs::{FieldInput, RecipientInput, SendInput},
+    views::{AuditEntryView, DocumentDetail, DocumentList, DocumentListItem},
+    workflow,
+};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::{
+    AppState,
+    error::{ApiError, Empty, Envelope, success},
+    extract::{AccountId, ApiJson, ClientActor, DocumentId, ListParams},
+};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_documents))
+        .routes(routes!(get_document))
+        .routes(routes!(add_recipients))
+        .routes(routes!(add_fields))
+        .routes(routes!(send_document))
+        .routes(routes!(get_audit_trail))
+}
+
+/// List the account's documents, with paging, filtering, search and sorting.
+#[utoipa::path(
+    get, path = "/documents", tag = "documents", security(("api_key" = [])),
+    params(
+        ("page" = Option<i64>, Query, description = "Page number, from 1; default 1"),
+        ("limit" = Option<i64>, Query, description = "Documents per page, 1 to 100; default 10"),
+        ("status" = Option<String>, Query, description = "DRAFT, SENT, COMPLETED or TRASH (declined, expired or cancelled); any case"),
+        ("search" = Option<String>, Query, description = "Case-insensitive substring of the title"),
+        ("sortBy" = Option<String>, Query, description = "dateCreated (default), documentName or dateModified"),
+        ("sortOrder" = Option<String>, Query, description = "ASC or DESC (default)"),
+    ),
+    responses(
+        (status = 200, description = "Documents retrieved successfully", body = Envelope<DocumentList>),
+        (status = 400, description = "Invalid query parameter: <name>", body = Envelope<Empty>),
+        (status = 401, description = "API key is missing or invalid / Invalid API key", body = Envelope<Empty>),
+        (status = 429, description = "API rate limit exceeded (see Retry-After)", body = Envelope<Empty>),
+    )
+)]
+async fn list_documents(
+    State(state): State<AppState>,
+    AccountId(account_id): AccountId,
+    ListParams(query): ListParams,
+) -> Result<Response, ApiError> {
+    let (found, total) = documents::list(&state.db.pool, account_id, &query).await?;
+    let now = Utc::now();
+    let items = found
+        .iter()
+        .map(|doc| DocumentListItem::new(doc, state.links.url(doc.id, now)))
+        .collect();
+    Ok(success(
+        "Documents retrieved successfully",
+        DocumentList {
+            items,
+            total,
+            page: query.page,
+            limit: query.limit,
+            total_pages: query.total_pages(total),
+        },
+    ))
+}
+
+/// One document with its recipients and their fields.
+#[utoipa::path(
+    get, path = "/documents/{id}", tag = "documents", security(("api_key" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Document id")),
+    responses(
+        (status = 200, description = "Document retrieved successfully", body = Envelope<DocumentDetail>),
+        (status = 401, description = "API key is missing or invalid / Invalid API key", body = Envelope<Empty>),
+        (status = 404, description = "Document not found", body = Envelope<Empty>),
+        (status = 429, description = "API rate limit exceeded", body = Envelope<Empty>),
+    )
+)]
+async fn get_document(
+    State(state): State<AppState>,
+    AccountId(account_id): AccountId,
+    DocumentId(id): DocumentId,
+) -> Result<Response, ApiError> {
+    let (document, recipients, fields) =
+        workflow::document_detail(&state.db.pool, account_id, id).await?;
+    let file_path = state.links.url(document.id, Utc::now());
+    Ok(success(
+        "Document retrieved successfully",
+        DocumentDetail::new(&document, file_path, &recipients, &fields),
+    ))
+}
+
+/// Add recipients (signers and viewers) to a DRAFT document.
+#[utoipa::path(
+    post, path = "/documents/{id}/recipients", tag = "documents", security(("api_key" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Document id")),
+    request_body = Vec<RecipientInput>,
+    responses(
+        (status = 200, description = "Recipients added successfully", body = Envelope<Empty>),
+        (status = 400, description = "Invalid request body or validation error / Document is not in DRAFT status / Recipient with this email already exists", body = Envelope<Empty>),
+        (status = 401, description = "API key is missing or invalid / Invalid API key", body = Envelope<Empty>),
+        (status = 404, description = "Document not found", body = Envelope<Empty>),
+        (status = 413, description = "Request body too large", body = Envelope<Empty>),
+        (status = 429, description = "API rate limit exceeded", body = Envelope<Empty>),
+    )
+)]
+async fn add_recipients(
+    State(state): State<AppState>,
+    AccountId(account_id): AccountId,
+    DocumentId(id): DocumentId,
+    ClientActor(actor): ClientActor,
+    ApiJson(body): ApiJson<Vec<RecipientInput>>,
+) -> Result<Response, ApiError> {
+    workflow::add_recipients(&state.db.pool, account_id, id, body, &actor).await?;
+    Ok(success("Recipients added successfully", Empty {}))
+}
+
+/// Place fields on pages of a DRAFT document, each assigned to a recipient by e-mail.
+#[utoipa::path(
+    post, path = "/documents/{id}/fields", tag = "documents", security(("api_key" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Document id")),
+    request_body = Vec<FieldInput>,
+    responses(
+        (status = 200, description = "Fields added successfully", body = Envelope<Empty>),
+        (status = 400, description = "Invalid request body or validation error / Document is not in DRAFT status / Recipient not found for email: <email> / Page <n> is out of range (document has <pages> pages) / Field is outside the bounds of page <n>", body = Envelope<Empty>),
+        (status = 401, description = "API key is missing or invalid / Invalid API key", body = Envelope<Empty>),
+        (status = 404, description = "Document not found", body = Envelope<Empty>),
+        (status = 413, description = "Request body too large", body = Envelope<Empty>),
+        (status = 429, description = "API rate limit exceeded", body = Envelope<Empty>),
+    )
+)]
+async fn add_fields(
+    State(state): State<AppState>,
+    AccountId(account_id): AccountId,
+    DocumentId(id): DocumentId,
+    ClientActor(actor): ClientActor,
+    ApiJson(body): ApiJson<Vec<FieldInput>>,
+) -> Result<Response, ApiError> {
+    workflow::add_fields(&state.db.pool, account_id, id, body, &actor).await?;
+    Ok(success("Fields added successfully", Empty {}))
+}
+
+/// Send the document to every recipient for signing.
+#[utoipa::path(
+    post, path = "/documents/{id}/send", tag = "documents", security(("api_key" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Document id")),
+    request_body = SendInput,
+    responses(
+        (status = 200, description = "Document sent successfully", body = Envelope<Empty>),
+        (status = 400, description = "Invalid request body or validation error / Document is not in DRAFT status / Document has no recipients / Every recipient must have at least one field / expiryDate must be in the future", body = Envelope<Empty>),
+        (status = 401, description = "API key is missing or invalid / Invalid API key", body = Envelope<Empty>),
+        (status = 404, description = "Document not found", body = Envelope<Empty>),
+        (status = 429, description = "API rate limit exceeded", body = Envelope<Empty>),
+    )
+)]
+async fn send_document(
+    State(state): State<AppState>,
+    AccountId(account_id): AccountId,
+    DocumentId(id): DocumentId,
+    ClientActor(actor): ClientActor,
+    ApiJson(body): ApiJson<SendInput>,
+) -> Result<Response, ApiError> {
+    let domain = state.message_id_domain();
+    workflow::send_document(&state.db.pool, account_id, id, body, &actor, &domain).await?;
+    Ok(success("Document sent successfully", Empty {}))
+}
+
+/// The audit trail of the document, oldest first.
+#[utoipa::path(
+    get, path = "/documents/{id}/audit", tag = "documents", security(("api_key" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Document id")),
+    responses(
+        (status = 200, description = "Audit trail retrieved successfully", body = Envelope<Vec<AuditEntryView>>),
+        (status = 401, description = "API key is missing or invalid / Invalid API key", body = Envelope<Empty>),
+        (status = 404, description = "Document not found", body = Envelope<Empty>),
+        (status = 429, description = "API rate limit exceeded", body = Envelope<Empty>),
+    )
+)]
+async fn get_audit_trail(
+    State(state): State<AppState>,
+    AccountId(account_id): AccountId,
+    DocumentId(id): DocumentId,
+) -> Result<Response, ApiError> {
+    let entries = workflow::audit_trail(&state.db.pool, account_id, id).await?;
+    let views: Vec<AuditEntryView> = entries.iter().map(AuditEntryView::from).collect();
+    Ok(success("Audit trail retrieved successfully", views))
+}

@@ -1,0 +1,4 @@
+pub mod documents;
+pub mod files;
+pub mod health;
+pub mod openapi;

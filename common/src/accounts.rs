@@ -1,0 +1,159 @@
+//! SQL of the account aggregate, including the per-request authentication and usage count.
+
+use chrono::{DateTime, Utc};
+use sqlx::AssertSqlSafe;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::{
+    error::{Error, Result},
+    secrets,
+};
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Account {
+    pub id: Uuid,
+    pub name: String,
+    pub email: String,
+    pub api_usage_count: i32,
+    pub api_usage_limit: i32,
+    pub usage_window_start: DateTime<Utc>,
+    pub webhook_url: Option<String>,
+    pub webhook_secret: String,
+    pub created_at: DateTime<Utc>,
+}
+
+const COLUMNS: &str = "id, name, email, api_usage_count, api_usage_limit, usage_window_start, \
+                       webhook_url, webhook_secret, created_at";
+
+/// A Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes.
+pub fn new_webhook_secret() -> String {
+    use base64::Engine;
+    format!(
+        "whsec_{}",
+        base64::engine::general_purpose::STANDARD.encode(secrets::random_bytes(24))
+    )
+}
+
+pub async fn create(pool: &PgPool, name: &str, email: &str, usage_limit: i32) -> Result<Account> {
+    sqlx::query_as(AssertSqlSafe(format!(
+        "INSERT INTO accounts (id, name, email, api_usage_limit, webhook_secret)
+         VALUES ($1, $2, $3, $4, $5) RETURNING {COLUMNS}"
+    )))
+    .bind(Uuid::now_v7())
+    .bind(name)
+    .bind(email)
+    .bind(usage_limit)
+    .bind(new_webhook_secret())
+    .fetch_one(pool)
+    .await
+    .map_err(|e| {
+        if crate::db::is_unique_violation(&e, "accounts_email_key") {
+            Error::invalid("email", "an account with this e-mail already exists")
+        } else {
+            e.into()
+        }
+    })
+}
+
+pub async fn find(pool: &PgPool, id: Uuid) -> Result<Account> {
+    sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM accounts WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(pool)
+    .await?
+    .ok_or(Error::AccountNotFound(id))
+}
+
+/// What to change on an account; `None` leaves a setting as it is.
+#[derive(Debug, Default)]
+pub struct AccountUpdate {
+    pub usage_limit: Option<i32>,
+    /// `Some(None)` removes the webhook URL.
+    pub webhook_url: Option<Option<String>>,
+}
+
+pub async fn update(pool: &PgPool, id: Uuid, update: &AccountUpdate) -> Result<Account> {
+    sqlx::query_as(AssertSqlSafe(format!(
+        "UPDATE accounts SET
+            api_usage_limit = COALESCE($2, api_usage_limit),
+            webhook_url = CASE WHEN $3 THEN $4 ELSE webhook_url END
+         WHERE id = $1 RETURNING {COLUMNS}"
+    )))
+    .bind(id)
+    .bind(update.usage_limit)
+    .bind(update.webhook_url.is_some())
+    .bind(update.webhook_url.clone().flatten())
+    .fetch_optional(pool)
+    .await?
+    .ok_or(Error::AccountNotFound(id))
+}
+
+/// The outcome of presenting an API key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Authentication {
+    /// No active key has this hash.
+    UnknownKey,
+    /// The request is authenticated and has been counted.
+    Allowed { account_id: Uuid },
+    /// The account's usage limit for the current window is used up; nothing was counted.
+    Limited {
+        account_id: Uuid,
+        retry_after_secs: u64,
+    },
+}
+
+/// Authenticates a key and counts the request against its account's usage window in one
+/// statement. The conditional UPDATE re-checks the count on the locked row, so concurrent
+/// requests across any number of API processes never over- or under-count.
+pub async fn authenticate(
+    usage_pool: &PgPool,
+    key_hash: &[u8],
+    window_secs: i64,
+) -> Result<Authentication> {
+    let row: Option<(Uuid, bool, i64)> = sqlx::query_as(
+        "WITH key AS (
+             SELECT id AS key_id, account_id FROM api_keys
+             WHERE key_hash = $1 AND revoked_at IS NULL
+         ),
+         counted AS (
+             UPDATE accounts a SET
+                 api_usage_count = CASE WHEN a.usage_window_start <= now() - make_interval(secs => $2)
+                                        THEN 1 ELSE a.api_usage_count + 1 END,
+                 usage_window_start = CASE WHEN a.usage_window_start <= now() - make_interval(secs => $2)
+                                           THEN now() ELSE a.usage_window_start END
+             FROM key
+             WHERE a.id = key.account_id
+               AND a.api_usage_limit > 0
+               AND (a.usage_window_start <= now() - make_interval(secs => $2)
+                    OR a.api_usage_count < a.api_usage_limit)
+             RETURNING a.id
+         ),
+         touched AS (
+             UPDATE api_keys k SET last_used_at = now()
+             FROM key, counted
+             WHERE k.id = key.key_id
+               AND (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute')
+         )
+         SELECT key.account_id,
+                counted.id IS NOT NULL,
+                GREATEST(1, CEIL(EXTRACT(EPOCH FROM
+                    a.usage_window_start + make_interval(secs => $2) - now())))::bigint
+         FROM key
+         JOIN accounts a ON a.id = key.account_id
+         LEFT JOIN counted ON true",
+    )
+    .bind(key_hash)
+    .bind(window_secs as f64)
+    .fetch_optional(usage_pool)
+    .await?;
+    Ok(match row {
+        None => Authentication::UnknownKey,
+        Some((account_id, true, _)) => Authentication::Allowed { account_id },
+        Some((account_id, false, retry_after)) => Authentication::Limited {
+            account_id,
+            retry_after_secs: retry_after.max(1) as u64,
+        },
+    })
+}

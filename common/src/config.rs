@@ -1,0 +1,226 @@
+//! Configuration: environment variables read once at start into a typed struct.
+
+use std::{net::SocketAddr, path::PathBuf, str::FromStr, time::Duration};
+
+use ipnet::IpNet;
+
+#[derive(Debug, thiserror::Error)]
+#[error("invalid configuration: {name}: {reason}")]
+pub struct ConfigError {
+    pub name: &'static str,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone)]
+pub struct Config {
+    pub database_url: String,
+    pub bind_addr: SocketAddr,
+    /// Base URL that links in e-mails and `filePath` start with; no trailing slash.
+    pub public_url: String,
+    pub smtp_url: Option<String>,
+    pub mail_dir: PathBuf,
+    pub mail_from: String,
+    pub file_store_dir: PathBuf,
+    pub file_url_secret: Vec<u8>,
+    /// True when FILE_URL_SECRET was unset and a random per-process secret is used.
+    pub file_url_secret_generated: bool,
+    pub file_url_ttl: Duration,
+    pub api_usage_window_secs: i64,
+    pub api_usage_default_limit: i32,
+    pub trusted_proxies: Vec<IpNet>,
+    pub webhook_allow_private: bool,
+    pub webhook_retry_schedule: Vec<Duration>,
+    pub expiry_sweep_cron: String,
+    pub worker_concurrency: usize,
+    pub log_format: LogFormat,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("bind_addr", &self.bind_addr)
+            .field("public_url", &self.public_url)
+            .field("file_store_dir", &self.file_store_dir)
+            .field("api_usage_window_secs", &self.api_usage_window_secs)
+            .field("api_usage_default_limit", &self.api_usage_default_limit)
+            .finish_non_exhaustive()
+    }
+}
+
+pub const DEFAULT_DATABASE_URL: &str = "postgres://signet:signet@127.0.0.1:5432/signet";
+
+impl Config {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Builds the configuration from any variable source; unset and empty values take defaults.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let or = |name: &str, default: &str| get(name).unwrap_or_else(|| default.to_owned());
+        let (file_url_secret, file_url_secret_generated) = match get("FILE_URL_SECRET") {
+            Some(secret) => (secret.into_bytes(), false),
+            None => (crate::secrets::random_bytes(32), true),
+        };
+        Ok(Self {
+            database_url: or("DATABASE_URL", DEFAULT_DATABASE_URL),
+            bind_addr: parse("BIND_ADDR", &or("BIND_ADDR", "127.0.0.1:8080"))?,
+            public_url: or("PUBLIC_URL", "http://localhost:8080")
+                .trim_end_matches('/')
+                .to_owned(),
+            smtp_url: get("SMTP_URL"),
+            mail_dir: PathBuf::from(or("MAIL_DIR", "./data/mail")),
+            mail_from: or("MAIL_FROM", "Signet <no-reply@localhost>"),
+            file_store_dir: PathBuf::from(or("FILE_STORE_DIR", "./data/files")),
+            file_url_secret,
+            file_url_secret_generated,
+            file_url_ttl: Duration::from_secs(positive(
+                "FILE_URL_TTL_SECS",
+                &or("FILE_URL_TTL_SECS", "3600"),
+            )?),
+            api_usage_window_secs: positive(
+                "API_USAGE_WINDOW_SECS",
+                &or("API_USAGE_WINDOW_SECS", "3600"),
+            )? as i64,
+            api_usage_default_limit: parse(
+                "API_USAGE_DEFAULT_LIMIT",
+                &or("API_USAGE_DEFAULT_LIMIT", "1000"),
+            )?,
+            trusted_proxies: parse_list("TRUSTED_PROXIES", get("TRUSTED_PROXIES"), parse_net)?,
+            webhook_allow_private: parse_bool(
+                "WEBHOOK_ALLOW_PRIVATE",
+                &or("WEBHOOK_ALLOW_PRIVATE", "false"),
+            )?,
+            webhook_retry_schedule: parse_list(
+                "WEBHOOK_RETRY_SCHEDULE",
+                Some(or(
+                    "WEBHOOK_RETRY_SCHEDULE",
+                    "5,300,1800,7200,18000,36000,36000",
+                )),
+                |name, v| parse::<u64>(name, v).map(Duration::from_secs),
+            )?,
+            expiry_sweep_cron: or("EXPIRY_SWEEP_CRON", "0 * * * * *"),
+            worker_concurrency: positive("WORKER_CONCURRENCY", &or("WORKER_CONCURRENCY", "8"))?
+                as usize,
+            log_format: match or("LOG_FORMAT", "text").to_ascii_lowercase().as_str() {
+                "text" => LogFormat::Text,
+                "json" => LogFormat::Json,
+                other => {
+                    return Err(ConfigError {
+                        name: "LOG_FORMAT",
+                        reason: format!("expected text or json, got {other:?}"),
+                    });
+                }
+            },
+        })
+    }
+}
+
+fn parse<T: FromStr>(name: &'static str, value: &str) -> Result<T, ConfigError>
+where
+    T::Err: std::fmt::Display,
+{
+    value.trim().parse().map_err(|e: T::Err| ConfigError {
+        name,
+        reason: format!("{value:?}: {e}"),
+    })
+}
+
+fn positive(name: &'static str, value: &str) -> Result<u64, ConfigError> {
+    match parse::<u64>(name, value)? {
+        0 => Err(ConfigError {
+            name,
+            reason: "must be greater than zero".into(),
+        }),
+        n => Ok(n),
+    }
+}
+
+fn parse_bool(name: &'static str, value: &str) -> Result<bool, ConfigError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" => Ok(true),
+        "false" | "0" | "no" => Ok(false),
+        _ => Err(ConfigError {
+            name,
+            reason: format!("expected true or false, got {value:?}"),
+        }),
+    }
+}
+
+fn parse_net(name: &'static str, value: &str) -> Result<IpNet, ConfigError> {
+    value
+        .parse::<IpNet>()
+        .or_else(|_| value.parse::<std::net::IpAddr>().map(IpNet::from))
+        .map_err(|_| ConfigError {
+            name,
+            reason: format!("{value:?} is neither an IP address nor a CIDR range"),
+        })
+}
+
+fn parse_list<T>(
+    name: &'static str,
+    value: Option<String>,
+    item: impl Fn(&'static str, &str) -> Result<T, ConfigError>,
+) -> Result<Vec<T>, ConfigError> {
+    value
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(|v| item(name, v))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|k| vars.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_apply_when_unset_or_empty() {
+        let c = config(&[("BIND_ADDR", "  ")]).unwrap();
+        assert_eq!(c.bind_addr.to_string(), "127.0.0.1:8080");
+        assert_eq!(c.public_url, "http://localhost:8080");
+        assert_eq!(c.api_usage_window_secs, 3600);
+        assert_eq!(c.api_usage_default_limit, 1000);
+        assert_eq!(c.webhook_retry_schedule.len(), 7);
+        assert!(c.file_url_secret_generated);
+        assert!(c.smtp_url.is_none());
+    }
+
+    #[test]
+    fn values_are_parsed_and_checked() {
+        let c = config(&[
+            ("PUBLIC_URL", "https://sign.example.com/"),
+            ("TRUSTED_PROXIES", "10.0.0.0/8, 127.0.0.1"),
+            ("FILE_URL_SECRET", "s3cret"),
+            ("LOG_FORMAT", "JSON"),
+        ])
+        .unwrap();
+        assert_eq!(c.public_url, "https://sign.example.com");
+        assert_eq!(c.trusted_proxies.len(), 2);
+        assert_eq!(c.file_url_secret, b"s3cret");
+        assert_eq!(c.log_format, LogFormat::Json);
+
+        let err = config(&[("API_USAGE_WINDOW_SECS", "0")]).unwrap_err();
+        assert_eq!(err.name, "API_USAGE_WINDOW_SECS");
+        let err = config(&[("TRUSTED_PROXIES", "nope")]).unwrap_err();
+        assert_eq!(err.name, "TRUSTED_PROXIES");
+        let err = config(&[("BIND_ADDR", "localhost")]).unwrap_err();
+        assert_eq!(err.name, "BIND_ADDR");
+    }
+}

@@ -1,0 +1,206 @@
+//! SQL of the document aggregate.
+
+use chrono::{DateTime, Utc};
+use sqlx::AssertSqlSafe;
+use sqlx::{PgConnection, PgPool, types::Json};
+use uuid::Uuid;
+
+use crate::{
+    error::{Error, Result},
+    model::{Document, DocumentStatus},
+    pdf::PageSize,
+    query::{ListQuery, SortBy, SortOrder},
+    secrets,
+};
+
+const COLUMNS: &str = "id, account_id, code, title, status, file_key, sha256, pages, page_sizes, \
+                       created_at, updated_at, sent_at, expiry_date, completed_at, final_file_key, \
+                       final_sha256";
+
+pub struct NewDocument<'a> {
+    pub id: Uuid,
+    pub account_id: Uuid,
+    pub title: &'a str,
+    pub file_key: &'a str,
+    pub sha256: &'a str,
+    pub page_sizes: &'a [PageSize],
+}
+
+/// Inserts a DRAFT document with a fresh unique 8-character code.
+pub async fn insert(conn: &mut PgConnection, new: &NewDocument<'_>) -> Result<Document> {
+    // 32^8 ≈ 10^12 codes: a clash is rare, and ON CONFLICT lets us draw again without
+    // aborting the surrounding transaction.
+    for _ in 0..8 {
+        let inserted: Option<Document> = sqlx::query_as(AssertSqlSafe(format!(
+            "INSERT INTO documents (id, account_id, code, title, status, file_key, sha256, pages, page_sizes)
+             VALUES ($1, $2, $3, $4, 'DRAFT', $5, $6, $7, $8)
+             ON CONFLICT (code) DO NOTHING
+             RETURNING {COLUMNS}"
+        )))
+        .bind(new.id)
+        .bind(new.account_id)
+        .bind(secrets::random_crockford(8))
+        .bind(new.title)
+        .bind(new.file_key)
+        .bind(new.sha256)
+        .bind(new.page_sizes.len() as i32)
+        .bind(Json(new.page_sizes))
+        .fetch_optional(&mut *conn)
+        .await?;
+        if let Some(document) = inserted {
+            return Ok(document);
+        }
+    }
+    Err(Error::Database(sqlx::Error::Protocol(
+        "could not draw a unique document code".into(),
+    )))
+}
+
+pub async fn find(pool: &PgPool, account_id: Uuid, id: Uuid) -> Result<Document> {
+    sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM documents WHERE id = $1 AND account_id = $2"
+    )))
+    .bind(id)
+    .bind(account_id)
+    .fetch_optional(pool)
+    .await?
+    .ok_or(Error::DocumentNotFound)
+}
+
+/// Looks a document up by id alone. Only for signed file links, whose signature (over the
+/// document id) is the authority instead of an account's key.
+pub async fn find_by_signed_link(pool: &PgPool, id: Uuid) -> Result<Document> {
+    sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM documents WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(pool)
+    .await?
+    .ok_or(Error::DocumentNotFound)
+}
+
+/// Locks the document row for the rest of the transaction; every change to a document and its
+/// recipients, fields and audit trail happens under this lock.
+pub async fn lock(conn: &mut PgConnection, account_id: Uuid, id: Uuid) -> Result<Document> {
+    sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM documents WHERE id = $1 AND account_id = $2 FOR UPDATE"
+    )))
+    .bind(id)
+    .bind(account_id)
+    .fetch_optional(conn)
+    .await?
+    .ok_or(Error::DocumentNotFound)
+}
+
+#[derive(sqlx::FromRow)]
+struct ListedDocument {
+    #[sqlx(flatten)]
+    document: Document,
+    total: i64,
+}
+
+/// One page of the account's documents and the number of documents matching the filter.
+pub async fn list(
+    pool: &PgPool,
+    account_id: Uuid,
+    query: &ListQuery,
+) -> Result<(Vec<Document>, i64)> {
+    let column = match query.sort_by {
+        SortBy::DateCreated => "created_at",
+        SortBy::DateModified => "updated_at",
+        SortBy::DocumentName => "title",
+    };
+    let direction = match query.sort_order {
+        SortOrder::Asc => "ASC",
+        SortOrder::Desc => "DESC",
+    };
+    let statuses: Option<Vec<&str>> = query
+        .statuses()
+        .map(|s| s.iter().map(|s| s.as_str()).collect());
+    let pattern = query.search.as_deref().map(like_pattern);
+    const FILTER: &str = "account_id = $1
+        AND ($2::text[] IS NULL OR status = ANY($2))
+        AND ($3::text IS NULL OR title ILIKE $3 ESCAPE '\\')";
+    let rows: Vec<ListedDocument> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS}, count(*) OVER () AS total FROM documents WHERE {FILTER}
+         ORDER BY {column} {direction}, id {direction} LIMIT $4 OFFSET $5"
+    )))
+    .bind(account_id)
+    .bind(&statuses)
+    .bind(&pattern)
+    .bind(query.limit)
+    .bind(query.offset())
+    .fetch_all(pool)
+    .await?;
+    let total = match rows.first() {
+        Some(row) => row.total,
+        // A page past the end has no rows to carry the total.
+        None if query.page > 1 => {
+            sqlx::query_scalar(AssertSqlSafe(format!(
+                "SELECT count(*) FROM documents WHERE {FILTER}"
+            )))
+            .bind(account_id)
+            .bind(&statuses)
+            .bind(&pattern)
+            .fetch_one(pool)
+            .await?
+        }
+        None => 0,
+    };
+    Ok((rows.into_iter().map(|r| r.document).collect(), total))
+}
+
+/// `%term%` with the LIKE metacharacters of the term taken literally.
+fn like_pattern(term: &str) -> String {
+    let escaped = term
+        .replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+pub async fn touch(conn: &mut PgConnection, id: Uuid) -> Result<()> {
+    sqlx::query("UPDATE documents SET updated_at = now() WHERE id = $1")
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn mark_sent(
+    conn: &mut PgConnection,
+    id: Uuid,
+    expiry_date: DateTime<Utc>,
+    message: &str,
+    description: &str,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE documents SET status = 'SENT', sent_at = now(), updated_at = now(),
+             expiry_date = $2, send_message = $3, send_description = $4
+         WHERE id = $1",
+    )
+    .bind(id)
+    .bind(expiry_date)
+    .bind(message)
+    .bind(description)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn set_status(conn: &mut PgConnection, id: Uuid, status: DocumentStatus) -> Result<()> {
+    sqlx::query("UPDATE documents SET status = $2, updated_at = now() WHERE id = $1")
+        .bind(id)
+        .bind(status.as_str())
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn like_pattern_escapes_metacharacters() {
+        assert_eq!(super::like_pattern(r"50%_a\b"), r"%50\%\_a\\b%");
+    }
+}

@@ -1,0 +1,93 @@
+//! The domain error: what went wrong, in terms an API response or an operator message can be
+//! derived from. The API maps it to the envelope in exactly one place.
+
+use crate::pdf::PdfError;
+
+/// One thing wrong with a request body, pointing at the offending property (`[0].email`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    pub field: String,
+    pub reason: String,
+}
+
+impl Problem {
+    pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A business rule that refused an otherwise well-formed request. The messages are part of
+/// the public contract (DESIGN §3).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Rule {
+    #[error("Document is not in DRAFT status")]
+    NotDraft,
+    #[error("Recipient with this email already exists")]
+    DuplicateRecipient,
+    #[error("Recipient not found for email: {0}")]
+    RecipientNotFound(String),
+    #[error("Page {page} is out of range (document has {pages} pages)")]
+    PageOutOfRange { page: i64, pages: i32 },
+    #[error("Field is outside the bounds of page {0}")]
+    FieldOutOfBounds(i64),
+    #[error("Document has no recipients")]
+    NoRecipients,
+    #[error("Every recipient must have at least one field")]
+    RecipientWithoutFields,
+    #[error("expiryDate must be in the future")]
+    ExpiryNotInFuture,
+    #[error("Document is {0}; only DRAFT or SENT documents can be cancelled")]
+    NotCancellable(String),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("Document not found")]
+    DocumentNotFound,
+    #[error("account {0} not found")]
+    AccountNotFound(uuid::Uuid),
+    #[error("invalid input: {}", describe(.0))]
+    Invalid(Vec<Problem>),
+    #[error("Invalid query parameter: {0}")]
+    InvalidQuery(String),
+    #[error(transparent)]
+    Rule(#[from] Rule),
+    #[error(transparent)]
+    Pdf(#[from] PdfError),
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("migration: {0}")]
+    Migration(#[from] sqlx::migrate::MigrateError),
+    #[error("job queue: {0}")]
+    Queue(#[from] apalis_postgres::Error),
+    #[error("file store: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl Error {
+    pub fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::Invalid(vec![Problem::new(field, reason)])
+    }
+
+    /// True when the database could not be reached at all, as opposed to refusing a statement.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            Error::Database(e) => crate::db::is_unavailable(e),
+            Error::Queue(apalis_postgres::Error::Database(e)) => crate::db::is_unavailable(e),
+            _ => false,
+        }
+    }
+}
+
+fn describe(problems: &[Problem]) -> String {
+    problems
+        .iter()
+        .map(|p| format!("{}: {}", p.field, p.reason))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,70 @@
+//! SQL of fields.
+
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::{
+    error::Result,
+    model::{Field, FieldType},
+};
+
+pub struct NewField {
+    pub id: Uuid,
+    pub recipient_id: Uuid,
+    pub field_type: FieldType,
+    pub page: i32,
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+pub async fn list(conn: &mut PgConnection, document_id: Uuid) -> Result<Vec<Field>> {
+    Ok(sqlx::query_as(
+        "SELECT id, recipient_id, type, page, x, y, width, height FROM fields
+         WHERE document_id = $1 ORDER BY created_at, id",
+    )
+    .bind(document_id)
+    .fetch_all(conn)
+    .await?)
+}
+
+pub async fn count(conn: &mut PgConnection, document_id: Uuid) -> Result<i64> {
+    Ok(
+        sqlx::query_scalar("SELECT count(*) FROM fields WHERE document_id = $1")
+            .bind(document_id)
+            .fetch_one(conn)
+            .await?,
+    )
+}
+
+pub async fn insert_many(
+    conn: &mut PgConnection,
+    account_id: Uuid,
+    document_id: Uuid,
+    fields: &[NewField],
+) -> Result<()> {
+    let measure = |f: fn(&NewField) -> f64| fields.iter().map(f).collect::<Vec<_>>();
+    // clock_timestamp() per row keeps the request's order when listing by created_at.
+    sqlx::query(
+        "INSERT INTO fields (id, account_id, document_id, recipient_id, type, page, x, y, width, height, created_at)
+         SELECT id, $1, $2, recipient_id, type, page, x, y, width, height, clock_timestamp()
+         FROM UNNEST($3::uuid[], $4::uuid[], $5::text[], $6::int[], $7::float8[], $8::float8[],
+                     $9::float8[], $10::float8[]) WITH ORDINALITY
+              AS t(id, recipient_id, type, page, x, y, width, height, n)
+         ORDER BY n",
+    )
+    .bind(account_id)
+    .bind(document_id)
+    .bind(fields.iter().map(|f| f.id).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.recipient_id).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.field_type.as_str()).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.page).collect::<Vec<_>>())
+    .bind(measure(|f| f.x))
+    .bind(measure(|f| f.y))
+    .bind(measure(|f| f.width))
+    .bind(measure(|f| f.height))
+    .execute(conn)
+    .await?;
+    Ok(())
+}

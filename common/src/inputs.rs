@@ -1,0 +1,419 @@
+//! Request bodies of the external API and their validation. Shape errors (missing, wrong type,
+//! bad enum) are caught by deserialisation; these checks cover what a type cannot say.
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::{
+    error::{Error, Problem, Rule},
+    model::{FieldType, RecipientRole},
+};
+
+pub const MAX_RECIPIENTS_PER_REQUEST: usize = 100;
+pub const MAX_FIELDS_PER_REQUEST: usize = 500;
+pub const MAX_RECIPIENTS_PER_DOCUMENT: usize = 100;
+pub const MAX_FIELDS_PER_DOCUMENT: usize = 1_000;
+pub const MAX_NAME_CHARS: usize = 200;
+pub const MAX_EMAIL_CHARS: usize = 254;
+pub const MAX_TITLE_CHARS: usize = 500;
+pub const MAX_MESSAGE_CHARS: usize = 5_000;
+pub const DEFAULT_FIELD_WIDTH: f64 = 200.0;
+pub const DEFAULT_FIELD_HEIGHT: f64 = 50.0;
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecipientInput {
+    /// Full name
+    pub name: String,
+    pub email: String,
+    pub role: RecipientRole,
+    /// Dialling prefix, `+<digits>`
+    #[serde(default)]
+    pub country_code: Option<String>,
+    #[serde(default)]
+    pub phone_number: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldInput {
+    /// E-mail of a recipient already added to the document
+    pub recipient_email: String,
+    #[serde(rename = "type")]
+    pub field_type: FieldType,
+    /// 1-indexed page
+    pub page: i64,
+    /// Pixels from the left edge (1 px = 1 PDF point)
+    pub x: f64,
+    /// Pixels from the top edge
+    pub y: f64,
+    /// Default 200
+    #[serde(default)]
+    pub width: Option<f64>,
+    /// Default 50
+    #[serde(default)]
+    pub height: Option<f64>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SendInput {
+    /// Text included in the signing e-mail
+    pub message: String,
+    /// Extra description or instructions for recipients
+    pub description: String,
+    /// ISO 8601 / RFC 3339 timestamp in the future
+    #[schema(format = DateTime)]
+    pub expiry_date: String,
+}
+
+/// A send request that passed validation.
+#[derive(Debug, Clone)]
+pub struct SendRequest {
+    pub message: String,
+    pub description: String,
+    pub expiry_date: DateTime<Utc>,
+}
+
+/// A field with its defaults applied.
+#[derive(Debug, Clone)]
+pub struct PlacedField {
+    pub recipient_email: String,
+    pub field_type: FieldType,
+    pub page: i64,
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+fn check_list_size(len: usize, max: usize, problems: &mut Vec<Problem>) {
+    if len == 0 {
+        problems.push(Problem::new("", "at least one element is required"));
+    } else if len > max {
+        problems.push(Problem::new(
+            "",
+            format!("at most {max} elements per request"),
+        ));
+    }
+}
+
+fn check_text(
+    problems: &mut Vec<Problem>,
+    field: String,
+    value: &str,
+    max_chars: usize,
+    required: bool,
+) {
+    if required && value.trim().is_empty() {
+        problems.push(Problem::new(field, "must not be empty"));
+    } else if value.chars().count() > max_chars {
+        problems.push(Problem::new(
+            field,
+            format!("at most {max_chars} characters"),
+        ));
+    }
+}
+
+fn outcome<T>(problems: Vec<Problem>, value: T) -> Result<T, Error> {
+    if problems.is_empty() {
+        Ok(value)
+    } else {
+        Err(Error::Invalid(problems))
+    }
+}
+
+pub fn validate_recipients(inputs: Vec<RecipientInput>) -> Result<Vec<RecipientInput>, Error> {
+    let mut problems = Vec::new();
+    check_list_size(inputs.len(), MAX_RECIPIENTS_PER_REQUEST, &mut problems);
+    let mut cleaned = Vec::with_capacity(inputs.len());
+    for (i, input) in inputs.into_iter().enumerate() {
+        let name = input.name.trim().to_owned();
+        let email = input.email.trim().to_owned();
+        check_text(
+            &mut problems,
+            format!("[{i}].name"),
+            &name,
+            MAX_NAME_CHARS,
+            true,
+        );
+        if !is_valid_email(&email) {
+            problems.push(Problem::new(
+                format!("[{i}].email"),
+                "not a valid e-mail address",
+            ));
+        }
+        let country_code = input.country_code.map(|c| c.trim().to_owned());
+        if let Some(code) = &country_code
+            && !is_country_code(code)
+        {
+            problems.push(Problem::new(
+                format!("[{i}].countryCode"),
+                "expected +<1-4 digits>",
+            ));
+        }
+        let phone_number = input.phone_number.map(|p| p.trim().to_owned());
+        if let Some(phone) = &phone_number
+            && !is_phone_number(phone)
+        {
+            problems.push(Problem::new(
+                format!("[{i}].phoneNumber"),
+                "expected 4 to 15 digits (spaces, dots, dashes and brackets allowed)",
+            ));
+        }
+        cleaned.push(RecipientInput {
+            name,
+            email,
+            role: input.role,
+            country_code,
+            phone_number,
+        });
+    }
+    let recipients = outcome(problems, cleaned)?;
+    for (i, r) in recipients.iter().enumerate() {
+        if recipients[..i]
+            .iter()
+            .any(|earlier| earlier.email.eq_ignore_ascii_case(&r.email))
+        {
+            return Err(Rule::DuplicateRecipient.into());
+        }
+    }
+    Ok(recipients)
+}
+
+pub fn validate_fields(inputs: Vec<FieldInput>) -> Result<Vec<PlacedField>, Error> {
+    let mut problems = Vec::new();
+    check_list_size(inputs.len(), MAX_FIELDS_PER_REQUEST, &mut problems);
+    let mut placed = Vec::with_capacity(inputs.len());
+    for (i, input) in inputs.into_iter().enumerate() {
+        let width = input.width.unwrap_or(DEFAULT_FIELD_WIDTH);
+        let height = input.height.unwrap_or(DEFAULT_FIELD_HEIGHT);
+        if input.recipient_email.trim().is_empty() {
+            problems.push(Problem::new(
+                format!("[{i}].recipientEmail"),
+                "must not be empty",
+            ));
+        }
+        for (name, value) in [("width", width), ("height", height)] {
+            if !(value.is_finite() && value > 0.0) {
+                problems.push(Problem::new(
+                    format!("[{i}].{name}"),
+                    "must be greater than 0",
+                ));
+            }
+        }
+        placed.push(PlacedField {
+            recipient_email: input.recipient_email.trim().to_owned(),
+            field_type: input.field_type,
+            page: input.page,
+            x: input.x,
+            y: input.y,
+            width,
+            height,
+        });
+    }
+    outcome(problems, placed)
+}
+
+pub fn validate_send(input: SendInput) -> Result<SendRequest, Error> {
+    let mut problems = Vec::new();
+    check_text(
+        &mut problems,
+        "message".into(),
+        &input.message,
+        MAX_MESSAGE_CHARS,
+        true,
+    );
+    check_text(
+        &mut problems,
+        "description".into(),
+        &input.description,
+        MAX_MESSAGE_CHARS,
+        false,
+    );
+    let expiry_date = match DateTime::parse_from_rfc3339(input.expiry_date.trim()) {
+        Ok(date) => Some(date.with_timezone(&Utc)),
+        Err(_) => {
+            problems.push(Problem::new(
+                "expiryDate",
+                "expected an RFC 3339 timestamp such as 2030-01-31T17:00:00Z",
+            ));
+            None
+        }
+    };
+    match expiry_date {
+        Some(expiry_date) if problems.is_empty() => Ok(SendRequest {
+            message: input.message,
+            description: input.description,
+            expiry_date,
+        }),
+        _ => Err(Error::Invalid(problems)),
+    }
+}
+
+pub fn validate_title(title: &str) -> Result<String, Error> {
+    let mut problems = Vec::new();
+    let title = title.trim();
+    check_text(&mut problems, "title".into(), title, MAX_TITLE_CHARS, true);
+    outcome(problems, title.to_owned())
+}
+
+/// A practical check of an addr-spec: `local@domain`, no spaces or quoting, a dotted domain of
+/// valid labels. Deliverability is the mail server's business.
+pub fn is_valid_email(email: &str) -> bool {
+    if email.chars().count() > MAX_EMAIL_CHARS {
+        return false;
+    }
+    let Some((local, domain)) = email.split_once('@') else {
+        return false;
+    };
+    let local_ok = !local.is_empty()
+        && local.len() <= 64
+        && !local.starts_with('.')
+        && !local.ends_with('.')
+        && !local.contains("..")
+        && local.chars().all(|c| {
+            c.is_alphanumeric() || (c.is_ascii_punctuation() && !"@\"(),:;<>[\\]".contains(c))
+        });
+    let labels: Vec<&str> = domain.split('.').collect();
+    let domain_ok = labels.len() >= 2
+        && labels.iter().all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label.chars().all(|c| c.is_alphanumeric() || c == '-')
+        })
+        && labels
+            .last()
+            .is_some_and(|tld| !tld.chars().all(|c| c.is_ascii_digit()));
+    local_ok && domain_ok
+}
+
+fn is_country_code(code: &str) -> bool {
+    code.strip_prefix('+').is_some_and(|digits| {
+        (1..=4).contains(&digits.len()) && digits.chars().all(|c| c.is_ascii_digit())
+    })
+}
+
+fn is_phone_number(phone: &str) -> bool {
+    let digits = phone.chars().filter(char::is_ascii_digit).count();
+    (4..=15).contains(&digits)
+        && phone
+            .chars()
+            .all(|c| c.is_ascii_digit() || " .-()".contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emails() {
+        for ok in ["a@b.co", "first.last+tag@sub.example.org", "ünï@exämple.de"] {
+            assert!(is_valid_email(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "a",
+            "a@",
+            "@b.co",
+            "a@b",
+            "a b@c.de",
+            "a@@b.co",
+            "a@b..co",
+            ".a@b.co",
+            "a.@b.co",
+            "a@-b.co",
+            "a@b.123",
+            "\"a\"@b.co",
+            "a@b.co ",
+        ] {
+            assert!(!is_valid_email(bad), "{bad:?}");
+        }
+        assert!(!is_valid_email(&format!("{}@b.co", "a".repeat(65))));
+    }
+
+    fn recipient(email: &str) -> RecipientInput {
+        RecipientInput {
+            name: " Ann ".into(),
+            email: email.into(),
+            role: RecipientRole::Signer,
+            country_code: None,
+            phone_number: None,
+        }
+    }
+
+    #[test]
+    fn recipients_are_trimmed_and_checked() {
+        let ok = validate_recipients(vec![recipient(" a@b.co ")]).unwrap();
+        assert_eq!(
+            (ok[0].name.as_str(), ok[0].email.as_str()),
+            ("Ann", "a@b.co")
+        );
+
+        let Err(Error::Invalid(problems)) = validate_recipients(vec![
+            recipient("a@b.co"),
+            RecipientInput {
+                name: " ".into(),
+                country_code: Some("44".into()),
+                phone_number: Some("12".into()),
+                ..recipient("nope")
+            },
+        ]) else {
+            panic!("expected problems");
+        };
+        let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "[1].name",
+                "[1].email",
+                "[1].countryCode",
+                "[1].phoneNumber"
+            ]
+        );
+
+        assert!(matches!(
+            validate_recipients(vec![]),
+            Err(Error::Invalid(_))
+        ));
+        assert!(matches!(
+            validate_recipients(vec![recipient("a@b.co"), recipient("A@B.CO")]),
+            Err(Error::Rule(Rule::DuplicateRecipient))
+        ));
+    }
+
+    #[test]
+    fn fields_get_default_sizes() {
+        let placed = validate_fields(vec![FieldInput {
+            recipient_email: "a@b.co".into(),
+            field_type: FieldType::Date,
+            page: 1,
+            x: 0.0,
+            y: 0.0,
+            width: None,
+            height: Some(20.0),
+        }])
+        .unwrap();
+        assert_eq!((placed[0].width, placed[0].height), (200.0, 20.0));
+    }
+
+    #[test]
+    fn send_needs_message_and_rfc3339_expiry() {
+        let input = |message: &str, expiry: &str| SendInput {
+            message: message.into(),
+            description: String::new(),
+            expiry_date: expiry.into(),
+        };
+        let ok = validate_send(input("hi", "2030-01-31T17:00:00+01:00")).unwrap();
+        assert_eq!(ok.expiry_date.to_rfc3339(), "2030-01-31T16:00:00+00:00");
+        assert!(
+            matches!(validate_send(input("", "2030-01-31T17:00:00Z")), Err(Error::Invalid(p)) if p[0].field == "message")
+        );
+        assert!(
+            matches!(validate_send(input("hi", "tomorrow")), Err(Error::Invalid(p)) if p[0].field == "expiryDate")
+        );
+    }
+}

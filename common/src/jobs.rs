@@ -1,0 +1,39 @@
+//! Job payloads and their queues. Jobs carry ids, never snapshots; handlers are idempotent.
+
+use apalis::prelude::TaskBuilder;
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::error::Result;
+
+pub trait Job: Serialize + DeserializeOwned + Send + Sync + 'static {
+    /// The apalis queue, named explicitly so the API and the workers agree.
+    const QUEUE: &'static str;
+    const MAX_ATTEMPTS: usize;
+}
+
+/// Render and send one row of `outbound_emails`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DispatchEmail {
+    pub email_id: Uuid,
+}
+
+impl Job for DispatchEmail {
+    const QUEUE: &'static str = "signet.dispatch_email";
+    const MAX_ATTEMPTS: usize = 5;
+}
+
+/// Pushes jobs on the caller's connection, so they commit or roll back with the business write
+/// of the same transaction (apalis NOTIFYs the workers at commit).
+pub async fn enqueue<J: Job>(conn: &mut PgConnection, jobs: &[J]) -> Result<()> {
+    let tasks = jobs
+        .iter()
+        .map(|job| {
+            let args = serde_json::to_vec(job).expect("job payloads always serialise");
+            TaskBuilder::new(args).max_attempts(J::MAX_ATTEMPTS).build()
+        })
+        .collect();
+    apalis_postgres::queries::push_tasks(conn, J::QUEUE, tasks).await?;
+    Ok(())
+}

@@ -1,0 +1,28 @@
+//! Domain code shared by `signet-api` and `signet-worker`: configuration, the data model, the SQL
+//! of each aggregate, the document workflow, job payloads, the file store and PDF inspection.
+
+pub mod accounts;
+pub mod api_keys;
+pub mod audit;
+pub mod config;
+pub mod db;
+pub mod documents;
+pub mod emails;
+pub mod error;
+pub mod fields;
+pub mod files;
+pub mod inputs;
+pub mod jobs;
+pub mod model;
+pub mod pdf;
+pub mod query;
+pub mod recipients;
+pub mod secrets;
+pub mod views;
+pub mod workflow;
+
+pub use config::Config;
+pub use error::{Error, Problem, Rule};
+
+/// The version of the service, as reported in user agents and telemetry.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,166 @@
+//! Domain vocabulary and the rows the SQL modules return.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use crate::pdf::PageSize;
+
+macro_rules! text_enum {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema,
+            strum::EnumString, strum::IntoStaticStr, strum::Display, strum::VariantArray,
+        )]
+        #[serde(rename_all = "UPPERCASE")]
+        #[strum(serialize_all = "UPPERCASE")]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            pub fn as_str(self) -> &'static str {
+                self.into()
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = strum::ParseError;
+            fn try_from(value: String) -> Result<Self, Self::Error> {
+                value.parse()
+            }
+        }
+    };
+}
+
+text_enum!(
+    /// DRAFT → SENT → COMPLETED, or SENT → DECLINED / EXPIRED, or DRAFT/SENT → CANCELLED.
+    DocumentStatus { Draft, Sent, Completed, Declined, Expired, Cancelled }
+);
+text_enum!(RecipientRole { Signer, Viewer });
+text_enum!(RecipientStatus {
+    Pending,
+    Viewed,
+    Signed,
+    Declined
+});
+text_enum!(FieldType {
+    Signature,
+    Text,
+    Date,
+    Initials
+});
+text_enum!(AuditEvent {
+    Created,
+    Sent,
+    Viewed,
+    Signed,
+    Declined,
+    Completed,
+    Expired,
+    Updated
+});
+text_enum!(EmailKind {
+    Invitation,
+    Completed,
+    Declined,
+    Expired,
+    Cancelled
+});
+
+impl DocumentStatus {
+    /// The statuses the list filter `TRASH` stands for.
+    pub const TRASH: [DocumentStatus; 3] = [Self::Declined, Self::Expired, Self::Cancelled];
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Document {
+    pub id: Uuid,
+    pub account_id: Uuid,
+    pub code: String,
+    pub title: String,
+    #[sqlx(try_from = "String")]
+    pub status: DocumentStatus,
+    pub file_key: String,
+    pub sha256: String,
+    pub pages: i32,
+    pub page_sizes: Json<Vec<PageSize>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub sent_at: Option<DateTime<Utc>>,
+    pub expiry_date: Option<DateTime<Utc>>,
+    pub completed_at: Option<DateTime<Utc>>,
+    pub final_file_key: Option<String>,
+    pub final_sha256: Option<String>,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Recipient {
+    pub id: Uuid,
+    pub account_id: Uuid,
+    pub document_id: Uuid,
+    pub name: String,
+    pub email: String,
+    #[sqlx(try_from = "String")]
+    pub role: RecipientRole,
+    pub country_code: Option<String>,
+    pub phone_number: Option<String>,
+    #[sqlx(try_from = "String")]
+    pub status: RecipientStatus,
+    pub color_code: String,
+    pub position: i32,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Field {
+    pub id: Uuid,
+    pub recipient_id: Uuid,
+    #[sqlx(rename = "type", try_from = "String")]
+    pub field_type: FieldType,
+    pub page: i32,
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct AuditEntry {
+    pub seq: i64,
+    pub id: Uuid,
+    pub account_id: Uuid,
+    pub document_id: Uuid,
+    #[sqlx(try_from = "String")]
+    pub event: AuditEvent,
+    pub message: String,
+    pub ip_address: String,
+    pub user_agent: String,
+    pub created_at: DateTime<Utc>,
+    pub prev_hash: Vec<u8>,
+    pub hash: Vec<u8>,
+}
+
+/// Who caused a change, as recorded in the audit trail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actor {
+    pub ip_address: String,
+    pub user_agent: String,
+}
+
+impl Actor {
+    /// Changes made by an operator command on the server itself.
+    pub fn operator() -> Self {
+        Self {
+            ip_address: "0.0.0.0".into(),
+            user_agent: format!("signet-api-cli/{}", crate::VERSION),
+        }
+    }
+
+    /// Changes made by a background job.
+    pub fn worker() -> Self {
+        Self {
+            ip_address: "0.0.0.0".into(),
+            user_agent: format!("signet-worker/{}", crate::VERSION),
+        }
+    }
+}

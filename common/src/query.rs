@@ -1,0 +1,204 @@
+//! The document list's query parameters: defaults, parsing and paging arithmetic.
+
+use crate::{error::Error, model::DocumentStatus};
+
+pub const DEFAULT_LIMIT: i64 = 10;
+pub const MAX_LIMIT: i64 = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortBy {
+    DateCreated,
+    DocumentName,
+    DateModified,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortOrder {
+    Asc,
+    Desc,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusFilter {
+    Is(DocumentStatus),
+    /// Declined, expired or cancelled.
+    Trash,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListQuery {
+    pub page: i64,
+    pub limit: i64,
+    pub status: Option<StatusFilter>,
+    pub search: Option<String>,
+    pub sort_by: SortBy,
+    pub sort_order: SortOrder,
+}
+
+impl Default for ListQuery {
+    fn default() -> Self {
+        Self {
+            page: 1,
+            limit: DEFAULT_LIMIT,
+            status: None,
+            search: None,
+            sort_by: SortBy::DateCreated,
+            sort_order: SortOrder::Desc,
+        }
+    }
+}
+
+impl ListQuery {
+    /// Parses query-string pairs. Unknown parameters are ignored; a known one that is repeated,
+    /// empty (except `search`) or out of range is refused with its name.
+    pub fn from_pairs(pairs: &[(String, String)]) -> Result<Self, Error> {
+        let mut query = Self::default();
+        let mut seen: Vec<&str> = Vec::new();
+        for (name, value) in pairs {
+            let invalid = || Error::InvalidQuery(name.clone());
+            let known = ["page", "limit", "status", "search", "sortBy", "sortOrder"];
+            let Some(name) = known.iter().find(|k| **k == name.as_str()) else {
+                continue;
+            };
+            if seen.contains(name) {
+                return Err(invalid());
+            }
+            seen.push(name);
+            let upper = value.trim().to_ascii_uppercase();
+            match *name {
+                "page" => {
+                    query.page = value.trim().parse().map_err(|_| invalid())?;
+                    if query.page < 1 || query.page.checked_mul(MAX_LIMIT).is_none() {
+                        return Err(invalid());
+                    }
+                }
+                "limit" => {
+                    query.limit = value.trim().parse().map_err(|_| invalid())?;
+                    if !(1..=MAX_LIMIT).contains(&query.limit) {
+                        return Err(invalid());
+                    }
+                }
+                "status" => {
+                    query.status = Some(match upper.as_str() {
+                        "DRAFT" => StatusFilter::Is(DocumentStatus::Draft),
+                        "SENT" => StatusFilter::Is(DocumentStatus::Sent),
+                        "COMPLETED" => StatusFilter::Is(DocumentStatus::Completed),
+                        "TRASH" => StatusFilter::Trash,
+                        _ => return Err(invalid()),
+                    })
+                }
+                "search" => query.search = Some(value.clone()).filter(|s| !s.is_empty()),
+                "sortBy" => {
+                    query.sort_by = match upper.as_str() {
+                        "DATECREATED" => SortBy::DateCreated,
+                        "DOCUMENTNAME" => SortBy::DocumentName,
+                        "DATEMODIFIED" => SortBy::DateModified,
+                        _ => return Err(invalid()),
+                    }
+                }
+                _ => {
+                    query.sort_order = match upper.as_str() {
+                        "ASC" => SortOrder::Asc,
+                        "DESC" => SortOrder::Desc,
+                        _ => return Err(invalid()),
+                    }
+                }
+            }
+        }
+        Ok(query)
+    }
+
+    pub fn offset(&self) -> i64 {
+        (self.page - 1) * self.limit
+    }
+
+    pub fn total_pages(&self, total: i64) -> i64 {
+        (total + self.limit - 1) / self.limit
+    }
+
+    /// The statuses the filter admits; `None` means every status.
+    pub fn statuses(&self) -> Option<Vec<DocumentStatus>> {
+        self.status.map(|filter| match filter {
+            StatusFilter::Is(status) => vec![status],
+            StatusFilter::Trash => DocumentStatus::TRASH.to_vec(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(query: &[(&str, &str)]) -> Result<ListQuery, String> {
+        let pairs: Vec<(String, String)> = query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        ListQuery::from_pairs(&pairs).map_err(|e| match e {
+            Error::InvalidQuery(name) => name,
+            other => panic!("unexpected {other}"),
+        })
+    }
+
+    #[test]
+    fn defaults() {
+        assert_eq!(parse(&[("unknown", "x")]).unwrap(), ListQuery::default());
+    }
+
+    #[test]
+    fn values_and_case_insensitive_enums() {
+        let q = parse(&[
+            ("page", "3"),
+            ("limit", "100"),
+            ("status", "trash"),
+            ("search", "50%_off"),
+            ("sortBy", "documentName"),
+            ("sortOrder", "asc"),
+        ])
+        .unwrap();
+        assert_eq!((q.page, q.limit, q.offset()), (3, 100, 200));
+        assert_eq!(q.status, Some(StatusFilter::Trash));
+        assert_eq!(q.search.as_deref(), Some("50%_off"));
+        assert_eq!(
+            (q.sort_by, q.sort_order),
+            (SortBy::DocumentName, SortOrder::Asc)
+        );
+        assert_eq!(q.statuses().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn each_bad_parameter_is_named() {
+        for (name, value) in [
+            ("page", "0"),
+            ("page", "-1"),
+            ("page", "x"),
+            ("page", ""),
+            ("page", "1.5"),
+            ("page", "999999999999999999"),
+            ("limit", "0"),
+            ("limit", "101"),
+            ("status", "DECLINED"),
+            ("status", ""),
+            ("sortBy", "title"),
+            ("sortOrder", "up"),
+        ] {
+            assert_eq!(parse(&[(name, value)]).unwrap_err(), name, "{name}={value}");
+        }
+        assert_eq!(
+            parse(&[("limit", "5"), ("limit", "6")]).unwrap_err(),
+            "limit"
+        );
+    }
+
+    #[test]
+    fn total_pages_rounds_up() {
+        let q = ListQuery {
+            limit: 10,
+            ..ListQuery::default()
+        };
+        assert_eq!(
+            [0, 1, 10, 11, 25].map(|t| q.total_pages(t)),
+            [0, 1, 1, 2, 3]
+        );
+    }
+}

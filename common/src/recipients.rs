@@ -1,0 +1,98 @@
+//! SQL of recipients.
+
+use sqlx::AssertSqlSafe;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::{
+    error::{Error, Result, Rule},
+    model::{Recipient, RecipientRole},
+};
+
+const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_code, \
+                       phone_number, status, color_code, position";
+
+pub struct NewRecipient {
+    pub id: Uuid,
+    pub name: String,
+    pub email: String,
+    pub role: RecipientRole,
+    pub country_code: Option<String>,
+    pub phone_number: Option<String>,
+    pub color_code: String,
+    pub position: i32,
+}
+
+pub async fn list(conn: &mut PgConnection, document_id: Uuid) -> Result<Vec<Recipient>> {
+    Ok(sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM recipients WHERE document_id = $1 ORDER BY position"
+    )))
+    .bind(document_id)
+    .fetch_all(conn)
+    .await?)
+}
+
+pub async fn insert_many(
+    conn: &mut PgConnection,
+    account_id: Uuid,
+    document_id: Uuid,
+    recipients: &[NewRecipient],
+) -> Result<()> {
+    let column = |f: fn(&NewRecipient) -> Option<String>| -> Vec<Option<String>> {
+        recipients.iter().map(f).collect()
+    };
+    sqlx::query(
+        "INSERT INTO recipients (id, account_id, document_id, name, email, role, country_code,
+                                 phone_number, color_code, position)
+         SELECT id, $1, $2, name, email, role, country_code, phone_number, color_code, position
+         FROM UNNEST($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                     $9::text[], $10::int[])
+              AS t(id, name, email, role, country_code, phone_number, color_code, position)",
+    )
+    .bind(account_id)
+    .bind(document_id)
+    .bind(recipients.iter().map(|r| r.id).collect::<Vec<_>>())
+    .bind(column(|r| Some(r.name.clone())))
+    .bind(column(|r| Some(r.email.clone())))
+    .bind(column(|r| Some(r.role.as_str().to_owned())))
+    .bind(column(|r| r.country_code.clone()))
+    .bind(column(|r| r.phone_number.clone()))
+    .bind(column(|r| Some(r.color_code.clone())))
+    .bind(recipients.iter().map(|r| r.position).collect::<Vec<_>>())
+    .execute(conn)
+    .await
+    .map_err(|e| {
+        if crate::db::is_unique_violation(&e, "recipients_email_per_document") {
+            Error::Rule(Rule::DuplicateRecipient)
+        } else {
+            e.into()
+        }
+    })?;
+    Ok(())
+}
+
+/// How many recipients of the document have no field assigned.
+pub async fn count_without_fields(conn: &mut PgConnection, document_id: Uuid) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "SELECT count(*) FROM recipients r WHERE r.document_id = $1
+           AND NOT EXISTS (SELECT 1 FROM fields f WHERE f.recipient_id = r.id)",
+    )
+    .bind(document_id)
+    .fetch_one(conn)
+    .await?)
+}
+
+pub async fn set_signing_token_hashes(
+    conn: &mut PgConnection,
+    tokens: &[(Uuid, [u8; 32])],
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE recipients r SET signing_token_hash = t.hash
+         FROM UNNEST($1::uuid[], $2::bytea[]) AS t(id, hash) WHERE r.id = t.id",
+    )
+    .bind(tokens.iter().map(|(id, _)| *id).collect::<Vec<_>>())
+    .bind(tokens.iter().map(|(_, h)| h.to_vec()).collect::<Vec<_>>())
+    .execute(conn)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,80 @@
+//! Random secrets, keyed hashes and the short codes the service hands out.
+
+use base64::Engine;
+use hmac::{Hmac, Mac};
+use rand::{Rng, distr::Alphanumeric};
+use sha2::{Digest, Sha256};
+
+pub fn random_bytes(len: usize) -> Vec<u8> {
+    let mut bytes = vec![0u8; len];
+    rand::rng().fill(bytes.as_mut_slice());
+    bytes
+}
+
+/// `len` characters drawn uniformly from `[A-Za-z0-9]` (≈5.95 bits each).
+pub fn random_base62(len: usize) -> String {
+    rand::rng()
+        .sample_iter(&Alphanumeric)
+        .take(len)
+        .map(char::from)
+        .collect()
+}
+
+/// Crockford base32 without the ambiguous I, L, O, U.
+const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+pub fn random_crockford(len: usize) -> String {
+    let mut rng = rand::rng();
+    (0..len)
+        .map(|_| CROCKFORD[rng.random_range(0..32)] as char)
+        .collect()
+}
+
+pub fn base64url(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(sha256(bytes))
+}
+
+pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC accepts keys of any length");
+    mac.update(message);
+    mac.finalize().into_bytes().into()
+}
+
+/// Constant-time check of an HMAC-SHA256 tag.
+pub fn hmac_sha256_verify(key: &[u8], message: &[u8], tag: &[u8]) -> bool {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC accepts keys of any length");
+    mac.update(message);
+    mac.verify_slice(tag).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_use_their_alphabets_and_lengths() {
+        let code = random_crockford(8);
+        assert_eq!(code.len(), 8);
+        assert!(code.bytes().all(|b| CROCKFORD.contains(&b)));
+        let key = random_base62(43);
+        assert_eq!(key.len(), 43);
+        assert!(key.bytes().all(|b| b.is_ascii_alphanumeric()));
+        assert_ne!(random_base62(43), key);
+    }
+
+    #[test]
+    fn hmac_verifies_only_its_own_tag() {
+        let tag = hmac_sha256(b"k", b"m");
+        assert!(hmac_sha256_verify(b"k", b"m", &tag));
+        assert!(!hmac_sha256_verify(b"k", b"m2", &tag));
+        assert!(!hmac_sha256_verify(b"k2", b"m", &tag));
+    }
+}

@@ -1,0 +1,213 @@
+//! The JSON shapes of the external API v1 (and of webhook payloads, which repeat the detail).
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Serialize, Serializer};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::model::{
+    AuditEntry, AuditEvent, Document, DocumentStatus, Field, FieldType, Recipient, RecipientRole,
+    RecipientStatus,
+};
+
+/// An instant, serialised as RFC 3339 UTC with milliseconds: `2026-11-21T22:38:39.123Z`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ToSchema)]
+#[schema(value_type = String, format = DateTime, example = "2026-11-21T22:38:39.123Z")]
+pub struct Timestamp(pub DateTime<Utc>);
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0.to_rfc3339_opts(SecondsFormat::Millis, true))
+    }
+}
+
+/// A measure in pixels; whole values are written without a fraction (`72`, not `72.0`).
+#[derive(Debug, Clone, Copy, PartialEq, ToSchema)]
+#[schema(value_type = f64)]
+pub struct Pixels(pub f64);
+
+impl Serialize for Pixels {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.fract() == 0.0 && self.0.abs() < 9.0e15 {
+            s.serialize_i64(self.0 as i64)
+        } else {
+            s.serialize_f64(self.0)
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentListItem {
+    pub id: Uuid,
+    pub title: String,
+    pub status: DocumentStatus,
+    /// Signed, expiring URL of the PDF (the final, stamped PDF once COMPLETED).
+    pub file_path: String,
+    pub pages: i32,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub expiry_date: Option<Timestamp>,
+    pub code: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentList {
+    pub items: Vec<DocumentListItem>,
+    pub total: i64,
+    pub page: i64,
+    pub limit: i64,
+    pub total_pages: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentDetail {
+    pub id: Uuid,
+    pub title: String,
+    pub status: DocumentStatus,
+    pub file_path: String,
+    pub pages: i32,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub expiry_date: Option<Timestamp>,
+    pub recipients: Vec<RecipientView>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecipientView {
+    pub id: Uuid,
+    pub name: String,
+    pub email: String,
+    pub role: RecipientRole,
+    pub status: RecipientStatus,
+    /// `#RRGGBB`
+    pub color_code: String,
+    pub fields: Vec<FieldView>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FieldView {
+    pub id: Uuid,
+    #[serde(rename = "type")]
+    pub field_type: FieldType,
+    pub page: i32,
+    pub x: Pixels,
+    pub y: Pixels,
+    pub width: Pixels,
+    pub height: Pixels,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditEntryView {
+    pub id: Uuid,
+    pub event: AuditEvent,
+    pub message: String,
+    pub ip_address: String,
+    pub user_agent: String,
+    pub created_at: Timestamp,
+}
+
+impl DocumentListItem {
+    pub fn new(doc: &Document, file_path: String) -> Self {
+        Self {
+            id: doc.id,
+            title: doc.title.clone(),
+            status: doc.status,
+            file_path,
+            pages: doc.pages,
+            created_at: Timestamp(doc.created_at),
+            updated_at: Timestamp(doc.updated_at),
+            expiry_date: doc.expiry_date.map(Timestamp),
+            code: doc.code.clone(),
+        }
+    }
+}
+
+impl DocumentDetail {
+    pub fn new(
+        doc: &Document,
+        file_path: String,
+        recipients: &[Recipient],
+        fields: &[Field],
+    ) -> Self {
+        Self {
+            id: doc.id,
+            title: doc.title.clone(),
+            status: doc.status,
+            file_path,
+            pages: doc.pages,
+            created_at: Timestamp(doc.created_at),
+            updated_at: Timestamp(doc.updated_at),
+            expiry_date: doc.expiry_date.map(Timestamp),
+            recipients: recipients
+                .iter()
+                .map(|r| RecipientView {
+                    id: r.id,
+                    name: r.name.clone(),
+                    email: r.email.clone(),
+                    role: r.role,
+                    status: r.status,
+                    color_code: r.color_code.clone(),
+                    fields: fields
+                        .iter()
+                        .filter(|f| f.recipient_id == r.id)
+                        .map(FieldView::from)
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<&Field> for FieldView {
+    fn from(f: &Field) -> Self {
+        Self {
+            id: f.id,
+            field_type: f.field_type,
+            page: f.page,
+            x: Pixels(f.x),
+            y: Pixels(f.y),
+            width: Pixels(f.width),
+            height: Pixels(f.height),
+        }
+    }
+}
+
+impl From<&AuditEntry> for AuditEntryView {
+    fn from(e: &AuditEntry) -> Self {
+        Self {
+            id: e.id,
+            event: e.event,
+            message: e.message.clone(),
+            ip_address: e.ip_address.clone(),
+            user_agent: e.user_agent.clone(),
+            created_at: Timestamp(e.created_at),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_have_milliseconds_and_z() {
+        let t = DateTime::parse_from_rfc3339("2026-11-21T22:38:39.123456+02:00")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(
+            serde_json::to_string(&Timestamp(t)).unwrap(),
+            "\"2026-11-21T20:38:39.123Z\""
+        );
+    }
+
+    #[test]
+    fn whole_pixels_are_integers() {
+        assert_eq!(serde_json::to_string(&Pixels(72.0)).unwrap(), "72");
+        assert_eq!(serde_json::to_string(&Pixels(72.5)).unwrap(), "72.5");
+    }
+}

@@ -1,0 +1,345 @@
+//! The document workflow: each operation checks its rules and makes its change, audit entry,
+//! outbox rows and jobs in one transaction under the document's row lock.
+
+use chrono::Utc;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::{
+    accounts, audit, documents, emails,
+    error::{Error, Result, Rule},
+    fields::{self, NewField},
+    files::FileStore,
+    inputs::{
+        self, FieldInput, MAX_FIELDS_PER_DOCUMENT, MAX_RECIPIENTS_PER_DOCUMENT, RecipientInput,
+        SendInput,
+    },
+    jobs::{self, DispatchEmail},
+    model::{Actor, AuditEntry, AuditEvent, Document, DocumentStatus, EmailKind, Field, Recipient},
+    pdf,
+    recipients::{self, NewRecipient},
+    secrets,
+};
+
+/// Recipient colours, assigned in order of addition (12 distinct hues).
+pub const PALETTE: [&str; 12] = [
+    "#E6194B", "#3CB44B", "#4363D8", "#F58231", "#911EB4", "#42D4F4", "#F032E6", "#BFEF45",
+    "#469990", "#9A6324", "#800000", "#000075",
+];
+
+/// Stores a PDF and creates its DRAFT document with the CREATED audit entry.
+pub async fn upload_document(
+    pool: &PgPool,
+    store: &FileStore,
+    account_id: Uuid,
+    title: &str,
+    bytes: &[u8],
+    actor: &Actor,
+) -> Result<Document> {
+    let title = inputs::validate_title(title)?;
+    let inspected = pdf::inspect(bytes)?;
+    accounts::find(pool, account_id).await?;
+    let id = Uuid::now_v7();
+    let file_key = FileStore::original_key(account_id, id);
+    store.put(&file_key, bytes).await?;
+    let created = async {
+        let mut tx = pool.begin().await?;
+        let document = documents::insert(
+            &mut tx,
+            &documents::NewDocument {
+                id,
+                account_id,
+                title: &title,
+                file_key: &file_key,
+                sha256: &inspected.sha256,
+                page_sizes: &inspected.page_sizes,
+            },
+        )
+        .await?;
+        audit::append(
+            &mut tx,
+            account_id,
+            id,
+            AuditEvent::Created,
+            "Document created",
+            actor,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(document)
+    }
+    .await;
+    if created.is_err() {
+        // Best effort: nothing refers to the file once the insert has failed.
+        let _ = store.remove(&file_key).await;
+    }
+    created
+}
+
+pub async fn add_recipients(
+    pool: &PgPool,
+    account_id: Uuid,
+    document_id: Uuid,
+    inputs: Vec<RecipientInput>,
+    actor: &Actor,
+) -> Result<()> {
+    let additions = inputs::validate_recipients(inputs)?;
+    let mut tx = pool.begin().await?;
+    let document = documents::lock(&mut tx, account_id, document_id).await?;
+    require_draft(&document)?;
+    let existing = recipients::list(&mut tx, document_id).await?;
+    if additions.iter().any(|new| {
+        existing
+            .iter()
+            .any(|old| old.email.eq_ignore_ascii_case(&new.email))
+    }) {
+        return Err(Rule::DuplicateRecipient.into());
+    }
+    if existing.len() + additions.len() > MAX_RECIPIENTS_PER_DOCUMENT {
+        return Err(Error::invalid(
+            "",
+            format!("a document has at most {MAX_RECIPIENTS_PER_DOCUMENT} recipients"),
+        ));
+    }
+    let new_recipients: Vec<NewRecipient> = additions
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let position = existing.len() + i;
+            NewRecipient {
+                id: Uuid::now_v7(),
+                name: r.name,
+                email: r.email,
+                role: r.role,
+                country_code: r.country_code,
+                phone_number: r.phone_number,
+                color_code: PALETTE[position % PALETTE.len()].to_owned(),
+                position: position as i32,
+            }
+        })
+        .collect();
+    recipients::insert_many(&mut tx, account_id, document_id, &new_recipients).await?;
+    documents::touch(&mut tx, document_id).await?;
+    let emails: Vec<&str> = new_recipients.iter().map(|r| r.email.as_str()).collect();
+    let message = format!("Recipients added: {}", emails.join(", "));
+    audit::append(
+        &mut tx,
+        account_id,
+        document_id,
+        AuditEvent::Updated,
+        &message,
+        actor,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+pub async fn add_fields(
+    pool: &PgPool,
+    account_id: Uuid,
+    document_id: Uuid,
+    inputs: Vec<FieldInput>,
+    actor: &Actor,
+) -> Result<()> {
+    let placed = inputs::validate_fields(inputs)?;
+    let mut tx = pool.begin().await?;
+    let document = documents::lock(&mut tx, account_id, document_id).await?;
+    require_draft(&document)?;
+    let recipients = recipients::list(&mut tx, document_id).await?;
+    let mut new_fields = Vec::with_capacity(placed.len());
+    for field in placed {
+        let recipient = recipients
+            .iter()
+            .find(|r| r.email.eq_ignore_ascii_case(&field.recipient_email))
+            .ok_or_else(|| Rule::RecipientNotFound(field.recipient_email.clone()))?;
+        let page_size = usize::try_from(field.page - 1)
+            .ok()
+            .and_then(|index| document.page_sizes.get(index))
+            .ok_or(Rule::PageOutOfRange {
+                page: field.page,
+                pages: document.pages,
+            })?;
+        // Half a point of slack absorbs rounding in clients that convert from other units.
+        const SLACK: f64 = 0.5;
+        if field.x < 0.0
+            || field.y < 0.0
+            || field.x + field.width > page_size.width + SLACK
+            || field.y + field.height > page_size.height + SLACK
+        {
+            return Err(Rule::FieldOutOfBounds(field.page).into());
+        }
+        new_fields.push(NewField {
+            id: Uuid::now_v7(),
+            recipient_id: recipient.id,
+            field_type: field.field_type,
+            page: field.page as i32,
+            x: field.x,
+            y: field.y,
+            width: field.width,
+            height: field.height,
+        });
+    }
+    let existing = fields::count(&mut tx, document_id).await? as usize;
+    if existing + new_fields.len() > MAX_FIELDS_PER_DOCUMENT {
+        return Err(Error::invalid(
+            "",
+            format!("a document has at most {MAX_FIELDS_PER_DOCUMENT} fields"),
+        ));
+    }
+    fields::insert_many(&mut tx, account_id, document_id, &new_fields).await?;
+    documents::touch(&mut tx, document_id).await?;
+    let message = format!("Fields added: {}", new_fields.len());
+    audit::append(
+        &mut tx,
+        account_id,
+        document_id,
+        AuditEvent::Updated,
+        &message,
+        actor,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Sends a DRAFT document: SENT status and expiry, the SENT entry, one invitation per recipient
+/// in the outbox with its dispatch job, and each recipient's signing token (kept hashed).
+pub async fn send_document(
+    pool: &PgPool,
+    account_id: Uuid,
+    document_id: Uuid,
+    input: SendInput,
+    actor: &Actor,
+    message_id_domain: &str,
+) -> Result<()> {
+    let request = inputs::validate_send(input)?;
+    let mut tx = pool.begin().await?;
+    let document = documents::lock(&mut tx, account_id, document_id).await?;
+    require_draft(&document)?;
+    let recipients = recipients::list(&mut tx, document_id).await?;
+    if recipients.is_empty() {
+        return Err(Rule::NoRecipients.into());
+    }
+    if recipients::count_without_fields(&mut tx, document_id).await? > 0 {
+        return Err(Rule::RecipientWithoutFields.into());
+    }
+    if request.expiry_date <= Utc::now() {
+        return Err(Rule::ExpiryNotInFuture.into());
+    }
+    let tokens: Vec<(Uuid, String)> = recipients
+        .iter()
+        .map(|r| (r.id, secrets::base64url(&secrets::random_bytes(32))))
+        .collect();
+    let hashes: Vec<(Uuid, [u8; 32])> = tokens
+        .iter()
+        .map(|(id, token)| (*id, secrets::sha256(token.as_bytes())))
+        .collect();
+    recipients::set_signing_token_hashes(&mut tx, &hashes).await?;
+    documents::mark_sent(
+        &mut tx,
+        document_id,
+        request.expiry_date,
+        &request.message,
+        &request.description,
+    )
+    .await?;
+    let message = format!("Document sent to {} recipients", recipients.len());
+    audit::append(
+        &mut tx,
+        account_id,
+        document_id,
+        AuditEvent::Sent,
+        &message,
+        actor,
+    )
+    .await?;
+    let invitations: Vec<emails::NewEmail> = tokens
+        .into_iter()
+        .map(|(recipient_id, token)| emails::NewEmail {
+            recipient_id,
+            kind: EmailKind::Invitation,
+            link_token: Some(token),
+        })
+        .collect();
+    let email_ids = emails::insert_many(
+        &mut tx,
+        account_id,
+        document_id,
+        &invitations,
+        message_id_domain,
+    )
+    .await?;
+    let dispatches: Vec<DispatchEmail> = email_ids
+        .into_iter()
+        .map(|email_id| DispatchEmail { email_id })
+        .collect();
+    jobs::enqueue(&mut tx, &dispatches).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Cancels a DRAFT or SENT document; its links stop accepting changes.
+pub async fn cancel_document(
+    pool: &PgPool,
+    account_id: Uuid,
+    document_id: Uuid,
+    actor: &Actor,
+) -> Result<Document> {
+    let mut tx = pool.begin().await?;
+    let document = documents::lock(&mut tx, account_id, document_id).await?;
+    if !matches!(
+        document.status,
+        DocumentStatus::Draft | DocumentStatus::Sent
+    ) {
+        return Err(Rule::NotCancellable(document.status.to_string()).into());
+    }
+    documents::set_status(&mut tx, document_id, DocumentStatus::Cancelled).await?;
+    audit::append(
+        &mut tx,
+        account_id,
+        document_id,
+        AuditEvent::Updated,
+        "Document cancelled",
+        actor,
+    )
+    .await?;
+    tx.commit().await?;
+    documents::find(pool, account_id, document_id).await
+}
+
+/// A document with its recipients (in order of addition) and their fields.
+pub async fn document_detail(
+    pool: &PgPool,
+    account_id: Uuid,
+    document_id: Uuid,
+) -> Result<(Document, Vec<Recipient>, Vec<Field>)> {
+    let document = documents::find(pool, account_id, document_id).await?;
+    let mut conn = pool.acquire().await?;
+    let recipients = recipients::list(&mut conn, document_id).await?;
+    let fields = fields::list(&mut conn, document_id).await?;
+    Ok((document, recipients, fields))
+}
+
+/// The audit trail, oldest first.
+pub async fn audit_trail(
+    pool: &PgPool,
+    account_id: Uuid,
+    document_id: Uuid,
+) -> Result<Vec<AuditEntry>> {
+    let entries = audit::list(pool, account_id, document_id).await?;
+    // Every document is created together with its CREATED entry, so no entries means no
+    // document of this account: one query answers both questions.
+    if entries.is_empty() {
+        return Err(Error::DocumentNotFound);
+    }
+    Ok(entries)
+}
+
+fn require_draft(document: &Document) -> Result<()> {
+    if document.status == DocumentStatus::Draft {
+        Ok(())
+    } else {
+        Err(Rule::NotDraft.into())
+    }
+}

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Shared helpers for the operator scripts. Source it; do not run it.
+#   ensure_postgres   make a local PostgreSQL with role/database "signet" usable, export DATABASE_URL
+#   stop_services     stop the signet-api / signet-worker started by scripts/up.sh
+set -euo pipefail
+
+SIGNET_DB_URL="postgres://signet:signet@127.0.0.1:5432/signet"
+PG_SOCKET_DIR="/var/run/postgresql"
+
+log() { echo "==> $*" >&2; }
+die() { echo "error: $*" >&2; exit 1; }
+
+# Run a command as root (directly, or through sudo).
+as_root() {
+    if [[ $EUID -eq 0 ]]; then "$@"; else sudo "$@"; fi
+}
+
+# Run a command as the postgres OS user, from a directory it can read.
+as_postgres() {
+    if [[ $EUID -eq 0 ]]; then
+        (cd / && runuser -u postgres -- "$@")
+    else
+        (cd / && sudo -u postgres "$@")
+    fi
+}
+
+apt_install() {
+    command -v apt-get >/dev/null || die "apt-get not found; install PostgreSQL yourself and set DATABASE_URL"
+    log "installing $* with apt-get"
+    as_root apt-get update >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >&2
+}
+
+pg_answers() {
+    command -v pg_isready >/dev/null && pg_isready -q -h 127.0.0.1 -p 5432
+}
+
+# psql as the PostgreSQL superuser on the local server: over TCP as "postgres" (works with trust
+# auth), else as the postgres OS user over the Unix socket (works with Debian's default peer auth).
+# Connects to database postgres; a -d among the arguments overrides that.
+pg_super() {
+    if psql -X -w -q -h 127.0.0.1 -p 5432 -U postgres -d postgres -c 'select 1' >/dev/null 2>&1; then
+        psql -X -w -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p 5432 -U postgres -d postgres "$@"
+    else
+        as_postgres psql -X -w -q -v ON_ERROR_STOP=1 -h "$PG_SOCKET_DIR" -p 5432 -d postgres "$@"
+    fi
+}
+
+# Start a local PostgreSQL on port 5432: install it if missing, create a cluster if there is none,
+# start the clusters on port 5432 that are down, then wait until it answers.
+start_local_postgres() {
+    local version name waited=0
+    if ! command -v pg_lsclusters >/dev/null || ! compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null; then
+        apt_install postgresql postgresql-contrib
+    fi
+    if [[ -z "$(pg_lsclusters -h)" ]]; then
+        version=$(find /usr/lib/postgresql -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -V | tail -n 1)
+        log "creating PostgreSQL cluster $version/main"
+        as_root pg_createcluster "$version" main >&2
+    fi
+    while read -r version name; do
+        log "starting PostgreSQL cluster $version/$name"
+        as_root pg_ctlcluster --skip-systemctl-redirect "$version" "$name" start </dev/null >&2
+    done < <(pg_lsclusters -h | awk '$3 == 5432 && $4 ~ /^down/ { print $1, $2 }')
+
+    until pg_answers; do
+        ((waited < 30)) || die "PostgreSQL does not answer on 127.0.0.1:5432 after 30 s (see pg_lsclusters and /var/log/postgresql/)"
+        sleep 1
+        waited=$((waited + 1))
+    done
+}
+
+# Make PostgreSQL usable by Signet and export DATABASE_URL. Idempotent.
+ensure_postgres() {
+    if [[ -n "${DATABASE_URL:-}" ]]; then
+        command -v psql >/dev/null || apt_install postgresql-client
+        log "checking DATABASE_URL from the environment"
+        psql -X -w -q "$DATABASE_URL" -c 'select 1' >/dev/null || die "DATABASE_URL is set but the database is not reachable"
+        return 0
+    fi
+
+    if pg_answers; then
+        log "PostgreSQL answers on 127.0.0.1:5432"
+    else
+        start_local_postgres
+        log "PostgreSQL is up on 127.0.0.1:5432"
+    fi
+
+    log "ensuring role signet (LOGIN CREATEDB) and database signet"
+    pg_super -f - >&2 <<'SQL' || die "cannot run SQL as the PostgreSQL superuser; set DATABASE_URL to a database you can use instead"
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'signet') THEN
+        CREATE ROLE signet LOGIN CREATEDB PASSWORD 'signet';
+    ELSIF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'signet' AND rolcanlogin AND rolcreatedb) THEN
+        ALTER ROLE signet LOGIN CREATEDB;
+    END IF;
+END
+$$;
+SELECT 'CREATE DATABASE signet OWNER signet'
+WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'signet')\gexec
+SQL
+
+    # The migrations create hstore and pgcrypto (apalis) and pg_trgm (title search), from contrib.
+    local available version_num db
+    available=$(pg_super -Atc "SELECT count(*) FROM pg_available_extensions WHERE name IN ('hstore', 'pg_trgm', 'pgcrypto')")
+    if [[ $available != 3 ]]; then
+        apt_install postgresql-contrib
+    fi
+    # From PostgreSQL 13 they are trusted, so the database owner creates them. Before that,
+    # create them as superuser in template1 (per-test databases copy it) and in signet.
+    version_num=$(pg_super -Atc 'SHOW server_version_num')
+    if ((version_num < 130000)); then
+        log "PostgreSQL < 13: creating hstore, pg_trgm and pgcrypto as superuser"
+        for db in template1 signet; do
+            pg_super -d "$db" -c 'CREATE EXTENSION IF NOT EXISTS hstore' \
+                -c 'CREATE EXTENSION IF NOT EXISTS pg_trgm' -c 'CREATE EXTENSION IF NOT EXISTS pgcrypto' >&2
+        done
+    fi
+
+    export DATABASE_URL="$SIGNET_DB_URL"
+    if ! psql -X -w -q "$DATABASE_URL" -c 'select 1' >/dev/null 2>&1; then
+        log "cannot log in as signet; resetting its password to 'signet'"
+        pg_super -c "ALTER ROLE signet PASSWORD 'signet'" >&2
+        psql -X -w -q "$DATABASE_URL" -c 'select 1' >/dev/null || die "cannot connect to $DATABASE_URL (check pg_hba.conf)"
+    fi
+    log "DATABASE_URL=$DATABASE_URL"
+}
+
+# Stop one process recorded in a pid file if it is still the named program. Idempotent.
+stop_pidfile() {
+    local pidfile=$1 program=$2 pid
+    [[ -f $pidfile ]] || return 0
+    pid=$(<"$pidfile")
+    if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null && grep -qa "$program" "/proc/$pid/cmdline" 2>/dev/null; then
+        log "stopping $program (pid $pid)"
+        kill -TERM "$pid"
+        local waited=0
+        while kill -0 "$pid" 2>/dev/null && ((waited < 60)); do
+            sleep 0.5
+            waited=$((waited + 1))
+        done
+        if kill -0 "$pid" 2>/dev/null; then
+            log "$program (pid $pid) did not stop in 30 s; killing it"
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    fi
+    rm -f "$pidfile"
+}
+
+# Stop the processes scripts/up.sh started (pid files under $SIGNET_DATA_DIR/run).
+stop_services() {
+    local run_dir="${SIGNET_DATA_DIR:-./data}/run"
+    stop_pidfile "$run_dir/worker.pid" signet-worker
+    stop_pidfile "$run_dir/api.pid" signet-api
+}

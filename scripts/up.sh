@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Bring Signet up locally: PostgreSQL, build, migrate, demo account + key + document,
+# then signet-api and signet-worker in the background. Stop them with scripts/down.sh.
+# Environment: SIGNET_DATA_DIR (default ./data, relative to the repo root); BIND_ADDR, PUBLIC_URL,
+# DATABASE_URL and the other variables of .env.example are passed through to the binaries.
+# Only the final summary goes to stdout; progress goes to stderr.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+
+ensure_postgres
+
+log "building (cargo build --workspace --bins)"
+cargo build --workspace --bins >&2
+
+SIGNET_DATA_DIR="${SIGNET_DATA_DIR:-./data}"
+mkdir -p "$SIGNET_DATA_DIR"/{files,mail,logs,run}
+SIGNET_DATA_DIR="$(cd "$SIGNET_DATA_DIR" && pwd)"
+export SIGNET_DATA_DIR
+export BIND_ADDR="${BIND_ADDR:-127.0.0.1:8080}"
+export PUBLIC_URL="${PUBLIC_URL:-http://localhost:${BIND_ADDR##*:}}"
+export FILE_STORE_DIR="${FILE_STORE_DIR:-$SIGNET_DATA_DIR/files}"
+export MAIL_DIR="${MAIL_DIR:-$SIGNET_DATA_DIR/mail}"
+
+secret_file="$SIGNET_DATA_DIR/file-url-secret"
+if [[ ! -s $secret_file ]]; then
+    log "generating FILE_URL_SECRET in $secret_file"
+    (umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$secret_file")
+fi
+export FILE_URL_SECRET="${FILE_URL_SECRET:-$(<"$secret_file")}"
+
+api=target/debug/signet-api
+worker=target/debug/signet-worker
+
+log "migrating"
+"$api" migrate >&2
+
+account_file="$SIGNET_DATA_DIR/demo-account-id"
+create_demo_account() {
+    log "creating the demo account"
+    "$api" account create --name "Demo account" --email demo@example.com | jq -er .id
+}
+if [[ -s $account_file ]]; then
+    account_id=$(<"$account_file")
+else
+    account_id=$(create_demo_account)
+    echo "$account_id" >"$account_file"
+fi
+
+log "generating an API key for account $account_id"
+if ! key_json=$("$api" key generate --account "$account_id"); then
+    log "the remembered demo account is not in this database; creating a new one"
+    account_id=$(create_demo_account)
+    echo "$account_id" >"$account_file"
+    key_json=$("$api" key generate --account "$account_id")
+fi
+api_key=$(jq -er .key <<<"$key_json")
+
+log "uploading demo/demo-agreement.pdf"
+document_id=$("$api" document upload --account "$account_id" --file demo/demo-agreement.pdf \
+    --title "Demo services agreement" | jq -er .id)
+
+stop_services
+if curl -fsS -o /dev/null --max-time 2 "$PUBLIC_URL/healthz" 2>/dev/null; then
+    die "something already answers at $PUBLIC_URL; stop it or set BIND_ADDR / PUBLIC_URL"
+fi
+
+logs="$SIGNET_DATA_DIR/logs"
+run="$SIGNET_DATA_DIR/run"
+log "starting signet-api on $BIND_ADDR (log: $logs/api.log)"
+NO_COLOR=1 nohup "$api" serve >"$logs/api.log" 2>&1 </dev/null &
+echo $! >"$run/api.pid"
+log "starting signet-worker (log: $logs/worker.log)"
+NO_COLOR=1 nohup "$worker" >"$logs/worker.log" 2>&1 </dev/null &
+echo $! >"$run/worker.pid"
+
+log "waiting for $PUBLIC_URL/healthz"
+waited=0
+until curl -fsS -o /dev/null --max-time 2 "$PUBLIC_URL/healthz" 2>/dev/null; do
+    if ! kill -0 "$(<"$run/api.pid")" 2>/dev/null || ((waited >= 60)); then
+        tail -n 30 "$logs/api.log" >&2
+        stop_services
+        die "signet-api did not become healthy at $PUBLIC_URL/healthz (log above: $logs/api.log)"
+    fi
+    sleep 1
+    waited=$((waited + 1))
+done
+if ! kill -0 "$(<"$run/worker.pid")" 2>/dev/null; then
+    tail -n 30 "$logs/worker.log" >&2
+    stop_services
+    die "signet-worker exited (log above: $logs/worker.log)"
+fi
+log "Signet is up; e-mails go to ${SMTP_URL:-$MAIL_DIR}"
+
+base="$PUBLIC_URL/external/api/v1"
+doc="$base/documents/$document_id"
+auth="X-API-KEY: $api_key"
+json="Content-Type: application/json"
+expiry=$(date -u -d '+7 days' +%Y-%m-%dT%H:%M:%SZ)
+recipients='[{"name":"Alice Signer","email":"alice@example.com","role":"SIGNER"},{"name":"Victor Viewer","email":"victor@example.com","role":"VIEWER"}]'
+fields='[{"recipientEmail":"alice@example.com","type":"SIGNATURE","page":1,"x":72,"y":600,"width":200,"height":50},{"recipientEmail":"alice@example.com","type":"DATE","page":1,"x":320,"y":600,"width":150,"height":50},{"recipientEmail":"victor@example.com","type":"TEXT","page":1,"x":72,"y":680,"width":200,"height":30}]'
+send='{"message":"Please review and sign the demo services agreement.","description":"Sent by scripts/up.sh","expiryDate":"'"$expiry"'"}'
+
+cat <<EOF
+
+API key:     $api_key
+Document id: $document_id
+
+# List documents, show the demo document, add recipients and fields, send it, read the audit trail:
+curl -sS -H '$auth' '$base/documents'
+curl -sS -H '$auth' '$doc'
+curl -sS -X POST -H '$auth' -H '$json' -d '$recipients' '$doc/recipients'
+curl -sS -X POST -H '$auth' -H '$json' -d '$fields' '$doc/fields'
+curl -sS -X POST -H '$auth' -H '$json' -d '$send' '$doc/send'
+curl -sS -H '$auth' '$doc/audit'
+
+# Stop everything: scripts/down.sh
+EOF
