@@ -76,12 +76,21 @@ pub fn router(state: AppState) -> Router {
     let api = routes::openapi::router(&openapi)
         .method_not_allowed_fallback(method_not_allowed)
         .merge(authenticated);
-    Router::new()
-        .nest(BASE_PATH, api)
-        .merge(routes::files::router())
-        .merge(routes::health::router())
-        .fallback(route_not_found)
-        .method_not_allowed_fallback(method_not_allowed)
+    guard(
+        Router::new()
+            .nest(BASE_PATH, api)
+            .merge(routes::files::router())
+            .merge(routes::health::router())
+            .fallback(route_not_found)
+            .method_not_allowed_fallback(method_not_allowed),
+    )
+    .with_state(state)
+}
+
+/// The layers that keep every response an envelope: panics, time limit, body limit, and a
+/// last check that no non-JSON error escapes.
+pub fn guard<S: Clone + Send + Sync + 'static>(routes: Router<S>) -> Router<S> {
+    routes
         .layer(middleware::from_fn(envelope_every_error))
         .layer(middleware::from_fn(time_limit))
         .layer(CatchPanicLayer::custom(|_| {
@@ -89,7 +98,6 @@ pub fn router(state: AppState) -> Router {
             ApiError::Internal.into_response()
         }))
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
-        .with_state(state)
 }
 
 /// Authenticates the `X-API-KEY` header (any case) and counts the request, in one statement.
@@ -166,10 +174,14 @@ pub struct Server {
 
 impl Server {
     pub async fn bind(addr: SocketAddr, state: AppState) -> std::io::Result<Self> {
-        Ok(Self {
-            listener: TcpListener::bind(addr).await?,
+        Ok(Self::with_listener(TcpListener::bind(addr).await?, state))
+    }
+
+    pub fn with_listener(listener: TcpListener, state: AppState) -> Self {
+        Self {
+            listener,
             router: router(state),
-        })
+        }
     }
 
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {

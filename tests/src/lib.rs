@@ -1,1 +1,367 @@
-//! End-to-end tests of the real `signet-api` and `signet-worker` binaries live in `tests/tests/`.
+//! Support for the end-to-end suite: a fresh PostgreSQL database per test (cloned from a
+//! migrated template), the real application on a loopback socket, generated PDFs, and the
+//! paths of the real binaries.
+
+use std::{
+    collections::HashMap,
+    net::SocketAddr,
+    path::{Path, PathBuf},
+};
+
+use reqwest::{Client, Method, Response};
+use serde_json::Value;
+use signet_api::{AppState, Server};
+use signet_common::{
+    Config, accounts, api_keys,
+    db::{self, Db},
+    files::FileStore,
+    model::Actor,
+    secrets, workflow,
+};
+use sqlx::{
+    AssertSqlSafe, Connection, Executor, PgConnection, PgPool,
+    postgres::{PgConnectOptions, PgPoolOptions},
+};
+use uuid::Uuid;
+
+/// The server the tests use to create databases: `DATABASE_URL` (scripts/test.sh sets it).
+pub fn admin_options() -> PgConnectOptions {
+    let url = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    url.parse().expect("DATABASE_URL is a PostgreSQL URL")
+}
+
+/// A database of its own for one test, dropped when the test ends (pass or fail).
+pub struct TestDb {
+    pub name: String,
+    pub options: PgConnectOptions,
+    pub pool: PgPool,
+}
+
+impl TestDb {
+    pub async fn new() -> Self {
+        let template = template_database().await;
+        let name = format!("signet_test_{}", Uuid::new_v4().simple());
+        let mut admin = PgConnection::connect_with(&admin_options())
+            .await
+            .expect("connect to the admin database");
+        admin
+            .execute(AssertSqlSafe(format!(
+                r#"CREATE DATABASE "{name}" TEMPLATE "{template}""#
+            )))
+            .await
+            .expect("create the test database");
+        let options = admin_options().database(&name);
+        let pool = PgPoolOptions::new()
+            .max_connections(10)
+            .connect_with(options.clone())
+            .await
+            .expect("connect to the test database");
+        Self {
+            name,
+            options,
+            pool,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        let admin = std::env::var("DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+        let base = admin.split('?').next().unwrap_or(&admin);
+        let prefix = base.rsplit_once('/').map_or(base, |(prefix, _)| prefix);
+        format!("{prefix}/{}", self.name)
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let name = self.name.clone();
+        // Drop runs outside any async context we could borrow; use a short-lived runtime.
+        let _ = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            runtime.block_on(async {
+                if let Ok(mut admin) = PgConnection::connect_with(&admin_options()).await {
+                    let _ = admin
+                        .execute(AssertSqlSafe(format!(
+                            r#"DROP DATABASE IF EXISTS "{name}" WITH (FORCE)"#
+                        )))
+                        .await;
+                }
+            });
+        })
+        .join();
+    }
+}
+
+/// A migrated database to clone, named after the migrations it holds; built once per
+/// migration set, under an advisory lock so that concurrent test processes build it once.
+async fn template_database() -> String {
+    let migrations = Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&migrations)
+        .expect("read migrations")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    let mut content = Vec::new();
+    for file in files {
+        content.extend(std::fs::read(file).expect("read migration"));
+    }
+    content.extend(b"apalis-postgres 1.0.0");
+    let name = format!("signet_template_{}", &secrets::sha256_hex(&content)[..16]);
+
+    let mut admin = PgConnection::connect_with(&admin_options())
+        .await
+        .expect("connect to the admin database (is PostgreSQL running? see scripts/test.sh)");
+    admin
+        .execute("SELECT pg_advisory_lock(727274)")
+        .await
+        .expect("lock");
+    let exists: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
+            .bind(&name)
+            .fetch_one(&mut admin)
+            .await
+            .expect("look up template");
+    if !exists {
+        let building = format!("{name}_building");
+        admin
+            .execute(AssertSqlSafe(format!(
+                r#"DROP DATABASE IF EXISTS "{building}" WITH (FORCE)"#
+            )))
+            .await
+            .expect("drop a half-built template");
+        admin
+            .execute(AssertSqlSafe(format!(r#"CREATE DATABASE "{building}""#)))
+            .await
+            .expect("create template");
+        let pool = PgPoolOptions::new()
+            .max_connections(1)
+            .connect_with(admin_options().database(&building))
+            .await
+            .expect("connect to template");
+        db::migrate(&pool).await.expect("migrate template");
+        pool.close().await;
+        admin
+            .execute(AssertSqlSafe(format!(
+                r#"ALTER DATABASE "{building}" RENAME TO "{name}""#
+            )))
+            .await
+            .expect("publish template");
+    }
+    admin
+        .execute("SELECT pg_advisory_unlock(727274)")
+        .await
+        .expect("unlock");
+    name
+}
+
+/// The application on a loopback port, over its own database and file store.
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub base: String,
+    pub db: TestDb,
+    pub config: Config,
+    pub files: tempfile::TempDir,
+    pub client: Client,
+}
+
+impl TestApp {
+    pub async fn spawn() -> Self {
+        Self::spawn_with(&[]).await
+    }
+
+    /// Starts the app with extra environment-style settings (e.g. `API_USAGE_WINDOW_SECS`).
+    pub async fn spawn_with(settings: &[(&str, &str)]) -> Self {
+        let db = TestDb::new().await;
+        Self::spawn_on(db, settings).await
+    }
+
+    pub async fn spawn_on(db: TestDb, settings: &[(&str, &str)]) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let files = tempfile::tempdir().expect("tempdir");
+        let mut vars: HashMap<String, String> = HashMap::from([
+            ("DATABASE_URL".into(), db.url()),
+            ("PUBLIC_URL".into(), format!("http://{addr}")),
+            ("FILE_STORE_DIR".into(), files.path().display().to_string()),
+            ("FILE_URL_SECRET".into(), "test-file-url-secret".into()),
+        ]);
+        for (k, v) in settings {
+            vars.insert((*k).into(), (*v).into());
+        }
+        let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("config");
+        let app_db = Db::connect_lazy(&config.database_url).expect("pools");
+        let server = Server::with_listener(listener, AppState::new(config.clone(), app_db));
+        tokio::spawn(server.run_until(std::future::pending()));
+        Self {
+            addr,
+            base: format!("http://{addr}"),
+            db,
+            config,
+            files,
+            client: Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("client"),
+        }
+    }
+
+    pub fn store(&self) -> FileStore {
+        FileStore::new(self.files.path())
+    }
+
+    /// An account with an API key; returns (account id, key).
+    pub async fn account(&self, usage_limit: i32) -> (Uuid, String) {
+        let email = format!("owner-{}@example.com", Uuid::new_v4().simple());
+        let account = accounts::create(&self.db.pool, "Owner", &email, usage_limit)
+            .await
+            .expect("account");
+        let key = api_keys::generate(&self.db.pool, account.id)
+            .await
+            .expect("key");
+        (account.id, key.key)
+    }
+
+    /// Uploads a generated PDF with the given page sizes as a DRAFT document.
+    pub async fn document(&self, account_id: Uuid, title: &str, pages: &[(f64, f64)]) -> Uuid {
+        workflow::upload_document(
+            &self.db.pool,
+            &self.store(),
+            account_id,
+            title,
+            &pdf(pages),
+            &Actor::operator(),
+        )
+        .await
+        .expect("upload")
+        .id
+    }
+
+    /// A request under the API base path; `key` None sends no X-API-KEY header.
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        key: Option<&str>,
+        body: Option<&Value>,
+    ) -> Response {
+        let mut request = self
+            .client
+            .request(method, format!("{}/external/api/v1{path}", self.base));
+        if let Some(key) = key {
+            request = request.header("X-API-KEY", key);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        request.send().await.expect("request")
+    }
+
+    pub async fn get(&self, path: &str, key: &str) -> (u16, Value) {
+        read(self.call(Method::GET, path, Some(key), None).await).await
+    }
+
+    pub async fn post(&self, path: &str, key: &str, body: &Value) -> (u16, Value) {
+        read(self.call(Method::POST, path, Some(key), Some(body)).await).await
+    }
+}
+
+/// Status and JSON body of a response (panics if the body is not JSON: every response must be).
+pub async fn read(response: Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("body");
+    let json = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("response {status} is not JSON ({e}): {text:?}"));
+    (status, json)
+}
+
+/// Asserts an error envelope: status, code, message and `data: {}`.
+#[track_caller]
+pub fn assert_error(actual: &(u16, Value), status: u16, code: &str, message: &str) {
+    let (actual_status, body) = actual;
+    assert_eq!(
+        (
+            *actual_status,
+            body["code"].as_str(),
+            body["message"].as_str()
+        ),
+        (status, Some(code), Some(message)),
+        "body: {body}"
+    );
+    assert_eq!(
+        body["data"],
+        serde_json::json!({}),
+        "data must be {{}}: {body}"
+    );
+}
+
+/// A PDF with one empty page per size (width, height in points), made with lopdf.
+pub fn pdf(pages: &[(f64, f64)]) -> Vec<u8> {
+    use lopdf::{Document, Object, Stream, dictionary};
+    let mut doc = Document::with_version("1.7");
+    let pages_id = doc.new_object_id();
+    let kids: Vec<Object> = pages
+        .iter()
+        .map(|(w, h)| {
+            let content = doc.add_object(Stream::new(dictionary! {}, b"".to_vec()));
+            doc.add_object(dictionary! {
+                "Type" => "Page",
+                "Parent" => pages_id,
+                "MediaBox" => vec![0.into(), 0.into(), Object::Real(*w as f32), Object::Real(*h as f32)],
+                "Contents" => content,
+            })
+            .into()
+        })
+        .collect();
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages",
+            "Count" => kids.len() as i64,
+            "Kids" => kids,
+        }),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog);
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).expect("save pdf");
+    bytes
+}
+
+pub const LETTER: (f64, f64) = (612.0, 792.0);
+
+/// A built binary of the workspace (`signet-api`, `signet-worker`) in the target directory
+/// this test runs from.
+pub fn binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("current exe");
+    // target/<profile>/deps/<test binary>
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>");
+    let path = profile_dir.join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: build the binaries first (`cargo build --workspace --bins`, as scripts/test.sh does)",
+        path.display()
+    );
+    path
+}
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("repo root")
+        .to_path_buf()
+}
+
+/// The shared real-world PDF fixtures (beside the repository).
+pub fn fixtures_dir() -> PathBuf {
+    repo_root().join("../shared/fixtures/pdf")
+}

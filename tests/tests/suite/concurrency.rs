@@ -1,0 +1,149 @@
+//! Real concurrent requests: the usage limit under contention, and concurrent sends.
+
+use futures::future::join_all;
+use serde_json::json;
+use signet_tests::{LETTER, TestApp};
+
+#[tokio::test]
+async fn two_hundred_concurrent_requests_against_a_limit_of_one_hundred() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(100).await;
+    let responses = join_all((0..200).map(|_| app.get("/documents", &key))).await;
+    let ok = responses.iter().filter(|(s, _)| *s == 200).count();
+    let limited: Vec<_> = responses.iter().filter(|(s, _)| *s == 429).collect();
+    assert_eq!(
+        (ok, limited.len()),
+        (100, 100),
+        "every request is either served or refused"
+    );
+    assert!(
+        limited
+            .iter()
+            .all(|(_, b)| b["message"] == "API rate limit exceeded" && b["data"] == json!({}))
+    );
+    let used: i32 = sqlx::query_scalar("SELECT api_usage_count FROM accounts WHERE id = $1")
+        .bind(account)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(used, 100, "refused requests are not counted");
+}
+
+#[tokio::test]
+async fn usage_window_resets() {
+    let app = TestApp::spawn_with(&[("API_USAGE_WINDOW_SECS", "1")]).await;
+    let (_, key) = app.account(1).await;
+    assert_eq!(app.get("/documents", &key).await.0, 200);
+    assert_eq!(app.get("/documents", &key).await.0, 429);
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    assert_eq!(
+        app.get("/documents", &key).await.0,
+        200,
+        "a new window starts"
+    );
+}
+
+#[tokio::test]
+async fn twenty_concurrent_sends_of_one_document() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let doc = app.document(account, "Contract", &[LETTER]).await;
+    app.post(
+        &format!("/documents/{doc}/recipients"),
+        &key,
+        &json!([
+            {"name": "Ann", "email": "ann@b.co", "role": "SIGNER"},
+            {"name": "Bob", "email": "bob@b.co", "role": "SIGNER"},
+            {"name": "Vic", "email": "vic@b.co", "role": "VIEWER"},
+        ]),
+    )
+    .await;
+    app.post(
+        &format!("/documents/{doc}/fields"),
+        &key,
+        &json!([
+            {"recipientEmail": "ann@b.co", "type": "SIGNATURE", "page": 1, "x": 50, "y": 600},
+            {"recipientEmail": "bob@b.co", "type": "SIGNATURE", "page": 1, "x": 300, "y": 600},
+            {"recipientEmail": "vic@b.co", "type": "TEXT", "page": 1, "x": 50, "y": 100},
+        ]),
+    )
+    .await;
+    let body = json!({"message": "Please sign", "description": "Q3", "expiryDate": "2099-01-01T00:00:00Z"});
+    let path = format!("/documents/{doc}/send");
+    let responses = join_all((0..20).map(|_| app.post(&path, &key, &body))).await;
+    let ok = responses.iter().filter(|(s, _)| *s == 200).count();
+    assert_eq!(ok, 1, "exactly one send wins");
+    assert!(
+        responses
+            .iter()
+            .filter(|(s, _)| *s != 200)
+            .all(|(s, b)| *s == 400 && b["message"] == "Document is not in DRAFT status")
+    );
+
+    let (sent_entries, emails, tokens): (i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM audit_entries WHERE document_id = $1 AND event = 'SENT'),
+                (SELECT count(*) FROM outbound_emails WHERE document_id = $1 AND kind = 'INVITATION'),
+                (SELECT count(DISTINCT signing_token_hash) FROM recipients WHERE document_id = $1)",
+    )
+    .bind(doc)
+    .fetch_one(&app.db.pool)
+    .await
+    .unwrap();
+    assert_eq!((sent_entries, emails, tokens), (1, 3, 3));
+
+    // One queued dispatch job per e-mail row, each naming its row.
+    let jobs: Vec<Vec<u8>> = sqlx::query_scalar(
+        "SELECT job FROM apalis.jobs WHERE job_type = $1 AND status = 'Pending'",
+    )
+    .bind(<signet_common::jobs::DispatchEmail as signet_common::jobs::Job>::QUEUE)
+    .fetch_all(&app.db.pool)
+    .await
+    .unwrap();
+    let mut job_email_ids: Vec<uuid::Uuid> = jobs
+        .iter()
+        .map(|job| {
+            serde_json::from_slice::<signet_common::jobs::DispatchEmail>(job)
+                .unwrap()
+                .email_id
+        })
+        .collect();
+    let mut email_ids: Vec<uuid::Uuid> =
+        sqlx::query_scalar("SELECT id FROM outbound_emails WHERE document_id = $1")
+            .bind(doc)
+            .fetch_all(&app.db.pool)
+            .await
+            .unwrap();
+    job_email_ids.sort();
+    email_ids.sort();
+    assert_eq!(job_email_ids, email_ids);
+
+    let audit = app.get(&format!("/documents/{doc}/audit"), &key).await.1;
+    let sent = audit["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["event"] == "SENT")
+        .unwrap();
+    assert_eq!(sent["message"], "Document sent to 3 recipients");
+}
+
+#[tokio::test]
+async fn concurrent_recipient_additions_keep_emails_unique_and_positions_distinct() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let doc = app.document(account, "Contract", &[LETTER]).await;
+    let path = format!("/documents/{doc}/recipients");
+    let bodies: Vec<_> = (0..10)
+        .map(|i| json!([{"name": "Same", "email": "same@b.co", "role": "SIGNER"}, {"name": "N", "email": format!("n{i}@b.co"), "role": "VIEWER"}]))
+        .collect();
+    let responses = join_all(bodies.iter().map(|b| app.post(&path, &key, b))).await;
+    assert_eq!(responses.iter().filter(|(s, _)| *s == 200).count(), 1);
+    let detail = app.get(&format!("/documents/{doc}"), &key).await.1;
+    let colors: Vec<&str> = detail["data"]["recipients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["colorCode"].as_str().unwrap())
+        .collect();
+    assert_eq!(colors, ["#E6194B", "#3CB44B"]);
+}

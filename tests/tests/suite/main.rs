@@ -1,0 +1,13 @@
+//! End-to-end tests against a real PostgreSQL, the real router on a loopback socket, and the
+//! real binaries. One test binary (modules below) keeps link time down.
+
+mod audit_chain;
+mod bring_up;
+mod concurrency;
+mod errors;
+mod files;
+mod isolation;
+mod keys;
+mod lists;
+mod openapi;
+mod uploads;

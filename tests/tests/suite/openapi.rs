@@ -1,0 +1,89 @@
+//! The OpenAPI document parses, is 3.1, and lists exactly the routes the router serves.
+
+use std::collections::BTreeSet;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use signet_tests::{LETTER, TestApp, read};
+
+#[tokio::test]
+async fn openapi_lists_every_route_and_every_listed_route_is_served() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let doc = app.document(account, "Contract", &[LETTER]).await;
+
+    // Served without a key, and the same document the code generates.
+    let response = app
+        .client
+        .get(format!("{}/external/api/v1/openapi.json", app.base))
+        .send()
+        .await
+        .unwrap();
+    let (status, served) = read(response).await;
+    assert_eq!(status, 200);
+    let generated: Value =
+        serde_json::from_str(&signet_api::openapi_document().to_json().unwrap()).unwrap();
+    assert_eq!(served, generated);
+    assert!(
+        served["openapi"].as_str().unwrap().starts_with("3.1"),
+        "{}",
+        served["openapi"]
+    );
+    assert_eq!(served["servers"][0]["url"], "/external/api/v1");
+
+    let mut operations = BTreeSet::new();
+    for (path, item) in served["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            if ["get", "post", "put", "patch", "delete"].contains(&method.as_str()) {
+                operations.insert((method.to_uppercase(), path.clone()));
+            }
+        }
+    }
+    let spec: BTreeSet<(String, String)> = [
+        ("GET", "/documents"),
+        ("GET", "/documents/{id}"),
+        ("POST", "/documents/{id}/recipients"),
+        ("POST", "/documents/{id}/fields"),
+        ("POST", "/documents/{id}/send"),
+        ("GET", "/documents/{id}/audit"),
+    ]
+    .into_iter()
+    .map(|(m, p)| (m.to_owned(), p.to_owned()))
+    .collect();
+    assert_eq!(
+        operations, spec,
+        "the document lists the six endpoints of the spec"
+    );
+
+    for (method, path) in &operations {
+        let path = path.replace("{id}", &doc.to_string());
+        let method: Method = method.parse().unwrap();
+        let body = (method == Method::POST).then(|| json!([]));
+        let (status, body) = read(
+            app.call(method.clone(), &path, Some(&key), body.as_ref())
+                .await,
+        )
+        .await;
+        assert!(
+            status != 404 && status != 405,
+            "{method} {path} is documented but not routed: {status} {body}"
+        );
+    }
+    for schema in [
+        "DocumentDetail",
+        "DocumentListItem",
+        "RecipientInput",
+        "FieldInput",
+        "SendInput",
+        "AuditEntryView",
+    ] {
+        assert!(
+            served["components"]["schemas"].get(schema).is_some(),
+            "schema {schema}"
+        );
+    }
+    assert_eq!(
+        served["components"]["securitySchemes"]["api_key"]["name"],
+        "X-API-KEY"
+    );
+}
