@@ -110,11 +110,18 @@ async fn template_database() -> String {
         content.extend(std::fs::read(file).expect("read migration"));
     }
     content.extend(b"apalis-postgres 1.0.0");
-    let name = format!("signet_template_{}", &secrets::sha256_hex(&content)[..16]);
 
     let mut admin = PgConnection::connect_with(&admin_options())
         .await
         .expect("connect to the admin database (is PostgreSQL running? see scripts/test.sh)");
+    // Only the owner (or a superuser) may copy a database, and tests alter the tables they
+    // get, so each role builds its own template.
+    let role: String = sqlx::query_scalar("SELECT current_user::text")
+        .fetch_one(&mut admin)
+        .await
+        .expect("current user");
+    content.extend(role.as_bytes());
+    let name = format!("signet_template_{}", &secrets::sha256_hex(&content)[..16]);
     admin
         .execute("SELECT pg_advisory_lock(727274)")
         .await
