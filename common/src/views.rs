@@ -36,9 +36,10 @@ impl Serialize for Pixels {
     }
 }
 
+/// The fields a list item and a detail share.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct DocumentListItem {
+pub struct DocumentSummary {
     pub id: Uuid,
     pub title: String,
     pub status: DocumentStatus,
@@ -48,6 +49,13 @@ pub struct DocumentListItem {
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub expiry_date: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DocumentListItem {
+    #[serde(flatten)]
+    pub summary: DocumentSummary,
+    /// Short document code
     pub code: String,
 }
 
@@ -62,16 +70,9 @@ pub struct DocumentList {
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
 pub struct DocumentDetail {
-    pub id: Uuid,
-    pub title: String,
-    pub status: DocumentStatus,
-    pub file_path: String,
-    pub pages: i32,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
-    pub expiry_date: Option<Timestamp>,
+    #[serde(flatten)]
+    pub summary: DocumentSummary,
     pub recipients: Vec<RecipientView>,
 }
 
@@ -111,7 +112,7 @@ pub struct AuditEntryView {
     pub created_at: Timestamp,
 }
 
-impl DocumentListItem {
+impl DocumentSummary {
     pub fn new(doc: &Document, file_path: String) -> Self {
         Self {
             id: doc.id,
@@ -122,6 +123,14 @@ impl DocumentListItem {
             created_at: Timestamp(doc.created_at),
             updated_at: Timestamp(doc.updated_at),
             expiry_date: doc.expiry_date.map(Timestamp),
+        }
+    }
+}
+
+impl DocumentListItem {
+    pub fn new(doc: &Document, file_path: String) -> Self {
+        Self {
+            summary: DocumentSummary::new(doc, file_path),
             code: doc.code.clone(),
         }
     }
@@ -135,14 +144,7 @@ impl DocumentDetail {
         fields: &[Field],
     ) -> Self {
         Self {
-            id: doc.id,
-            title: doc.title.clone(),
-            status: doc.status,
-            file_path,
-            pages: doc.pages,
-            created_at: Timestamp(doc.created_at),
-            updated_at: Timestamp(doc.updated_at),
-            expiry_date: doc.expiry_date.map(Timestamp),
+            summary: DocumentSummary::new(doc, file_path),
             recipients: recipients
                 .iter()
                 .map(|r| RecipientView {

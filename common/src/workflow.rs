@@ -2,7 +2,7 @@
 //! outbox rows and jobs in one transaction under the document's row lock.
 
 use chrono::Utc;
-use sqlx::PgPool;
+use sqlx::{PgPool, Postgres, Transaction};
 use uuid::Uuid;
 
 use crate::{
@@ -84,10 +84,7 @@ pub async fn add_recipients(
     actor: &Actor,
 ) -> Result<()> {
     let additions = inputs::validate_recipients(inputs)?;
-    let mut tx = pool.begin().await?;
-    let document = documents::lock(&mut tx, account_id, document_id).await?;
-    require_draft(&document)?;
-    let existing = recipients::list(&mut tx, document_id).await?;
+    let (mut tx, _, existing) = begin_draft_change(pool, account_id, document_id).await?;
     if additions.iter().any(|new| {
         existing
             .iter()
@@ -119,20 +116,9 @@ pub async fn add_recipients(
         })
         .collect();
     recipients::insert_many(&mut tx, account_id, document_id, &new_recipients).await?;
-    documents::touch(&mut tx, document_id).await?;
     let emails: Vec<&str> = new_recipients.iter().map(|r| r.email.as_str()).collect();
     let message = format!("Recipients added: {}", emails.join(", "));
-    audit::append(
-        &mut tx,
-        account_id,
-        document_id,
-        AuditEvent::Updated,
-        &message,
-        actor,
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(())
+    commit_update(tx, account_id, document_id, &message, actor).await
 }
 
 pub async fn add_fields(
@@ -143,10 +129,7 @@ pub async fn add_fields(
     actor: &Actor,
 ) -> Result<()> {
     let placed = inputs::validate_fields(inputs)?;
-    let mut tx = pool.begin().await?;
-    let document = documents::lock(&mut tx, account_id, document_id).await?;
-    require_draft(&document)?;
-    let recipients = recipients::list(&mut tx, document_id).await?;
+    let (mut tx, document, recipients) = begin_draft_change(pool, account_id, document_id).await?;
     let mut new_fields = Vec::with_capacity(placed.len());
     for field in placed {
         let recipient = recipients
@@ -188,19 +171,8 @@ pub async fn add_fields(
         ));
     }
     fields::insert_many(&mut tx, account_id, document_id, &new_fields).await?;
-    documents::touch(&mut tx, document_id).await?;
     let message = format!("Fields added: {}", new_fields.len());
-    audit::append(
-        &mut tx,
-        account_id,
-        document_id,
-        AuditEvent::Updated,
-        &message,
-        actor,
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(())
+    commit_update(tx, account_id, document_id, &message, actor).await
 }
 
 /// Sends a DRAFT document: SENT status and expiry, the SENT entry, one invitation per recipient
@@ -214,10 +186,7 @@ pub async fn send_document(
     message_id_domain: &str,
 ) -> Result<()> {
     let request = inputs::validate_send(input)?;
-    let mut tx = pool.begin().await?;
-    let document = documents::lock(&mut tx, account_id, document_id).await?;
-    require_draft(&document)?;
-    let recipients = recipients::list(&mut tx, document_id).await?;
+    let (mut tx, _, recipients) = begin_draft_change(pool, account_id, document_id).await?;
     if recipients.is_empty() {
         return Err(Rule::NoRecipients.into());
     }
@@ -336,10 +305,40 @@ pub async fn audit_trail(
     Ok(entries)
 }
 
-fn require_draft(document: &Document) -> Result<()> {
-    if document.status == DocumentStatus::Draft {
-        Ok(())
-    } else {
-        Err(Rule::NotDraft.into())
+/// Opens the transaction of a change to a DRAFT document: the document, locked, and its
+/// recipients.
+async fn begin_draft_change(
+    pool: &PgPool,
+    account_id: Uuid,
+    document_id: Uuid,
+) -> Result<(Transaction<'static, Postgres>, Document, Vec<Recipient>)> {
+    let mut tx = pool.begin().await?;
+    let document = documents::lock(&mut tx, account_id, document_id).await?;
+    if document.status != DocumentStatus::Draft {
+        return Err(Rule::NotDraft.into());
     }
+    let recipients = recipients::list(&mut tx, document_id).await?;
+    Ok((tx, document, recipients))
+}
+
+/// Ends a change to a DRAFT document: bumps `updated_at`, writes the UPDATED entry, commits.
+async fn commit_update(
+    mut tx: Transaction<'static, Postgres>,
+    account_id: Uuid,
+    document_id: Uuid,
+    message: &str,
+    actor: &Actor,
+) -> Result<()> {
+    documents::touch(&mut tx, document_id).await?;
+    audit::append(
+        &mut tx,
+        account_id,
+        document_id,
+        AuditEvent::Updated,
+        message,
+        actor,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
 }
