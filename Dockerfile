@@ -27,7 +27,7 @@ RUN mkdir -p api/src worker/src common/src tests/src \
 
 # The real build. Touch the crate roots so cargo does not mistake them for the stubs above.
 COPY . .
-RUN touch api/src/main.rs worker/src/main.rs common/src/lib.rs \
+RUN touch api/src/main.rs api/src/lib.rs worker/src/main.rs common/src/lib.rs \
     && cargo build --release --locked -p signet-api -p signet-worker \
     && cp target/release/signet-api target/release/signet-worker /usr/local/bin/
 
