@@ -36,25 +36,16 @@ worker=target/debug/signet-worker
 log "migrating"
 "$api" migrate >&2
 
-account_file="$SIGNET_DATA_DIR/demo-account-id"
-create_demo_account() {
-    log "creating the demo account"
-    "$api" account create --name "Demo account" --email demo@example.com | jq -er .id
-}
-if [[ -s $account_file ]]; then
-    account_id=$(<"$account_file")
+demo_email=demo@example.com
+if account_id=$("$api" account show --email "$demo_email" 2>/dev/null | jq -er .id); then
+    log "reusing the demo account $account_id ($demo_email)"
 else
-    account_id=$(create_demo_account)
-    echo "$account_id" >"$account_file"
+    log "creating the demo account ($demo_email)"
+    account_id=$("$api" account create --name "Demo account" --email "$demo_email" | jq -er .id)
 fi
 
-log "generating an API key for account $account_id"
-if ! key_json=$("$api" key generate --account "$account_id"); then
-    log "the remembered demo account is not in this database; creating a new one"
-    account_id=$(create_demo_account)
-    echo "$account_id" >"$account_file"
-    key_json=$("$api" key generate --account "$account_id")
-fi
+log "generating an API key for account $account_id (any previous key stops working)"
+key_json=$("$api" key generate --account "$account_id")
 api_key=$(jq -er .key <<<"$key_json")
 
 log "uploading demo/demo-agreement.pdf"

@@ -73,8 +73,11 @@ pub enum AccountCommand {
     },
     /// Show an account's API settings: usage, limit, webhook URL and masked key
     Show {
+        #[arg(long, required_unless_present = "email", conflicts_with = "email")]
+        id: Option<Uuid>,
+        /// Look the account up by its e-mail instead
         #[arg(long)]
-        id: Uuid,
+        email: Option<String>,
     },
 }
 
@@ -197,9 +200,15 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             }
             account_json(&accounts::update(pool, id, &update).await?)
         }
-        Command::Account(AccountCommand::Show { id }) => {
-            let account = accounts::find(pool, id).await?;
-            let key = api_keys::active(pool, id).await?;
+        Command::Account(AccountCommand::Show { id, email }) => {
+            let account = match (id, email) {
+                (Some(id), _) => accounts::find(pool, id).await?,
+                (None, Some(email)) => accounts::find_by_email(pool, email.trim())
+                    .await?
+                    .ok_or_else(|| CliError(format!("no account has the e-mail {email:?}")))?,
+                (None, None) => unreachable!("clap requires --id or --email"),
+            };
+            let key = api_keys::active(pool, account.id).await?;
             let mut value = account_json(&account);
             value["usageCount"] = json!(account.api_usage_count);
             value["usageWindowStart"] = json!(account.usage_window_start);

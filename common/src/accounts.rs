@@ -66,6 +66,15 @@ pub async fn find(pool: &PgPool, id: Uuid) -> Result<Account> {
     .ok_or(Error::AccountNotFound(id))
 }
 
+pub async fn find_by_email(pool: &PgPool, email: &str) -> Result<Option<Account>> {
+    Ok(sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM accounts WHERE lower(email) = lower($1)"
+    )))
+    .bind(email)
+    .fetch_optional(pool)
+    .await?)
+}
+
 /// What to change on an account; `None` leaves a setting as it is.
 #[derive(Debug, Default)]
 pub struct AccountUpdate {
