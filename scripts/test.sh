@@ -13,6 +13,16 @@ if ! cargo nextest --version >/dev/null 2>&1; then
     cargo install cargo-nextest --locked
 fi
 
+# Real peers the tests talk to: an SMTP server (aiosmtpd) and pdftotext to read final PDFs.
+if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
+    log "installing aiosmtpd (the SMTP server the tests deliver to)"
+    python3 -m pip install --quiet aiosmtpd >&2 ||
+        python3 -m pip install --quiet --break-system-packages aiosmtpd >&2
+fi
+if ! command -v pdftotext >/dev/null; then
+    apt_install poppler-utils
+fi
+
 # The end-to-end tests start the real binaries from target/debug.
 log "building the binaries"
 cargo build --workspace --bins

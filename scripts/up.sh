@@ -106,5 +106,9 @@ curl -sS -X POST -H '$auth' -H '$json' -d '$fields' '$doc/fields'
 curl -sS -X POST -H '$auth' -H '$json' -d '$send' '$doc/send'
 curl -sS -H '$auth' '$doc/audit'
 
+# After the send, each recipient's e-mail is a file in $MAIL_DIR (no SMTP_URL set). Alice's signing link:
+#   grep -h -A1 'to sign:' $MAIL_DIR/*.eml
+# Open it in a browser and sign; then the detail's filePath serves the signed PDF with its certificate.
+
 # Stop everything: scripts/down.sh
 EOF

@@ -46,24 +46,6 @@ impl AppState {
             db,
         }
     }
-
-    /// The domain used in `Message-ID`s: the sender's, else the public URL's host.
-    pub fn message_id_domain(&self) -> String {
-        let from = &self.config.mail_from;
-        let address = from
-            .rsplit_once('<')
-            .map_or(from.as_str(), |(_, a)| a.trim_end_matches('>'));
-        address
-            .rsplit_once('@')
-            .map(|(_, domain)| domain.trim().to_owned())
-            .filter(|d| !d.is_empty())
-            .or_else(|| {
-                url::Url::parse(&self.config.public_url)
-                    .ok()
-                    .and_then(|u| u.host_str().map(str::to_owned))
-            })
-            .unwrap_or_else(|| "signet.invalid".to_owned())
-    }
 }
 
 /// The whole HTTP surface.
@@ -80,6 +62,7 @@ pub fn router(state: AppState) -> Router {
         Router::new()
             .nest(BASE_PATH, api)
             .merge(routes::files::router())
+            .merge(routes::signing::router())
             .merge(routes::health::router())
             .fallback(route_not_found)
             .method_not_allowed_fallback(method_not_allowed),
@@ -140,16 +123,20 @@ async fn method_not_allowed() -> ApiError {
     ApiError::MethodNotAllowed
 }
 
-/// The last line of defence for the envelope: an error response that is not JSON (from a
-/// layer or extractor outside our own types) is replaced by the envelope for its status.
+/// The last line of defence for the envelope: an error response that is neither JSON nor one of
+/// our HTML pages (from a layer or extractor outside our own types) is replaced by the envelope
+/// for its status.
 async fn envelope_every_error(req: Request, next: Next) -> Response {
     let response = next.run(req).await;
     let status = response.status();
-    let is_json = response
+    let deliberate = response
         .headers()
         .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v == HeaderValue::from_static("application/json"));
-    if (status.is_client_error() || status.is_server_error()) && !is_json {
+        .is_some_and(|v| {
+            v == HeaderValue::from_static("application/json")
+                || v.as_bytes().starts_with(b"text/html")
+        });
+    if (status.is_client_error() || status.is_server_error()) && !deliberate {
         tracing::warn!(%status, "replacing a non-envelope error response");
         return ApiError::for_status(status).into_response();
     }

@@ -32,6 +32,10 @@ pub enum ApiError {
     DocumentNotFound,
     #[error("File link is invalid or has expired")]
     InvalidFileLink,
+    #[error("Signing link not found")]
+    SigningLinkNotFound,
+    #[error("{0}")]
+    Conflict(signet_common::Conflict),
     #[error("Service unavailable")]
     Unavailable,
     #[error("Internal server error")]
@@ -76,7 +80,10 @@ impl ApiError {
         match self {
             Self::MissingKey | Self::InvalidKey => StatusCode::UNAUTHORIZED,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::RouteNotFound | Self::DocumentNotFound => StatusCode::NOT_FOUND,
+            Self::RouteNotFound | Self::DocumentNotFound | Self::SigningLinkNotFound => {
+                StatusCode::NOT_FOUND
+            }
+            Self::Conflict(_) => StatusCode::CONFLICT,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::InvalidBody(_) | Self::InvalidQuery(_) | Self::Rule(_) => StatusCode::BAD_REQUEST,
@@ -106,6 +113,8 @@ impl From<Error> for ApiError {
             Error::Invalid(problems) => Self::InvalidBody(problems),
             Error::InvalidQuery(name) => Self::InvalidQuery(name),
             Error::Rule(rule) => Self::Rule(rule),
+            Error::Conflict(conflict) => Self::Conflict(conflict),
+            Error::SigningLinkNotFound => Self::SigningLinkNotFound,
             e if e.is_unavailable() => {
                 tracing::warn!(error = %e, "database unavailable");
                 Self::Unavailable

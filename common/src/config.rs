@@ -36,8 +36,16 @@ pub struct Config {
     pub trusted_proxies: Vec<IpNet>,
     pub webhook_allow_private: bool,
     pub webhook_retry_schedule: Vec<Duration>,
+    pub email_retry_schedule: Vec<Duration>,
     pub expiry_sweep_cron: String,
     pub worker_concurrency: usize,
+    /// How often a worker proves it is alive; a worker silent for three intervals is presumed
+    /// dead and its jobs run again elsewhere.
+    pub worker_heartbeat: Duration,
+    /// How long a stopping worker waits for running jobs.
+    pub worker_shutdown_timeout: Duration,
+    /// How often workers look for delayed jobs (new jobs arrive by NOTIFY at once).
+    pub worker_poll_interval: Duration,
     pub log_format: LogFormat,
 }
 
@@ -105,7 +113,24 @@ impl Config {
                 )),
                 |name, v| parse::<u64>(name, v).map(Duration::from_secs),
             )?,
+            email_retry_schedule: parse_list(
+                "EMAIL_RETRY_SCHEDULE",
+                Some(or("EMAIL_RETRY_SCHEDULE", "10,60,300,1800")),
+                |name, v| parse::<u64>(name, v).map(Duration::from_secs),
+            )?,
             expiry_sweep_cron: or("EXPIRY_SWEEP_CRON", "0 * * * * *"),
+            worker_heartbeat: Duration::from_secs(positive(
+                "WORKER_HEARTBEAT_SECS",
+                &or("WORKER_HEARTBEAT_SECS", "30"),
+            )?),
+            worker_shutdown_timeout: Duration::from_secs(positive(
+                "WORKER_SHUTDOWN_SECS",
+                &or("WORKER_SHUTDOWN_SECS", "30"),
+            )?),
+            worker_poll_interval: Duration::from_millis(positive(
+                "WORKER_POLL_MS",
+                &or("WORKER_POLL_MS", "1000"),
+            )?),
             worker_concurrency: positive("WORKER_CONCURRENCY", &or("WORKER_CONCURRENCY", "8"))?
                 as usize,
             log_format: match or("LOG_FORMAT", "text").to_ascii_lowercase().as_str() {
@@ -119,6 +144,26 @@ impl Config {
                 }
             },
         })
+    }
+}
+
+impl Config {
+    /// The domain of `Message-ID`s: the sender's, else the public URL's host.
+    pub fn message_id_domain(&self) -> String {
+        let address = self
+            .mail_from
+            .rsplit_once('<')
+            .map_or(self.mail_from.as_str(), |(_, a)| a.trim_end_matches('>'));
+        address
+            .rsplit_once('@')
+            .map(|(_, domain)| domain.trim().to_owned())
+            .filter(|d| !d.is_empty())
+            .or_else(|| {
+                url::Url::parse(&self.public_url)
+                    .ok()
+                    .and_then(|u| u.host_str().map(str::to_owned))
+            })
+            .unwrap_or_else(|| "signet.invalid".to_owned())
     }
 }
 

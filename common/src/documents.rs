@@ -14,8 +14,8 @@ use crate::{
 };
 
 const COLUMNS: &str = "id, account_id, code, title, status, file_key, sha256, pages, page_sizes, \
-                       created_at, updated_at, sent_at, expiry_date, completed_at, final_file_key, \
-                       final_sha256";
+                       created_at, updated_at, sent_at, expiry_date, completed_at, send_message, \
+                       send_description, final_file_key, final_sha256";
 
 pub struct NewDocument<'a> {
     pub id: Uuid,
@@ -75,6 +75,18 @@ pub async fn find_by_signed_link(pool: &PgPool, id: Uuid) -> Result<Document> {
     )))
     .bind(id)
     .fetch_optional(pool)
+    .await?
+    .ok_or(Error::DocumentNotFound)
+}
+
+/// Locks a document named by a job. Jobs carry only ids, so this is the one lookup by
+/// document id alone besides signed links; the id itself came from an authorised write.
+pub async fn lock_for_job(conn: &mut PgConnection, id: Uuid) -> Result<Document> {
+    sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM documents WHERE id = $1 FOR UPDATE"
+    )))
+    .bind(id)
+    .fetch_optional(conn)
     .await?
     .ok_or(Error::DocumentNotFound)
 }
@@ -183,6 +195,25 @@ pub async fn mark_sent(
     .bind(expiry_date)
     .bind(message)
     .bind(description)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn mark_completed(
+    conn: &mut PgConnection,
+    id: Uuid,
+    final_file_key: &str,
+    final_sha256: &str,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE documents SET status = 'COMPLETED', completed_at = now(), updated_at = now(),
+             final_file_key = $2, final_sha256 = $3
+         WHERE id = $1",
+    )
+    .bind(id)
+    .bind(final_file_key)
+    .bind(final_sha256)
     .execute(conn)
     .await?;
     Ok(())

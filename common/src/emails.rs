@@ -1,15 +1,39 @@
 //! SQL of the outbox of e-mails: one row per e-mail that must go out.
 
+use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::{error::Result, model::EmailKind};
+use crate::{
+    error::Result,
+    jobs::{self, DispatchEmail},
+    model::{DocumentStatus, EmailKind, RecipientRole},
+};
 
 pub struct NewEmail {
     pub recipient_id: Uuid,
     pub kind: EmailKind,
     /// The recipient's signing token, kept only until the e-mail carrying it is sent.
     pub link_token: Option<String>,
+}
+
+/// Puts e-mails in the outbox and queues their dispatch jobs, on the caller's transaction.
+pub async fn queue(
+    conn: &mut PgConnection,
+    account_id: Uuid,
+    document_id: Uuid,
+    emails: &[NewEmail],
+    message_id_domain: &str,
+) -> Result<()> {
+    if emails.is_empty() {
+        return Ok(());
+    }
+    let ids = insert_many(conn, account_id, document_id, emails, message_id_domain).await?;
+    let dispatches: Vec<DispatchEmail> = ids
+        .into_iter()
+        .map(|email_id| DispatchEmail { email_id })
+        .collect();
+    jobs::enqueue(conn, &dispatches).await
 }
 
 /// Inserts the rows and returns their ids, in order. `Message-ID`s are fixed here so that a
@@ -42,4 +66,91 @@ pub async fn insert_many(
     .execute(conn)
     .await?;
     Ok(ids)
+}
+
+/// Everything needed to render and send one outbox row.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct OutgoingEmail {
+    pub id: Uuid,
+    pub account_id: Uuid,
+    pub document_id: Uuid,
+    #[sqlx(try_from = "String")]
+    pub kind: EmailKind,
+    pub message_id: String,
+    pub link_token: Option<String>,
+    pub status: String,
+    pub attempts: i32,
+    pub recipient_name: String,
+    pub recipient_email: String,
+    #[sqlx(try_from = "String")]
+    pub recipient_role: RecipientRole,
+    pub document_title: String,
+    pub document_code: String,
+    #[sqlx(try_from = "String")]
+    pub document_status: DocumentStatus,
+    pub send_message: Option<String>,
+    pub send_description: Option<String>,
+    pub expiry_date: Option<DateTime<Utc>>,
+    pub sender_name: String,
+    /// For DECLINED notices: who declined and why.
+    pub declined_by: Option<String>,
+    pub decline_reason: Option<String>,
+}
+
+/// Locks an outbox row for sending. `None` when it does not exist or another worker holds it.
+pub async fn lock_for_dispatch(
+    conn: &mut PgConnection,
+    email_id: Uuid,
+) -> Result<Option<OutgoingEmail>> {
+    Ok(sqlx::query_as(
+        "SELECT e.id, e.account_id, e.document_id, e.kind, e.message_id, e.link_token, e.status,
+                e.attempts, r.name AS recipient_name, r.email AS recipient_email,
+                r.role AS recipient_role, d.title AS document_title, d.code AS document_code,
+                d.status AS document_status, d.send_message, d.send_description, d.expiry_date,
+                a.name AS sender_name, dr.email AS declined_by, dr.decline_reason
+         FROM outbound_emails e
+         JOIN recipients r ON r.id = e.recipient_id
+         JOIN documents d ON d.id = e.document_id
+         JOIN accounts a ON a.id = e.account_id
+         LEFT JOIN LATERAL (
+             SELECT email, decline_reason FROM recipients
+             WHERE document_id = e.document_id AND status = 'DECLINED' LIMIT 1
+         ) dr ON e.kind = 'DECLINED'
+         WHERE e.id = $1
+         FOR UPDATE OF e SKIP LOCKED",
+    )
+    .bind(email_id)
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// Marks the row sent; the signing token it carried is no longer kept.
+pub async fn mark_sent(conn: &mut PgConnection, email_id: Uuid) -> Result<()> {
+    sqlx::query(
+        "UPDATE outbound_emails SET status = 'SENT', sent_at = now(), attempts = attempts + 1,
+             link_token = NULL, last_error = NULL WHERE id = $1",
+    )
+    .bind(email_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Records a failed attempt; `give_up` marks the row FAILED.
+pub async fn record_failure(
+    conn: &mut PgConnection,
+    email_id: Uuid,
+    error: &str,
+    give_up: bool,
+) -> Result<i32> {
+    Ok(sqlx::query_scalar(
+        "UPDATE outbound_emails SET attempts = attempts + 1, last_error = $2,
+             status = CASE WHEN $3 THEN 'FAILED' ELSE status END
+         WHERE id = $1 RETURNING attempts",
+    )
+    .bind(email_id)
+    .bind(error)
+    .bind(give_up)
+    .fetch_one(conn)
+    .await?)
 }

@@ -41,6 +41,17 @@ pub enum Rule {
     ExpiryNotInFuture,
     #[error("Document is {0}; only DRAFT or SENT documents can be cancelled")]
     NotCancellable(String),
+    #[error("Only signers can sign or decline this document")]
+    NotASigner,
+}
+
+/// A signing action that the document's or recipient's state no longer allows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Conflict {
+    #[error("Document is no longer open for signing")]
+    NotOpen,
+    #[error("You have already signed this document")]
+    AlreadySigned,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +66,12 @@ pub enum Error {
     InvalidQuery(String),
     #[error(transparent)]
     Rule(#[from] Rule),
+    #[error(transparent)]
+    Conflict(#[from] Conflict),
+    #[error("Signing link not found")]
+    SigningLinkNotFound,
+    #[error("final PDF: {0}")]
+    Stamp(#[from] crate::stamp::StampError),
     #[error(transparent)]
     Pdf(#[from] PdfError),
     #[error("database: {0}")]

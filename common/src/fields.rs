@@ -21,7 +21,7 @@ pub struct NewField {
 
 pub async fn list(conn: &mut PgConnection, document_id: Uuid) -> Result<Vec<Field>> {
     Ok(sqlx::query_as(
-        "SELECT id, recipient_id, type, page, x, y, width, height FROM fields
+        "SELECT id, recipient_id, type, page, x, y, width, height, value FROM fields
          WHERE document_id = $1 ORDER BY created_at, id",
     )
     .bind(document_id)
@@ -64,6 +64,19 @@ pub async fn insert_many(
     .bind(measure(|f| f.y))
     .bind(measure(|f| f.width))
     .bind(measure(|f| f.height))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Records the values a signer gave, all in one statement.
+pub async fn fill(conn: &mut PgConnection, values: &[(Uuid, String)]) -> Result<()> {
+    sqlx::query(
+        "UPDATE fields f SET value = v.value, filled_at = now()
+         FROM UNNEST($1::uuid[], $2::text[]) AS v(id, value) WHERE f.id = v.id",
+    )
+    .bind(values.iter().map(|(id, _)| *id).collect::<Vec<_>>())
+    .bind(values.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>())
     .execute(conn)
     .await?;
     Ok(())

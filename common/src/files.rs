@@ -21,6 +21,10 @@ impl FileStore {
         format!("{account_id}/{document_id}/original.pdf")
     }
 
+    pub fn final_key(account_id: Uuid, document_id: Uuid) -> String {
+        format!("{account_id}/{document_id}/final.pdf")
+    }
+
     pub fn path(&self, key: &str) -> PathBuf {
         self.root.join(key)
     }

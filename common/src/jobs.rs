@@ -1,5 +1,7 @@
 //! Job payloads and their queues. Jobs carry ids, never snapshots; handlers are idempotent.
 
+use std::time::Duration;
+
 use apalis::prelude::TaskBuilder;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use sqlx::PgConnection;
@@ -24,14 +26,39 @@ impl Job for DispatchEmail {
     const MAX_ATTEMPTS: usize = 5;
 }
 
+/// See whether every signer has signed; if so complete the document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckCompletion {
+    pub document_id: Uuid,
+}
+
+impl Job for CheckCompletion {
+    const QUEUE: &'static str = "signet.check_completion";
+    const MAX_ATTEMPTS: usize = 5;
+}
+
 /// Pushes jobs on the caller's connection, so they commit or roll back with the business write
 /// of the same transaction (apalis NOTIFYs the workers at commit).
 pub async fn enqueue<J: Job>(conn: &mut PgConnection, jobs: &[J]) -> Result<()> {
+    enqueue_after(conn, jobs, Duration::ZERO).await
+}
+
+/// Like `enqueue`, to run no earlier than `delay` from now (retries with backoff).
+pub async fn enqueue_after<J: Job>(
+    conn: &mut PgConnection,
+    jobs: &[J],
+    delay: Duration,
+) -> Result<()> {
     let tasks = jobs
         .iter()
         .map(|job| {
             let args = serde_json::to_vec(job).expect("job payloads always serialise");
-            TaskBuilder::new(args).max_attempts(J::MAX_ATTEMPTS).build()
+            let task = TaskBuilder::new(args).max_attempts(J::MAX_ATTEMPTS);
+            if delay.is_zero() {
+                task.build()
+            } else {
+                task.run_after(delay).build()
+            }
         })
         .collect();
     apalis_postgres::queries::push_tasks(conn, J::QUEUE, tasks).await?;

@@ -4,11 +4,13 @@
 pub mod accounts;
 pub mod api_keys;
 pub mod audit;
+pub mod completion;
 pub mod config;
 pub mod db;
 pub mod documents;
 pub mod emails;
 pub mod error;
+pub mod expiry;
 pub mod fields;
 pub mod files;
 pub mod inputs;
@@ -18,11 +20,13 @@ pub mod pdf;
 pub mod query;
 pub mod recipients;
 pub mod secrets;
+pub mod signing;
+pub mod stamp;
 pub mod views;
 pub mod workflow;
 
 pub use config::Config;
-pub use error::{Error, Problem, Rule};
+pub use error::{Conflict, Error, Problem, Rule};
 
 /// The version of the service, as reported in user agents and telemetry.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

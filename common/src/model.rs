@@ -90,6 +90,8 @@ pub struct Document {
     pub sent_at: Option<DateTime<Utc>>,
     pub expiry_date: Option<DateTime<Utc>>,
     pub completed_at: Option<DateTime<Utc>>,
+    pub send_message: Option<String>,
+    pub send_description: Option<String>,
     pub final_file_key: Option<String>,
     pub final_sha256: Option<String>,
 }
@@ -109,6 +111,10 @@ pub struct Recipient {
     pub status: RecipientStatus,
     pub color_code: String,
     pub position: i32,
+    pub viewed_at: Option<DateTime<Utc>>,
+    pub signed_at: Option<DateTime<Utc>>,
+    pub declined_at: Option<DateTime<Utc>>,
+    pub decline_reason: Option<String>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -122,6 +128,7 @@ pub struct Field {
     pub y: f64,
     pub width: f64,
     pub height: f64,
+    pub value: Option<String>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -10,7 +10,8 @@ use crate::{
 };
 
 const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_code, \
-                       phone_number, status, color_code, position";
+                       phone_number, status, color_code, position, viewed_at, signed_at, \
+                       declined_at, decline_reason";
 
 pub struct NewRecipient {
     pub id: Uuid,
@@ -92,6 +93,56 @@ pub async fn set_signing_token_hashes(
     )
     .bind(tokens.iter().map(|(id, _)| *id).collect::<Vec<_>>())
     .bind(tokens.iter().map(|(_, h)| h.to_vec()).collect::<Vec<_>>())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The recipient a signing token belongs to.
+pub async fn find_by_token_hash(pool: &sqlx::PgPool, hash: &[u8]) -> Result<Option<Recipient>> {
+    Ok(sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM recipients WHERE signing_token_hash = $1"
+    )))
+    .bind(hash)
+    .fetch_optional(pool)
+    .await?)
+}
+
+pub async fn find(conn: &mut PgConnection, id: Uuid) -> Result<Recipient> {
+    Ok(sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM recipients WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_one(conn)
+    .await?)
+}
+
+pub async fn mark_viewed(conn: &mut PgConnection, id: Uuid) -> Result<()> {
+    sqlx::query("UPDATE recipients SET status = 'VIEWED', viewed_at = now() WHERE id = $1")
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn mark_signed(conn: &mut PgConnection, id: Uuid) -> Result<()> {
+    sqlx::query(
+        "UPDATE recipients SET status = 'SIGNED', signed_at = now(),
+             viewed_at = COALESCE(viewed_at, now()) WHERE id = $1",
+    )
+    .bind(id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn mark_declined(conn: &mut PgConnection, id: Uuid, reason: Option<&str>) -> Result<()> {
+    sqlx::query(
+        "UPDATE recipients SET status = 'DECLINED', declined_at = now(), decline_reason = $2,
+             viewed_at = COALESCE(viewed_at, now()) WHERE id = $1",
+    )
+    .bind(id)
+    .bind(reason)
     .execute(conn)
     .await?;
     Ok(())

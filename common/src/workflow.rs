@@ -14,7 +14,6 @@ use crate::{
         self, FieldInput, MAX_FIELDS_PER_DOCUMENT, MAX_RECIPIENTS_PER_DOCUMENT, RecipientInput,
         SendInput,
     },
-    jobs::{self, DispatchEmail},
     model::{Actor, AuditEntry, AuditEvent, Document, DocumentStatus, EmailKind, Field, Recipient},
     pdf,
     recipients::{self, NewRecipient},
@@ -231,7 +230,7 @@ pub async fn send_document(
             link_token: Some(token),
         })
         .collect();
-    let email_ids = emails::insert_many(
+    emails::queue(
         &mut tx,
         account_id,
         document_id,
@@ -239,11 +238,6 @@ pub async fn send_document(
         message_id_domain,
     )
     .await?;
-    let dispatches: Vec<DispatchEmail> = email_ids
-        .into_iter()
-        .map(|email_id| DispatchEmail { email_id })
-        .collect();
-    jobs::enqueue(&mut tx, &dispatches).await?;
     tx.commit().await?;
     Ok(())
 }

@@ -372,3 +372,191 @@ pub fn repo_root() -> PathBuf {
 pub fn fixtures_dir() -> PathBuf {
     repo_root().join("../shared/fixtures/pdf")
 }
+
+/// A real SMTP server on loopback (aiosmtpd, from PyPI) delivering into a Maildir.
+pub struct Mailbox {
+    pub port: u16,
+    pub dir: tempfile::TempDir,
+    child: std::process::Child,
+}
+
+/// One received e-mail, decoded.
+#[derive(Debug, Clone)]
+pub struct Mail {
+    pub message_id: String,
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+}
+
+impl Mailbox {
+    pub async fn start() -> Self {
+        Self::start_on(free_port()).await
+    }
+
+    pub async fn start_on(port: u16) -> Self {
+        let dir = tempfile::tempdir().expect("maildir");
+        for sub in ["new", "cur", "tmp"] {
+            std::fs::create_dir_all(dir.path().join(sub)).expect("maildir");
+        }
+        let child = std::process::Command::new("python3")
+            .args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")])
+            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+            .arg(dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start aiosmtpd (python3 -m pip install aiosmtpd; scripts/test.sh does)");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "aiosmtpd did not start on port {port}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        Self { port, dir, child }
+    }
+
+    pub fn url(&self) -> String {
+        format!("smtp://127.0.0.1:{}", self.port)
+    }
+
+    pub fn messages(&self) -> Vec<Mail> {
+        let mut mails = Vec::new();
+        for sub in ["new", "cur"] {
+            let Ok(entries) = std::fs::read_dir(self.dir.path().join(sub)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let Ok(raw) = std::fs::read(entry.path()) else {
+                    continue;
+                };
+                let Some(parsed) = mail_parser::MessageParser::default().parse(&raw) else {
+                    continue;
+                };
+                mails.push(Mail {
+                    message_id: parsed.message_id().unwrap_or_default().to_owned(),
+                    to: parsed
+                        .to()
+                        .and_then(|to| to.first())
+                        .and_then(|a| a.address())
+                        .unwrap_or_default()
+                        .to_owned(),
+                    subject: parsed.subject().unwrap_or_default().to_owned(),
+                    text: parsed.body_text(0).unwrap_or_default().into_owned(),
+                    html: parsed.body_html(0).unwrap_or_default().into_owned(),
+                });
+            }
+        }
+        mails
+    }
+
+    /// Waits until at least `count` messages matching `filter` arrived; returns them.
+    pub async fn wait_for(
+        &self,
+        count: usize,
+        timeout: std::time::Duration,
+        filter: impl Fn(&Mail) -> bool,
+    ) -> Vec<Mail> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let found: Vec<Mail> = self.messages().into_iter().filter(|m| filter(m)).collect();
+            if found.len() >= count || std::time::Instant::now() >= deadline {
+                return found;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for Mailbox {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port()
+}
+
+/// A real `signet-worker` process configured like the test app; killed when dropped.
+pub struct WorkerProcess {
+    pub child: std::process::Child,
+    pub log: PathBuf,
+}
+
+impl WorkerProcess {
+    /// Starts a worker for `app`, sending mail to `smtp_url`; `extra` overrides settings.
+    pub fn start(app: &TestApp, smtp_url: &str, extra: &[(&str, &str)]) -> Self {
+        let log = app
+            .files
+            .path()
+            .join(format!("worker-{}.log", Uuid::new_v4().simple()));
+        let log_file = std::fs::File::create(&log).expect("worker log");
+        let mut command = std::process::Command::new(binary("signet-worker"));
+        command
+            .env("DATABASE_URL", app.db.url())
+            .env("PUBLIC_URL", &app.base)
+            .env("FILE_STORE_DIR", app.files.path())
+            .env("FILE_URL_SECRET", "test-file-url-secret")
+            .env("SMTP_URL", smtp_url)
+            .env("MAIL_FROM", "Signet <no-reply@signet.test>")
+            .env("WORKER_HEARTBEAT_SECS", "1")
+            .env("WORKER_POLL_MS", "200")
+            .env("WORKER_SHUTDOWN_SECS", "10")
+            .env("EMAIL_RETRY_SCHEDULE", "1,1,1,1")
+            .env("RUST_LOG", "info,sqlx=warn")
+            .env("NO_COLOR", "1")
+            .stdout(log_file.try_clone().expect("log"))
+            .stderr(log_file);
+        for (k, v) in extra {
+            command.env(k, v);
+        }
+        Self {
+            child: command.spawn().expect("start signet-worker"),
+            log,
+        }
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// SIGTERM, then waits (bounded) for the exit status.
+    pub fn terminate(&mut self, within: std::time::Duration) -> Option<std::process::ExitStatus> {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if std::time::Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// SIGKILL: no chance to clean up.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

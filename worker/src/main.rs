@@ -1,21 +1,9 @@
-//! `signet-worker`: connects to the job queue and waits for work until SIGTERM or Ctrl-C.
-//! The job handlers (e-mail dispatch, completion, expiry, webhooks) arrive with the next
-//! milestone; until then this process only proves its configuration and connectivity.
-
 use std::{process::ExitCode, time::Duration};
 
-use signet_common::{Config, db::Db};
+use signet_common::{Config, config::LogFormat, db::Db};
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-                tracing_subscriber::EnvFilter::new("info,sqlx=warn,lopdf=error")
-            }),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(e) => {
@@ -23,6 +11,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    init_logging(config.log_format);
     let db = match Db::connect_lazy(&config.database_url) {
         Ok(db) => db,
         Err(e) => {
@@ -30,11 +19,13 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // Wait for the schema (signet-api migrate / serve creates it), checking now and then.
+    // The API's `serve` (or `signet-api migrate`) creates the schema; wait for it.
     loop {
-        match sqlx::query_scalar::<_, bool>("SELECT to_regclass('apalis.jobs') IS NOT NULL")
-            .fetch_one(&db.pool)
-            .await
+        match sqlx::query_scalar::<_, bool>(
+            "SELECT to_regclass('apalis.jobs') IS NOT NULL AND to_regclass('public.outbound_emails') IS NOT NULL",
+        )
+        .fetch_one(&db.pool)
+        .await
         {
             Ok(true) => break,
             Ok(false) => tracing::info!("waiting for the schema: run `signet-api migrate`"),
@@ -45,13 +36,28 @@ async fn main() -> ExitCode {
             () = shutdown_signal() => return ExitCode::SUCCESS,
         }
     }
-    tracing::info!(
-        concurrency = config.worker_concurrency,
-        "signet-worker connected; no job handlers in this release, waiting for shutdown"
-    );
-    shutdown_signal().await;
-    tracing::info!("signet-worker stopped");
-    ExitCode::SUCCESS
+    match signet_worker::run(config, db, shutdown_signal()).await {
+        Ok(()) => {
+            tracing::info!("signet-worker stopped");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn,lopdf=error"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Json => builder.json().init(),
+        LogFormat::Text => builder.init(),
+    }
 }
 
 async fn shutdown_signal() {

@@ -163,7 +163,7 @@ async fn send_document(
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<SendInput>,
 ) -> Result<Response, ApiError> {
-    let domain = state.message_id_domain();
+    let domain = state.config.message_id_domain();
     workflow::send_document(&state.db.pool, account_id, id, body, &actor, &domain).await?;
     Ok(success("Document sent successfully", Empty {}))
 }

@@ -2,3 +2,4 @@ pub mod documents;
 pub mod files;
 pub mod health;
 pub mod openapi;
+pub mod signing;

@@ -40,6 +40,10 @@ async fn bring_up_prints_curl_commands_that_work() {
             assert_eq!(json["code"], "DEFAULT", "{command}\nanswered {json}");
         }
     });
+    let result = match result {
+        Ok(()) => std::panic::catch_unwind(|| sign_the_demo_document(&stdout, data.path(), port)),
+        failed => failed,
+    };
     let down = Command::new("bash")
         .arg(repo_root().join("scripts/down.sh"))
         .current_dir(repo_root())
@@ -53,5 +57,102 @@ async fn bring_up_prints_curl_commands_that_work() {
         down.status.success(),
         "{}",
         String::from_utf8_lossy(&down.stderr)
+    );
+}
+
+/// The README's walkthrough: the worker writes the invitations into the local mailbox
+/// (`data/mail`), Alice's link signs, the document completes, and the detail's `filePath`
+/// serves the final PDF with its certificate page.
+fn sign_the_demo_document(stdout: &str, data: &std::path::Path, port: u16) {
+    let value = |label: &str| {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(label))
+            .map(|v| v.trim().to_owned())
+            .unwrap_or_else(|| panic!("no {label} in {stdout}"))
+    };
+    let (key, document) = (value("API key:"), value("Document id:"));
+    let get = |url: &str| {
+        let out = Command::new("curl")
+            .args(["-sS", "-H", &format!("X-API-KEY: {key}"), url])
+            .output()
+            .unwrap();
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap_or(serde_json::Value::Null)
+    };
+    let link = (0..300)
+        .find_map(|_| {
+            let found = std::fs::read_dir(data.join("mail"))
+                .ok()?
+                .flatten()
+                .find_map(|entry| {
+                    let text = std::fs::read_to_string(entry.path()).ok()?;
+                    let at = text.find("to sign:")?;
+                    text[at..].lines().nth(1).map(|l| l.trim().to_owned())
+                });
+            if found.is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            found
+        })
+        .expect("Alice's invitation in the local mailbox");
+    assert!(
+        link.starts_with(&format!("http://127.0.0.1:{port}/sign/")),
+        "{link}"
+    );
+    let session: serde_json::Value = serde_json::from_slice(
+        &Command::new("curl")
+            .args(["-sS", &format!("{link}/session")])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let fields: Vec<serde_json::Value> = session["data"]["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let value = if f["type"] == "DATE" {
+                "2026-11-21"
+            } else {
+                "Alice Signer"
+            };
+            serde_json::json!({"id": f["id"], "value": value})
+        })
+        .collect();
+    let body = serde_json::json!({ "fields": fields }).to_string();
+    let submit = Command::new("curl")
+        .args([
+            "-sS",
+            "-X",
+            "POST",
+            "-H",
+            "Content-Type: application/json",
+            "-d",
+            &body,
+            &format!("{link}/submit"),
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&submit.stdout).contains("Document signed successfully"));
+    let detail_url = format!("http://127.0.0.1:{port}/external/api/v1/documents/{document}");
+    let detail = (0..300)
+        .map(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            get(&detail_url)
+        })
+        .find(|d| d["data"]["status"] == "COMPLETED")
+        .expect("the demo document completes");
+    let file = detail["data"]["filePath"].as_str().unwrap();
+    let pdf = Command::new("curl")
+        .args(["-sS", file])
+        .output()
+        .unwrap()
+        .stdout;
+    let inspected = signet_common::pdf::inspect(&pdf).expect("the final PDF opens");
+    assert!(
+        inspected.pages >= 3,
+        "the 2-page demo plus its certificate, got {}",
+        inspected.pages
     );
 }

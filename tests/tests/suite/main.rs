@@ -10,4 +10,6 @@ mod isolation;
 mod keys;
 mod lists;
 mod openapi;
+mod signing_flow;
 mod uploads;
+mod workers;

@@ -1,0 +1,281 @@
+//! The signer's side: `GET /sign/{token}` (a page a person can use), and its JSON endpoints
+//! `GET /sign/{token}/session`, `POST /sign/{token}/submit`, `POST /sign/{token}/decline`.
+
+use axum::{
+    Router,
+    extract::{Path, State},
+    http::StatusCode,
+    response::{IntoResponse, Response},
+    routing::{get, post},
+};
+use chrono::{SecondsFormat, Utc};
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+use serde::Serialize;
+use signet_common::{
+    Error,
+    model::{DocumentStatus, RecipientRole, RecipientStatus},
+    signing::{self, DeclineInput, SigningSession, SubmitInput},
+    views::{FieldView, Timestamp},
+};
+use uuid::Uuid;
+
+use crate::{
+    AppState,
+    error::{ApiError, Empty, success},
+    extract::{ApiJson, ClientActor},
+};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/sign/{token}", get(page))
+        .route("/sign/{token}/session", get(session))
+        .route("/sign/{token}/submit", post(submit))
+        .route("/sign/{token}/decline", post(decline))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionView {
+    document: SessionDocument,
+    recipient: SessionRecipient,
+    fields: Vec<FieldView>,
+    /// Whether this link can still sign or decline.
+    can_sign: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionDocument {
+    id: Uuid,
+    title: String,
+    status: DocumentStatus,
+    pages: i32,
+    file_url: String,
+    message: Option<String>,
+    description: Option<String>,
+    expiry_date: Option<Timestamp>,
+}
+
+#[derive(Serialize)]
+struct SessionRecipient {
+    name: String,
+    email: String,
+    role: RecipientRole,
+    status: RecipientStatus,
+}
+
+impl SessionView {
+    fn new(session: &SigningSession, file_url: String) -> Self {
+        let d = &session.document;
+        let r = &session.recipient;
+        Self {
+            document: SessionDocument {
+                id: d.id,
+                title: d.title.clone(),
+                status: d.status,
+                pages: d.pages,
+                file_url,
+                message: d.send_message.clone(),
+                description: d.send_description.clone(),
+                expiry_date: d.expiry_date.map(Timestamp),
+            },
+            recipient: SessionRecipient {
+                name: r.name.clone(),
+                email: r.email.clone(),
+                role: r.role,
+                status: r.status,
+            },
+            fields: session.fields.iter().map(FieldView::from).collect(),
+            can_sign: session.can_act(),
+        }
+    }
+}
+
+/// The first call records VIEWED.
+async fn session(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+    ClientActor(actor): ClientActor,
+) -> Result<Response, ApiError> {
+    let session = signing::open(&state.db.pool, &token, &actor).await?;
+    let file_url = state.links.url(session.document.id, Utc::now());
+    Ok(success(
+        "Signing session retrieved successfully",
+        SessionView::new(&session, file_url),
+    ))
+}
+
+async fn submit(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+    ClientActor(actor): ClientActor,
+    ApiJson(body): ApiJson<SubmitInput>,
+) -> Result<Response, ApiError> {
+    signing::submit(&state.db.pool, &token, body, &actor).await?;
+    Ok(success("Document signed successfully", Empty {}))
+}
+
+async fn decline(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+    ClientActor(actor): ClientActor,
+    ApiJson(body): ApiJson<DeclineInput>,
+) -> Result<Response, ApiError> {
+    let domain = state.config.message_id_domain();
+    signing::decline(&state.db.pool, &token, body, &actor, &domain).await?;
+    Ok(success("Document declined successfully", Empty {}))
+}
+
+/// The page a signer opens from the e-mail. It records VIEWED like the session endpoint.
+async fn page(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+    ClientActor(actor): ClientActor,
+) -> Response {
+    match signing::open(&state.db.pool, &token, &actor).await {
+        Ok(session) => {
+            let file_url = state.links.url(session.document.id, Utc::now());
+            signing_page(&token, &session, &file_url).into_response()
+        }
+        Err(Error::SigningLinkNotFound) => (
+            StatusCode::NOT_FOUND,
+            layout(
+                "Link not found",
+                html! {
+                    h1 { "This signing link is not valid" }
+                    p { "Check that you opened the whole link from your e-mail." }
+                },
+            ),
+        )
+            .into_response(),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+fn layout(title: &str, body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · Signet" }
+                style { (PreEscaped(STYLE)) }
+            }
+            body { main { (body) } }
+        }
+    }
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d2330}\
+main{max-width:960px;margin:0 auto;padding:16px}\
+.card{background:#fff;border-radius:8px;padding:16px;margin:12px 0;box-shadow:0 1px 2px #0002}\
+iframe{width:100%;height:70vh;border:1px solid #ccd;border-radius:4px;background:#fff}\
+label{display:block;margin:10px 0 4px;font-weight:600}\
+input,textarea{width:100%;box-sizing:border-box;padding:8px;font-size:16px;border:1px solid #aab;border-radius:4px}\
+button{padding:10px 18px;font-size:16px;border:0;border-radius:4px;cursor:pointer;margin-top:12px}\
+.primary{background:#1f4fd1;color:#fff}.danger{background:#fff;color:#b3261e;border:1px solid #b3261e}\
+.banner{padding:12px;border-radius:6px;background:#e8f0fe}.error{color:#b3261e;white-space:pre-wrap}\
+.swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}";
+
+fn field_label(field: &FieldView) -> String {
+    let kind = match field.field_type {
+        signet_common::model::FieldType::Signature => "Signature (type your full name)",
+        signet_common::model::FieldType::Initials => "Initials",
+        signet_common::model::FieldType::Date => "Date",
+        signet_common::model::FieldType::Text => "Text",
+    };
+    format!("{kind} — page {}", field.page)
+}
+
+fn signing_page(token: &str, session: &SigningSession, file_url: &str) -> Markup {
+    let document = &session.document;
+    let recipient = &session.recipient;
+    let fields: Vec<FieldView> = session.fields.iter().map(FieldView::from).collect();
+    let state_note = match (document.status, recipient.status) {
+        (DocumentStatus::Completed, _) => Some(
+            "This document is complete. The download below is the signed PDF with its certificate.",
+        ),
+        (DocumentStatus::Declined, _) => {
+            Some("This document was declined and can no longer be signed.")
+        }
+        (DocumentStatus::Expired, _) => {
+            Some("This document expired before everyone signed. It can no longer be signed.")
+        }
+        (DocumentStatus::Cancelled, _) => {
+            Some("The sender cancelled this document. It can no longer be signed.")
+        }
+        (_, RecipientStatus::Signed) => {
+            Some("You have signed. You will get an e-mail when everyone has signed.")
+        }
+        _ if !session.can_act() && recipient.role == RecipientRole::Viewer => {
+            Some("You have been sent this document to view; there is nothing to sign.")
+        }
+        _ if !session.can_act() => Some("This document can no longer be signed."),
+        _ => None,
+    };
+    let today = Utc::now().format("%Y-%m-%d").to_string();
+    layout(
+        &document.title,
+        html! {
+            h1 { (document.title) }
+            p { "For " (recipient.name) " <" (recipient.email) ">" }
+            @if let Some(note) = state_note { p.banner id="state" { (note) } }
+            @if let Some(message) = document.send_message.as_deref().filter(|m| !m.is_empty()) {
+                div.card { p { (message) } @if let Some(d) = document.send_description.as_deref().filter(|d| !d.is_empty()) { p { (d) } } }
+            }
+            div.card {
+                iframe src=(file_url) title="Document" {}
+                p { a href=(file_url) { "Open or download the PDF" } }
+            }
+            @if session.can_act() {
+                form.card id="sign" {
+                    h2 { "Your fields" }
+                    @for field in &fields {
+                        label for=(field.id) {
+                            span.swatch style=(format!("background:{}", recipient.color_code)) {}
+                            (field_label(field))
+                        }
+                        @match field.field_type {
+                            signet_common::model::FieldType::Date => input type="date" id=(field.id) name=(field.id) value=(today) required;,
+                            _ => input type="text" id=(field.id) name=(field.id) required autocomplete="off";,
+                        }
+                    }
+                    button.primary type="submit" { "Sign" }
+                    p.error id="sign-error" {}
+                }
+                form.card id="decline" {
+                    h2 { "Decline" }
+                    label for="reason" { "Reason (optional)" }
+                    textarea id="reason" name="reason" rows="2" {}
+                    button.danger type="submit" { "Decline to sign" }
+                    p.error id="decline-error" {}
+                }
+                script { (PreEscaped(SCRIPT.replace("__BASE__", &format!("/sign/{token}")))) }
+            }
+            @if let Some(expiry) = document.expiry_date {
+                p { small { "Link valid until " (expiry.to_rfc3339_opts(SecondsFormat::Secs, true)) } }
+            }
+        },
+    )
+}
+
+const SCRIPT: &str = r#"
+async function post(path, body, errorId) {
+  const res = await fetch('__BASE__' + path, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)});
+  const json = await res.json().catch(() => ({message: 'Unexpected response'}));
+  if (res.ok) { location.reload(); return; }
+  const details = (json.errors || []).map(e => e.reason).join('\n');
+  document.getElementById(errorId).textContent = json.message + (details ? '\n' + details : '');
+}
+document.getElementById('sign').addEventListener('submit', e => {
+  e.preventDefault();
+  const fields = [...e.target.querySelectorAll('input')].map(i => ({id: i.name, value: i.value}));
+  post('/submit', {fields}, 'sign-error');
+});
+document.getElementById('decline').addEventListener('submit', e => {
+  e.preventDefault();
+  if (!confirm('Decline to sign this document?')) return;
+  post('/decline', {reason: document.getElementById('reason').value}, 'decline-error');
+});
+"#;

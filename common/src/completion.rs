@@ -1,0 +1,197 @@
+//! Completion: when every signer has signed, the document becomes COMPLETED exactly once, with
+//! its final PDF (fields stamped, certificate appended), the COMPLETED entry and the completion
+//! e-mails, all in one transaction under the document's row lock.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::{
+    audit, documents, emails,
+    error::Result,
+    fields,
+    files::FileStore,
+    jobs::{self, CheckCompletion},
+    model::{
+        Actor, AuditEntry, AuditEvent, Document, DocumentStatus, EmailKind, Field, FieldType,
+        Recipient, RecipientRole, RecipientStatus,
+    },
+    recipients,
+    stamp::{self, Certificate, CertificateAuditLine, CertificateRecipient, StampField, StampKind},
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The document is not (or no longer) out for signing: nothing to do.
+    NotSent,
+    /// Some signer has not signed yet.
+    Waiting,
+    Completed,
+}
+
+pub async fn check(
+    pool: &PgPool,
+    store: &FileStore,
+    document_id: Uuid,
+    message_id_domain: &str,
+) -> Result<Outcome> {
+    let mut tx = pool.begin().await?;
+    let document = documents::lock_for_job(&mut tx, document_id).await?;
+    if document.status != DocumentStatus::Sent {
+        return Ok(Outcome::NotSent);
+    }
+    let recipients = recipients::list(&mut tx, document_id).await?;
+    let all_signed = recipients
+        .iter()
+        .filter(|r| r.role == RecipientRole::Signer)
+        .all(|r| r.status == RecipientStatus::Signed);
+    if !all_signed {
+        return Ok(Outcome::Waiting);
+    }
+    let fields = fields::list(&mut tx, document_id).await?;
+    // The COMPLETED entry comes first so that the certificate can list it too.
+    let completed = audit::append(
+        &mut tx,
+        document.account_id,
+        document_id,
+        AuditEvent::Completed,
+        "All recipients have signed",
+        &Actor::worker(),
+    )
+    .await?;
+    let mut trail = audit::list(pool, document.account_id, document_id).await?;
+    trail.push(completed.clone());
+    let original = tokio::fs::read(store.path(&document.file_key)).await?;
+    let certificate = certificate(&document, &recipients, &trail, completed.created_at);
+    let stamps = stamp_fields(&fields);
+    let rendered =
+        tokio::task::spawn_blocking(move || stamp::render_final(&original, &stamps, &certificate))
+            .await
+            .map_err(|e| std::io::Error::other(format!("rendering task failed: {e}")))??;
+    let final_key = FileStore::final_key(document.account_id, document_id);
+    store.put(&final_key, &rendered.bytes).await?;
+    documents::mark_completed(&mut tx, document_id, &final_key, &rendered.sha256).await?;
+    let notices: Vec<emails::NewEmail> = recipients
+        .iter()
+        .map(|r| emails::NewEmail {
+            recipient_id: r.id,
+            kind: EmailKind::Completed,
+            link_token: None,
+        })
+        .collect();
+    emails::queue(
+        &mut tx,
+        document.account_id,
+        document_id,
+        &notices,
+        message_id_domain,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Outcome::Completed)
+}
+
+/// Queues completion again for SENT documents whose signers have all signed but whose
+/// completion jobs gave up (a file store outage, say). Run by the periodic sweep; the job is
+/// idempotent, so queuing it for a document that is completing right now is harmless.
+pub async fn requeue_stalled(pool: &PgPool) -> Result<usize> {
+    let mut tx = pool.begin().await?;
+    let stalled: Vec<Uuid> = sqlx::query_scalar(
+        "SELECT d.id FROM documents d
+         WHERE d.status = 'SENT'
+           AND d.updated_at < now() - interval '1 minute'
+           AND EXISTS (SELECT 1 FROM recipients r WHERE r.document_id = d.id AND r.role = 'SIGNER')
+           AND NOT EXISTS (SELECT 1 FROM recipients r WHERE r.document_id = d.id
+                           AND r.role = 'SIGNER' AND r.status <> 'SIGNED')
+         LIMIT 100",
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    let jobs: Vec<CheckCompletion> = stalled
+        .iter()
+        .map(|&document_id| CheckCompletion { document_id })
+        .collect();
+    if !jobs.is_empty() {
+        jobs::enqueue(&mut tx, &jobs).await?;
+    }
+    tx.commit().await?;
+    Ok(jobs.len())
+}
+
+fn stamp_fields(fields: &[Field]) -> Vec<StampField> {
+    fields
+        .iter()
+        .filter_map(|f| {
+            Some(StampField {
+                page: u32::try_from(f.page).ok()?,
+                x: f.x,
+                y: f.y,
+                width: f.width,
+                height: f.height,
+                kind: match f.field_type {
+                    FieldType::Text => StampKind::Text,
+                    FieldType::Date => StampKind::Date,
+                    FieldType::Signature => StampKind::Signature,
+                    FieldType::Initials => StampKind::Initials,
+                },
+                value: f.value.clone()?,
+            })
+        })
+        .collect()
+}
+
+fn time(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+fn certificate(
+    document: &Document,
+    recipients: &[Recipient],
+    trail: &[AuditEntry],
+    completed_at: DateTime<Utc>,
+) -> Certificate {
+    // The IP and user agent of a recipient are those of their signature (or, for viewers,
+    // of their first view), as recorded in the trail.
+    let attribution = |recipient: &Recipient| {
+        let signed = format!("Document signed by {}", recipient.email);
+        let viewed = format!("Document viewed by {}", recipient.email);
+        trail
+            .iter()
+            .find(|e| e.message == signed)
+            .or_else(|| trail.iter().find(|e| e.message == viewed))
+            .map(|e| (e.ip_address.clone(), e.user_agent.clone()))
+    };
+    Certificate {
+        title: document.title.clone(),
+        code: document.code.clone(),
+        document_id: document.id.to_string(),
+        original_sha256: document.sha256.clone(),
+        completed_at: time(completed_at),
+        recipients: recipients
+            .iter()
+            .map(|r| {
+                let (ip_address, user_agent) = attribution(r).unzip();
+                CertificateRecipient {
+                    name: r.name.clone(),
+                    email: r.email.clone(),
+                    role: r.role.to_string(),
+                    status: r.status.to_string(),
+                    viewed_at: r.viewed_at.map(time),
+                    signed_at: r.signed_at.map(time),
+                    ip_address,
+                    user_agent,
+                }
+            })
+            .collect(),
+        audit: trail
+            .iter()
+            .map(|e| CertificateAuditLine {
+                at: time(e.created_at),
+                event: e.event.to_string(),
+                message: e.message.clone(),
+                ip_address: e.ip_address.clone(),
+                user_agent: e.user_agent.clone(),
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,358 @@
+//! What a recipient does through their signing link: view, sign, decline. Each action runs in
+//! one transaction under the document's row lock, like the owner's operations.
+
+use chrono::{NaiveDate, Utc};
+use serde::Deserialize;
+use sqlx::{PgConnection, PgPool};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::{
+    audit, documents, emails,
+    error::{Conflict, Error, Problem, Result, Rule},
+    fields,
+    jobs::{self, CheckCompletion},
+    model::{
+        Actor, AuditEvent, Document, DocumentStatus, EmailKind, Field, FieldType, Recipient,
+        RecipientRole, RecipientStatus,
+    },
+    recipients, secrets,
+};
+
+pub const MAX_TEXT_CHARS: usize = 1_000;
+pub const MAX_TYPED_SIGNATURE_CHARS: usize = 200;
+pub const MAX_SIGNATURE_IMAGE_BYTES: usize = 512 * 1024;
+const PNG_DATA_URL: &str = "data:image/png;base64,";
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct SubmitInput {
+    /// A value for every field of the recipient.
+    pub fields: Vec<FieldValueInput>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct FieldValueInput {
+    pub id: Uuid,
+    /// SIGNATURE/INITIALS: a typed name or a PNG data URL; DATE: YYYY-MM-DD; TEXT: text.
+    pub value: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct DeclineInput {
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// A recipient's view of their document.
+#[derive(Debug, Clone)]
+pub struct SigningSession {
+    pub document: Document,
+    pub recipient: Recipient,
+    /// The recipient's own fields.
+    pub fields: Vec<Field>,
+}
+
+impl SigningSession {
+    /// Whether the recipient can still act (sign or decline) on this link.
+    pub fn can_act(&self) -> bool {
+        self.document.status == DocumentStatus::Sent
+            && self.recipient.role == RecipientRole::Signer
+            && self.recipient.status != RecipientStatus::Signed
+            && !is_past_expiry(&self.document)
+    }
+}
+
+/// Opens the link: the first opening while the document is out for signing records VIEWED.
+pub async fn open(pool: &PgPool, token: &str, actor: &Actor) -> Result<SigningSession> {
+    let (mut tx, document, recipient) = begin(pool, token).await?;
+    if document.status == DocumentStatus::Sent && recipient.status == RecipientStatus::Pending {
+        record_view(&mut tx, &document, &recipient, actor).await?;
+    }
+    let session = session(&mut tx, document, recipient.id).await?;
+    tx.commit().await?;
+    Ok(session)
+}
+
+/// Signs: every field of the recipient gets a valid value, all at once.
+pub async fn submit(pool: &PgPool, token: &str, input: SubmitInput, actor: &Actor) -> Result<()> {
+    let (mut tx, document, recipient) = begin(pool, token).await?;
+    require_can_act(&document, &recipient)?;
+    let own_fields: Vec<Field> = fields::list(&mut tx, document.id)
+        .await?
+        .into_iter()
+        .filter(|f| f.recipient_id == recipient.id)
+        .collect();
+    let values = validate_values(&own_fields, input)?;
+    if recipient.status == RecipientStatus::Pending {
+        record_view(&mut tx, &document, &recipient, actor).await?;
+    }
+    fields::fill(&mut tx, &values).await?;
+    recipients::mark_signed(&mut tx, recipient.id).await?;
+    documents::touch(&mut tx, document.id).await?;
+    let message = format!("Document signed by {}", recipient.email);
+    audit::append(
+        &mut tx,
+        document.account_id,
+        document.id,
+        AuditEvent::Signed,
+        &message,
+        actor,
+    )
+    .await?;
+    jobs::enqueue(
+        &mut tx,
+        &[CheckCompletion {
+            document_id: document.id,
+        }],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Declines: the document becomes DECLINED and the other recipients are told.
+pub async fn decline(
+    pool: &PgPool,
+    token: &str,
+    input: DeclineInput,
+    actor: &Actor,
+    message_id_domain: &str,
+) -> Result<()> {
+    let reason = input
+        .reason
+        .map(|r| r.trim().to_owned())
+        .filter(|r| !r.is_empty());
+    if reason
+        .as_ref()
+        .is_some_and(|r| r.chars().count() > MAX_TEXT_CHARS)
+    {
+        return Err(Error::invalid(
+            "reason",
+            format!("at most {MAX_TEXT_CHARS} characters"),
+        ));
+    }
+    let (mut tx, document, recipient) = begin(pool, token).await?;
+    require_can_act(&document, &recipient)?;
+    recipients::mark_declined(&mut tx, recipient.id, reason.as_deref()).await?;
+    documents::set_status(&mut tx, document.id, DocumentStatus::Declined).await?;
+    let message = match &reason {
+        Some(reason) => format!("Document declined by {}: {reason}", recipient.email),
+        None => format!("Document declined by {}", recipient.email),
+    };
+    audit::append(
+        &mut tx,
+        document.account_id,
+        document.id,
+        AuditEvent::Declined,
+        &message,
+        actor,
+    )
+    .await?;
+    let others: Vec<emails::NewEmail> = recipients::list(&mut tx, document.id)
+        .await?
+        .into_iter()
+        .filter(|r| r.id != recipient.id)
+        .map(|r| emails::NewEmail {
+            recipient_id: r.id,
+            kind: EmailKind::Declined,
+            link_token: None,
+        })
+        .collect();
+    emails::queue(
+        &mut tx,
+        document.account_id,
+        document.id,
+        &others,
+        message_id_domain,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Finds the token's recipient and locks its document; 404 for an unknown token.
+async fn begin(
+    pool: &PgPool,
+    token: &str,
+) -> Result<(
+    sqlx::Transaction<'static, sqlx::Postgres>,
+    Document,
+    Recipient,
+)> {
+    let hash = secrets::sha256(token.as_bytes());
+    let found = recipients::find_by_token_hash(pool, &hash)
+        .await?
+        .ok_or(Error::SigningLinkNotFound)?;
+    let mut tx = pool.begin().await?;
+    let document = documents::lock(&mut tx, found.account_id, found.document_id).await?;
+    // Re-read under the lock: the first read may predate a concurrent action.
+    let recipient = recipients::find(&mut tx, found.id).await?;
+    Ok((tx, document, recipient))
+}
+
+async fn record_view(
+    conn: &mut PgConnection,
+    document: &Document,
+    recipient: &Recipient,
+    actor: &Actor,
+) -> Result<()> {
+    recipients::mark_viewed(conn, recipient.id).await?;
+    let message = format!("Document viewed by {}", recipient.email);
+    audit::append(
+        conn,
+        document.account_id,
+        document.id,
+        AuditEvent::Viewed,
+        &message,
+        actor,
+    )
+    .await?;
+    Ok(())
+}
+
+async fn session(
+    conn: &mut PgConnection,
+    document: Document,
+    recipient_id: Uuid,
+) -> Result<SigningSession> {
+    let recipient = recipients::find(conn, recipient_id).await?;
+    let fields = fields::list(conn, document.id)
+        .await?
+        .into_iter()
+        .filter(|f| f.recipient_id == recipient_id)
+        .collect();
+    Ok(SigningSession {
+        document,
+        recipient,
+        fields,
+    })
+}
+
+fn is_past_expiry(document: &Document) -> bool {
+    document
+        .expiry_date
+        .is_some_and(|expiry| expiry <= Utc::now())
+}
+
+fn require_can_act(document: &Document, recipient: &Recipient) -> Result<()> {
+    // A document past its expiry is closed even before the sweep marks it EXPIRED.
+    if document.status != DocumentStatus::Sent || is_past_expiry(document) {
+        return Err(Conflict::NotOpen.into());
+    }
+    if recipient.role != RecipientRole::Signer {
+        return Err(Rule::NotASigner.into());
+    }
+    if recipient.status == RecipientStatus::Signed {
+        return Err(Conflict::AlreadySigned.into());
+    }
+    Ok(())
+}
+
+/// Every field of the recipient exactly once, each value valid for its type.
+fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(Uuid, String)>> {
+    let mut problems = Vec::new();
+    let mut values = Vec::with_capacity(own.len());
+    for (i, given) in input.fields.iter().enumerate() {
+        let path = format!("fields[{i}]");
+        let Some(field) = own.iter().find(|f| f.id == given.id) else {
+            problems.push(Problem::new(format!("{path}.id"), "not one of your fields"));
+            continue;
+        };
+        if values.iter().any(|(id, _)| *id == field.id) {
+            problems.push(Problem::new(format!("{path}.id"), "given more than once"));
+            continue;
+        }
+        match normalise_value(field.field_type, &given.value) {
+            Ok(value) => values.push((field.id, value)),
+            Err(reason) => problems.push(Problem::new(format!("{path}.value"), reason)),
+        }
+    }
+    for field in own {
+        if !input.fields.iter().any(|g| g.id == field.id) {
+            problems.push(Problem::new(
+                "fields",
+                format!("missing a value for field {}", field.id),
+            ));
+        }
+    }
+    if own.is_empty() {
+        problems.push(Problem::new("fields", "you have no fields to sign"));
+    }
+    if problems.is_empty() {
+        Ok(values)
+    } else {
+        Err(Error::Invalid(problems))
+    }
+}
+
+fn normalise_value(field_type: FieldType, raw: &str) -> std::result::Result<String, String> {
+    let value = raw.trim();
+    if value.is_empty() {
+        return Err("must not be empty".into());
+    }
+    match field_type {
+        FieldType::Signature | FieldType::Initials => {
+            if let Some(data) = value.strip_prefix(PNG_DATA_URL) {
+                use base64::Engine;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .map_err(|_| "not valid base64 in the PNG data URL".to_owned())?;
+                if bytes.len() > MAX_SIGNATURE_IMAGE_BYTES {
+                    return Err(format!(
+                        "the image is over {MAX_SIGNATURE_IMAGE_BYTES} bytes"
+                    ));
+                }
+                if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+                    return Err("the data URL does not hold a PNG image".into());
+                }
+                Ok(value.to_owned())
+            } else if value.starts_with("data:") {
+                Err("only PNG data URLs (data:image/png;base64,...) are accepted".into())
+            } else if value.chars().count() > MAX_TYPED_SIGNATURE_CHARS {
+                Err(format!(
+                    "a typed signature has at most {MAX_TYPED_SIGNATURE_CHARS} characters"
+                ))
+            } else {
+                Ok(value.to_owned())
+            }
+        }
+        FieldType::Date => NaiveDate::parse_from_str(value, "%Y-%m-%d")
+            .map(|date| date.format("%Y-%m-%d").to_string())
+            .map_err(|_| "expected a date as YYYY-MM-DD".to_owned()),
+        FieldType::Text => {
+            if value.chars().count() > MAX_TEXT_CHARS {
+                Err(format!("at most {MAX_TEXT_CHARS} characters"))
+            } else {
+                Ok(value.to_owned())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_checked_by_type() {
+        use base64::Engine;
+        let png = format!(
+            "{PNG_DATA_URL}{}",
+            base64::engine::general_purpose::STANDARD.encode(b"\x89PNG\r\n\x1a\nrest")
+        );
+        assert_eq!(
+            normalise_value(FieldType::Signature, " Ann Lee "),
+            Ok("Ann Lee".into())
+        );
+        assert_eq!(normalise_value(FieldType::Initials, &png), Ok(png.clone()));
+        assert!(normalise_value(FieldType::Signature, "data:image/png;base64,@@").is_err());
+        assert!(normalise_value(FieldType::Signature, "data:image/gif;base64,R0lG").is_err());
+        assert!(normalise_value(FieldType::Signature, "   ").is_err());
+        assert_eq!(
+            normalise_value(FieldType::Date, "2026-11-21"),
+            Ok("2026-11-21".into())
+        );
+        assert!(normalise_value(FieldType::Date, "21/11/2026").is_err());
+        assert!(normalise_value(FieldType::Text, &"x".repeat(MAX_TEXT_CHARS + 1)).is_err());
+    }
+}

@@ -1,0 +1,151 @@
+//! Worker processes under stress: SIGKILL in the middle of 500 e-mails, two workers sharing a
+//! queue, and graceful shutdown.
+
+use std::{collections::HashMap, time::Duration};
+
+use serde_json::{Value, json};
+use signet_tests::{LETTER, Mailbox, TestApp, WorkerProcess};
+
+const CONCURRENCY: usize = 8;
+
+/// Sends `documents` documents with 100 recipients each: 100 × `documents` invitations.
+async fn queue_invitations(app: &TestApp, documents: usize) {
+    let (account, key) = app.account(10_000).await;
+    for d in 0..documents {
+        let doc = app
+            .document(account, &format!("Batch {d}"), &[LETTER])
+            .await;
+        let people: Vec<Value> = (0..100)
+            .map(|i| json!({"name": format!("Person {d}-{i}"), "email": format!("p{d}-{i}@signet.test"), "role": "SIGNER"}))
+            .collect();
+        assert_eq!(
+            app.post(
+                &format!("/documents/{doc}/recipients"),
+                &key,
+                &json!(people)
+            )
+            .await
+            .0,
+            200
+        );
+        let fields: Vec<Value> = (0..100)
+            .map(|i| json!({"recipientEmail": format!("p{d}-{i}@signet.test"), "type": "SIGNATURE", "page": 1, "x": (i % 10) * 60, "y": (i / 10) * 70, "width": 50, "height": 20}))
+            .collect();
+        assert_eq!(
+            app.post(&format!("/documents/{doc}/fields"), &key, &json!(fields))
+                .await
+                .0,
+            200
+        );
+        let (status, body) = app
+            .post(
+                &format!("/documents/{doc}/send"),
+                &key,
+                &json!({"message": "m", "description": "", "expiryDate": "2099-01-01T00:00:00Z"}),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
+}
+
+/// Message-ID → how many copies arrived.
+fn copies(mailbox: &Mailbox) -> HashMap<String, usize> {
+    let mut seen = HashMap::new();
+    for mail in mailbox.messages() {
+        *seen.entry(mail.message_id).or_insert(0) += 1;
+    }
+    seen
+}
+
+async fn wait_for_distinct(
+    mailbox: &Mailbox,
+    count: usize,
+    timeout: Duration,
+) -> HashMap<String, usize> {
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        let seen = copies(mailbox);
+        if seen.len() >= count || std::time::Instant::now() >= deadline {
+            return seen;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn all_rows_sent(app: &TestApp) -> (i64, i64) {
+    sqlx::query_as("SELECT count(*) FILTER (WHERE status = 'SENT'), count(*) FROM outbound_emails")
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_killed_worker_loses_no_e_mail() {
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    queue_invitations(&app, 5).await;
+    let concurrency = CONCURRENCY.to_string();
+    let mut first = WorkerProcess::start(
+        &app,
+        &mailbox.url(),
+        &[("WORKER_CONCURRENCY", &concurrency)],
+    );
+    let before_kill = wait_for_distinct(&mailbox, 100, Duration::from_secs(60))
+        .await
+        .len();
+    assert!(before_kill >= 100, "the first worker was delivering");
+    first.kill();
+    let at_kill = copies(&mailbox).values().sum::<usize>();
+    assert!(
+        at_kill < 500,
+        "the kill came in the middle of the batch ({at_kill} delivered)"
+    );
+
+    let _second = WorkerProcess::start(
+        &app,
+        &mailbox.url(),
+        &[("WORKER_CONCURRENCY", &concurrency)],
+    );
+    let seen = wait_for_distinct(&mailbox, 500, Duration::from_secs(120)).await;
+    assert_eq!(seen.len(), 500, "every e-mail arrives after the restart");
+    let total: usize = seen.values().sum();
+    let duplicates = total - seen.len();
+    println!(
+        "killed after {at_kill} deliveries; {total} messages for 500 e-mails: {duplicates} duplicate(s); at most {CONCURRENCY} were in flight"
+    );
+    assert!(
+        duplicates <= CONCURRENCY,
+        "{duplicates} duplicates exceed the {CONCURRENCY} e-mails in flight at the kill"
+    );
+    assert_eq!(all_rows_sent(&app).await, (500, 500));
+}
+
+#[tokio::test]
+async fn two_workers_deliver_each_e_mail_once_and_stop_gracefully() {
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    queue_invitations(&app, 5).await;
+    let mut a = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let mut b = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let seen = wait_for_distinct(&mailbox, 500, Duration::from_secs(120)).await;
+    assert_eq!(seen.len(), 500);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let total: usize = copies(&mailbox).values().sum();
+    assert_eq!(total, 500, "each e-mail delivered exactly once");
+    assert_eq!(all_rows_sent(&app).await, (500, 500));
+    for (name, worker) in [("a", &mut a), ("b", &mut b)] {
+        let status = worker
+            .terminate(Duration::from_secs(20))
+            .unwrap_or_else(|| panic!("worker {name} did not stop on SIGTERM:\n{}", worker.log()));
+        assert!(
+            status.success(),
+            "worker {name} exit status {status}:\n{}",
+            worker.log()
+        );
+    }
+    let sent_by: Vec<String> = [&a, &b].iter().map(|w| w.log()).collect();
+    assert!(
+        sent_by.iter().all(|log| log.contains("e-mail sent")),
+        "both workers took part"
+    );
+}

@@ -1,0 +1,140 @@
+//! `signet-worker`: apalis workers on the PostgreSQL queue — e-mail dispatch, completion, and the
+//! expiry sweep. Any number of worker processes can run side by side.
+
+pub mod handlers;
+pub mod mail;
+
+use std::{str::FromStr, sync::Arc, time::Duration};
+
+use apalis::prelude::*;
+use apalis_cron::CronScheduler;
+use apalis_postgres::{Config as QueueConfig, PostgresStorage, Pubsub};
+use signet_common::{
+    Config,
+    db::Db,
+    files::{FileLinks, FileStore},
+    jobs::{CheckCompletion, DispatchEmail, Job},
+};
+
+/// What every job handler shares.
+pub struct WorkerState {
+    pub config: Config,
+    pub db: Db,
+    pub mailer: mail::Mailer,
+    pub store: FileStore,
+    /// Links in completion e-mails, which must outlive an ordinary file link.
+    pub completion_links: FileLinks,
+    pub message_id_domain: String,
+}
+
+/// How long the download link in a completion e-mail works.
+pub const COMPLETION_LINK_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// Missed heartbeats after which a worker is presumed dead and its jobs run elsewhere.
+const MISSED_HEARTBEATS: usize = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("EXPIRY_SWEEP_CRON {0:?} is not a valid cron expression (with seconds): {1}")]
+    Cron(String, String),
+    #[error("SMTP_URL: {0}")]
+    Mail(String),
+    #[error("workers stopped with an error: {0}")]
+    Monitor(String),
+}
+
+/// Runs the workers until `shutdown` resolves, then stops fetching and gives running jobs up
+/// to `WORKER_SHUTDOWN_SECS` to finish.
+pub async fn run(
+    config: Config,
+    db: Db,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), StartError> {
+    let schedule = cron::Schedule::from_str(&config.expiry_sweep_cron)
+        .map_err(|e| StartError::Cron(config.expiry_sweep_cron.clone(), e.to_string()))?;
+    let mailer = mail::Mailer::from_config(&config).map_err(StartError::Mail)?;
+    let state = Arc::new(WorkerState {
+        store: FileStore::new(&config.file_store_dir),
+        completion_links: FileLinks::new(
+            &config.public_url,
+            &config.file_url_secret,
+            COMPLETION_LINK_TTL,
+        ),
+        message_id_domain: config.message_id_domain(),
+        mailer,
+        db,
+        config,
+    });
+    let concurrency = state.config.worker_concurrency;
+    let shutdown_timeout = state.config.worker_shutdown_timeout;
+    let instance = instance_name();
+
+    let monitor = Monitor::new()
+        .register({
+            let state = state.clone();
+            let name = format!("dispatch-email@{instance}");
+            move |_| {
+                WorkerBuilder::new(name.clone())
+                    .backend(storage::<DispatchEmail>(&state))
+                    .concurrency(concurrency)
+                    .data(state.clone())
+                    .build(handlers::dispatch_email)
+            }
+        })
+        .register({
+            let state = state.clone();
+            let name = format!("check-completion@{instance}");
+            move |_| {
+                WorkerBuilder::new(name.clone())
+                    .backend(storage::<CheckCompletion>(&state))
+                    .concurrency(concurrency)
+                    .data(state.clone())
+                    .build(handlers::check_completion)
+            }
+        })
+        .register({
+            let state = state.clone();
+            let name = format!("expiry-sweep@{instance}");
+            move |_| {
+                WorkerBuilder::new(name.clone())
+                    .backend(CronScheduler::new(schedule.clone()))
+                    .data(state.clone())
+                    .build(handlers::expiry_sweep)
+            }
+        })
+        .shutdown_timeout(shutdown_timeout);
+    tracing::info!(%instance, concurrency, "signet-worker started");
+    monitor
+        .run_with_signal(async move {
+            shutdown.await;
+            tracing::info!("shutting down: no new jobs; waiting for running ones");
+            Ok(())
+        })
+        .await
+        .map_err(|e| StartError::Monitor(e.to_string()))
+}
+
+/// The queue of one job type: new jobs arrive by NOTIFY at once; delayed ones (retries) are
+/// found by polling, since PostgreSQL does not notify when a `run_at` comes due.
+fn storage<J: Job>(state: &WorkerState) -> PollWith<PostgresStorage<J>, Strategy> {
+    let pool = &state.db.pool;
+    let queue = QueueConfig::default()
+        .queue(J::QUEUE)
+        .heartbeat_interval(state.config.worker_heartbeat)
+        .missed_heartbeats(MISSED_HEARTBEATS);
+    PostgresStorage::<J>::new(pool)
+        .with_config(queue)
+        .poll_with_strategy(
+            Strategy::new()
+                .stream(Pubsub::new(pool.clone(), J::QUEUE.to_owned()))
+                .interval(state.config.worker_poll_interval),
+        )
+}
+
+/// Unique per process, so that apalis can tell live workers from dead ones.
+fn instance_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "host".into());
+    format!("{host}:{}", std::process::id())
+}

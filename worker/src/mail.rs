@@ -1,0 +1,213 @@
+//! E-mail: rendering each kind of outbox row (text and HTML parts) and sending it over SMTP
+//! with lettre, or writing `.eml` files when no SMTP server is configured.
+
+use chrono::SecondsFormat;
+use lettre::{
+    AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor,
+    message::MultiPart,
+};
+use signet_common::{
+    Config,
+    emails::OutgoingEmail,
+    model::{EmailKind, RecipientRole},
+};
+
+pub enum Mailer {
+    Smtp(AsyncSmtpTransport<Tokio1Executor>),
+    Files(AsyncFileTransport<Tokio1Executor>),
+}
+
+impl Mailer {
+    /// `SMTP_URL` as lettre reads it: `smtp://host:port` (plain), `smtp://host?tls=required`
+    /// (STARTTLS), `smtps://host` (TLS), with `user:password@` for credentials. Unset: `.eml`
+    /// files under `MAIL_DIR`.
+    pub fn from_config(config: &Config) -> Result<Self, String> {
+        match &config.smtp_url {
+            Some(url) => AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
+                .map(|builder| Self::Smtp(builder.build()))
+                .map_err(|e| e.to_string()),
+            None => {
+                std::fs::create_dir_all(&config.mail_dir)
+                    .map_err(|e| format!("MAIL_DIR {}: {e}", config.mail_dir.display()))?;
+                Ok(Self::Files(AsyncFileTransport::new(&config.mail_dir)))
+            }
+        }
+    }
+
+    pub async fn send(&self, message: Message) -> Result<(), SendError> {
+        match self {
+            Self::Smtp(transport) => {
+                transport
+                    .send(message)
+                    .await
+                    .map(drop)
+                    .map_err(|e| SendError {
+                        permanent: e.is_permanent(),
+                        message: e.to_string(),
+                    })
+            }
+            Self::Files(transport) => {
+                transport
+                    .send(message)
+                    .await
+                    .map(drop)
+                    .map_err(|e| SendError {
+                        permanent: false,
+                        message: e.to_string(),
+                    })
+            }
+        }
+    }
+}
+
+/// A failed send. A permanent one (an SMTP 5xx such as an unknown mailbox, or a message that
+/// cannot be built) is not retried.
+#[derive(Debug)]
+pub struct SendError {
+    pub message: String,
+    pub permanent: bool,
+}
+
+/// The parts of an e-mail, before addressing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+}
+
+/// Builds the message of an outbox row. `link` is the signing link for invitations and the
+/// download link of the final PDF for completion notices.
+pub fn message(
+    config: &Config,
+    email: &OutgoingEmail,
+    link: Option<&str>,
+) -> Result<Message, String> {
+    let rendered = render(email, link);
+    let to = format!(
+        "{} <{}>",
+        email.recipient_name.replace(['<', '>', '"'], ""),
+        email.recipient_email
+    )
+    .parse()
+    .map_err(|e| format!("recipient address: {e}"))?;
+    Message::builder()
+        .from(
+            config
+                .mail_from
+                .parse()
+                .map_err(|e| format!("MAIL_FROM: {e}"))?,
+        )
+        .to(to)
+        .subject(rendered.subject)
+        .message_id(Some(email.message_id.clone()))
+        .multipart(MultiPart::alternative_plain_html(
+            rendered.text,
+            rendered.html,
+        ))
+        .map_err(|e| e.to_string())
+}
+
+pub fn render(email: &OutgoingEmail, link: Option<&str>) -> Rendered {
+    let title = &email.document_title;
+    let sender = &email.sender_name;
+    let mut lines: Vec<String> = vec![format!("Hello {},", email.recipient_name), String::new()];
+    let subject;
+    let mut action = None;
+    match email.kind {
+        EmailKind::Invitation => {
+            let verb = match email.recipient_role {
+                RecipientRole::Signer => "sign",
+                RecipientRole::Viewer => "view",
+            };
+            subject = format!("{sender} sent you \"{title}\" to {verb}");
+            lines.push(format!("{sender} has sent you \"{title}\" to {verb}."));
+            if let Some(message) = email.send_message.as_deref().filter(|m| !m.is_empty()) {
+                lines.extend([String::new(), message.to_owned()]);
+            }
+            if let Some(description) = email.send_description.as_deref().filter(|d| !d.is_empty()) {
+                lines.extend([String::new(), description.to_owned()]);
+            }
+            if let Some(expiry) = email.expiry_date {
+                lines.extend([
+                    String::new(),
+                    format!(
+                        "The link works until {} (UTC).",
+                        expiry.to_rfc3339_opts(SecondsFormat::Secs, true)
+                    ),
+                ]);
+            }
+            action = link.map(|l| (format!("Open the document to {verb}"), l.to_owned()));
+        }
+        EmailKind::Completed => {
+            subject = format!("\"{title}\" is complete");
+            lines.push(format!("Everyone has signed \"{title}\". The signed PDF, with its certificate of completion, is ready."));
+            action = link.map(|l| ("Download the signed PDF".to_owned(), l.to_owned()));
+        }
+        EmailKind::Declined => {
+            subject = format!("\"{title}\" was declined");
+            let who = email.declined_by.as_deref().unwrap_or("A signer");
+            lines.push(format!(
+                "{who} declined to sign \"{title}\", so it will not be completed."
+            ));
+            if let Some(reason) = email.decline_reason.as_deref() {
+                lines.extend([String::new(), format!("Reason: {reason}")]);
+            }
+        }
+        EmailKind::Expired => {
+            subject = format!("\"{title}\" has expired");
+            lines.push(format!(
+                "\"{title}\" expired before everyone signed. Its signing links no longer work."
+            ));
+        }
+        EmailKind::Cancelled => {
+            subject = format!("\"{title}\" was cancelled");
+            lines.push(format!(
+                "{sender} cancelled \"{title}\". Its signing links no longer work."
+            ));
+        }
+    }
+    let mut text = lines.join("\n");
+    let mut html: String = lines
+        .iter()
+        .map(|l| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("<p>{}</p>", escape(l))
+            }
+        })
+        .collect();
+    if let Some((label, url)) = &action {
+        text.push_str(&format!("\n\n{label}:\n{url}\n"));
+        html.push_str(&format!(
+            "<p><a href=\"{}\" style=\"display:inline-block;padding:10px 16px;background:#1f4fd1;color:#fff;text-decoration:none;border-radius:4px\">{}</a></p><p style=\"color:#666;font-size:12px\">Or paste this link into your browser: {}</p>",
+            escape(url),
+            escape(label),
+            escape(url)
+        ));
+    }
+    text.push_str(&format!(
+        "\n\nDocument code: {}\n-- \nSent by Signet on behalf of {sender}\n",
+        email.document_code
+    ));
+    html.push_str(&format!(
+        "<p style=\"color:#666;font-size:12px\">Document code: {}<br>Sent by Signet on behalf of {}</p>",
+        escape(&email.document_code),
+        escape(sender)
+    ));
+    Rendered {
+        subject,
+        text,
+        html: format!(
+            "<!doctype html><html><body style=\"font-family:sans-serif\">{html}</body></html>"
+        ),
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
