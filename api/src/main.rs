@@ -2,7 +2,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use signet_api::cli::{self, Cli};
-use signet_common::{Config, config::LogFormat};
+use signet_common::Config;
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -25,7 +25,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    init_logging(config.log_format);
+    signet_common::telemetry::init_logging(config.log_format);
     match cli::run(cli.command, config).await {
         Ok(Some(output)) => {
             println!("{output}");
@@ -36,18 +36,5 @@ async fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-/// Logs go to stderr so that the operator commands' stdout stays one JSON object.
-fn init_logging(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn,lopdf=error"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    match format {
-        LogFormat::Json => builder.json().init(),
-        LogFormat::Text => builder.init(),
     }
 }

@@ -22,6 +22,7 @@ pub mod recipients;
 pub mod secrets;
 pub mod signing;
 pub mod stamp;
+pub mod telemetry;
 pub mod views;
 pub mod workflow;
 

@@ -13,7 +13,7 @@ pub const MAX_PAGES: usize = 2_000;
 const MAX_HEADER_OFFSET: usize = 1024;
 /// Bound on the walk up `/Parent` links, which a malformed file can make circular.
 const MAX_PARENT_DEPTH: usize = 64;
-const US_LETTER: Rect = Rect {
+pub(crate) const US_LETTER: Rect = Rect {
     x0: 0.0,
     y0: 0.0,
     x1: 612.0,
@@ -181,7 +181,7 @@ fn page_size(doc: &Document, page: &Dictionary) -> PageSize {
 }
 
 /// The first usable value of `key` on the page or, failing that, on its nearest ancestor.
-fn inherited<T>(
+pub(crate) fn inherited<T>(
     doc: &Document,
     page: &Dictionary,
     key: &[u8],
@@ -200,17 +200,26 @@ fn inherited<T>(
     None
 }
 
+/// A rectangle in PDF user space, corners ordered (`x0 < x1`, `y0 < y1`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Rect {
-    x0: f64,
-    y0: f64,
-    x1: f64,
-    y1: f64,
+pub(crate) struct Rect {
+    pub(crate) x0: f64,
+    pub(crate) y0: f64,
+    pub(crate) x1: f64,
+    pub(crate) y1: f64,
 }
 
 impl Rect {
+    pub(crate) fn width(self) -> f64 {
+        self.x1 - self.x0
+    }
+
+    pub(crate) fn height(self) -> f64 {
+        self.y1 - self.y0
+    }
+
     /// The overlap of two rectangles, if it has an area.
-    fn intersect(self, other: Rect) -> Option<Rect> {
+    pub(crate) fn intersect(self, other: Rect) -> Option<Rect> {
         let overlap = Rect {
             x0: self.x0.max(other.x0),
             y0: self.y0.max(other.y0),
@@ -223,7 +232,7 @@ impl Rect {
 
 /// A PDF rectangle: four numbers, each possibly an indirect reference, giving two opposite
 /// corners in any order. One without area is unusable.
-fn rect(doc: &Document, object: &Object) -> Option<Rect> {
+pub(crate) fn rect(doc: &Document, object: &Object) -> Option<Rect> {
     let [a, b, c, d] = object.as_array().ok()?.as_slice() else {
         return None;
     };
@@ -238,7 +247,7 @@ fn rect(doc: &Document, object: &Object) -> Option<Rect> {
     (rect.x0 < rect.x1 && rect.y0 < rect.y1).then_some(rect)
 }
 
-fn number(object: &Object) -> Option<f64> {
+pub(crate) fn number(object: &Object) -> Option<f64> {
     match *object {
         Object::Integer(value) => Some(value as f64),
         // lopdf keeps reals as f32. Going through its shortest decimal form gives back the

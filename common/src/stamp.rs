@@ -15,6 +15,8 @@ use lopdf::xref::XrefType;
 use lopdf::{Dictionary, Document, IncrementalDocument, Object, ObjectId, Stream, dictionary};
 use sha2::{Digest, Sha256};
 
+use crate::pdf::{Rect, US_LETTER, inherited, number, rect};
+
 /// A filled field to stamp. Coordinates are PDF points with the origin at the top-left corner
 /// of the page as displayed: after its `/Rotate`, relative to its visible box (the CropBox
 /// clipped to the MediaBox, else the MediaBox). x grows right, y grows down.
@@ -171,9 +173,6 @@ fn too_many_objects(error: lopdf::Error) -> StampError {
 // ---------------------------------------------------------------------------------------------
 // The page tree
 
-/// Bound on the walk up `/Parent` links, which a malformed file can make circular.
-const MAX_PARENT_DEPTH: usize = 64;
-
 /// The leaf pages of the page tree, in the order and by the rules of [`crate::pdf::inspect`],
 /// so that field page numbers mean the same here. Page tree nodes written inline (which the
 /// PDF format does not allow, but readers accept) are moved into objects of their own, since
@@ -261,89 +260,6 @@ fn indirect_kids(
     Ok(ids)
 }
 
-/// The first usable value of `key` on the page or, failing that, on its nearest ancestor.
-fn inherited<T>(
-    doc: &Document,
-    page: &Dictionary,
-    key: &[u8],
-    parse: impl Fn(&Object) -> Option<T>,
-) -> Option<T> {
-    let mut node = page;
-    for _ in 0..MAX_PARENT_DEPTH {
-        if let Some(value) = node.get_deref(key, doc).ok().and_then(&parse) {
-            return Some(value);
-        }
-        node = node
-            .get_deref(b"Parent", doc)
-            .and_then(Object::as_dict)
-            .ok()?;
-    }
-    None
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Rect {
-    x0: f64,
-    y0: f64,
-    x1: f64,
-    y1: f64,
-}
-
-impl Rect {
-    const US_LETTER: Rect = Rect {
-        x0: 0.0,
-        y0: 0.0,
-        x1: 612.0,
-        y1: 792.0,
-    };
-
-    /// The overlap of two rectangles, if it has an area.
-    fn intersect(self, other: Rect) -> Option<Rect> {
-        let overlap = Rect {
-            x0: self.x0.max(other.x0),
-            y0: self.y0.max(other.y0),
-            x1: self.x1.min(other.x1),
-            y1: self.y1.min(other.y1),
-        };
-        (overlap.x0 < overlap.x1 && overlap.y0 < overlap.y1).then_some(overlap)
-    }
-
-    fn width(self) -> f64 {
-        self.x1 - self.x0
-    }
-
-    fn height(self) -> f64 {
-        self.y1 - self.y0
-    }
-}
-
-/// A PDF rectangle: four numbers, each possibly an indirect reference, giving two opposite
-/// corners in any order. One without area is unusable.
-fn rect(doc: &Document, object: &Object) -> Option<Rect> {
-    let [a, b, c, d] = object.as_array().ok()?.as_slice() else {
-        return None;
-    };
-    let value = |object| number(doc.dereference(object).ok()?.1);
-    let (xa, ya, xb, yb) = (value(a)?, value(b)?, value(c)?, value(d)?);
-    let rect = Rect {
-        x0: xa.min(xb),
-        y0: ya.min(yb),
-        x1: xa.max(xb),
-        y1: ya.max(yb),
-    };
-    (rect.x0 < rect.x1 && rect.y0 < rect.y1).then_some(rect)
-}
-
-fn number(object: &Object) -> Option<f64> {
-    match *object {
-        Object::Integer(value) => Some(value as f64),
-        // lopdf keeps reals as f32; its shortest decimal form is the number written in the file.
-        Object::Real(value) => value.to_string().parse().ok(),
-        _ => None,
-    }
-    .filter(|value: &f64| value.is_finite())
-}
-
 /// Where a page is shown: its visible box in default user space and its clockwise rotation.
 #[derive(Debug, Clone, Copy)]
 struct PageView {
@@ -360,7 +276,7 @@ impl PageView {
         let visible = match (crop_box, media_box) {
             (Some(crop), Some(media)) => crop.intersect(media).unwrap_or(media),
             (Some(crop), None) => crop,
-            (None, media) => media.unwrap_or(Rect::US_LETTER),
+            (None, media) => media.unwrap_or(US_LETTER),
         };
         let rotate = inherited(doc, page, b"Rotate", number)
             .filter(|degrees| degrees.fract() == 0.0)

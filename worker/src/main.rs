@@ -1,6 +1,6 @@
 use std::{process::ExitCode, time::Duration};
 
-use signet_common::{Config, config::LogFormat, db::Db};
+use signet_common::{Config, db::Db};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -11,7 +11,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    init_logging(config.log_format);
+    signet_common::telemetry::init_logging(config.log_format);
     let db = match Db::connect_lazy(&config.database_url) {
         Ok(db) => db,
         Err(e) => {
@@ -45,18 +45,6 @@ async fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-fn init_logging(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn,lopdf=error"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    match format {
-        LogFormat::Json => builder.json().init(),
-        LogFormat::Text => builder.init(),
     }
 }
 
