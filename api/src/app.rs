@@ -15,6 +15,7 @@ use signet_common::{
     api_keys,
     db::Db,
     files::{FileLinks, FileStore},
+    notify::Notifier,
 };
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -31,6 +32,7 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub store: FileStore,
     pub links: FileLinks,
+    pub notifier: Notifier,
 }
 
 impl AppState {
@@ -42,6 +44,7 @@ impl AppState {
                 &config.file_url_secret,
                 config.file_url_ttl,
             ),
+            notifier: Notifier::from_config(&config),
             config: Arc::new(config),
             db,
         }

@@ -10,7 +10,7 @@ use signet_common::{
     db::{self, Db},
     files::FileStore,
     model::Actor,
-    workflow,
+    webhooks, workflow,
 };
 use uuid::Uuid;
 
@@ -120,6 +120,26 @@ pub enum DocumentCommand {
 pub enum WebhookCommand {
     /// Print the account's webhook signing secret -> {"secret": "whsec_..."}
     Secret(AccountArg),
+    /// List the account's deliveries, oldest first, one JSON object per line
+    Deliveries {
+        #[arg(long)]
+        account: Uuid,
+        /// Only deliveries in this state
+        #[arg(long, value_enum)]
+        status: Option<DeliveryStatus>,
+    },
+    /// Queue a new attempt of a delivery now, with the same webhook-id
+    Replay {
+        #[arg(long)]
+        delivery: Uuid,
+    },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum DeliveryStatus {
+    Pending,
+    Delivered,
+    Failed,
 }
 
 #[derive(Debug, Subcommand)]
@@ -189,9 +209,13 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             usage_limit,
             webhook_url,
         }) => {
+            let webhook_url = match webhook_url {
+                Some(url) => Some(webhook_url_arg(&url, config.webhook_allow_private).await?),
+                None => None,
+            };
             let update = accounts::AccountUpdate {
                 usage_limit: limit_arg(usage_limit)?,
-                webhook_url: webhook_url.map(|url| webhook_url_arg(&url)).transpose()?,
+                webhook_url,
             };
             if update.usage_limit.is_none() && update.webhook_url.is_none() {
                 return Err(CliError(
@@ -254,6 +278,27 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
         Command::Webhook(WebhookCommand::Secret(AccountArg { account })) => {
             json!({"secret": accounts::find(pool, account).await?.webhook_secret})
         }
+        Command::Webhook(WebhookCommand::Deliveries { account, status }) => {
+            accounts::find(pool, account).await?;
+            let status = status.map(|s| match s {
+                DeliveryStatus::Pending => "PENDING",
+                DeliveryStatus::Delivered => "DELIVERED",
+                DeliveryStatus::Failed => "FAILED",
+            });
+            for delivery in webhooks::list(pool, account, status).await? {
+                println!(
+                    "{}",
+                    serde_json::to_string(&delivery).expect("serialisable")
+                );
+            }
+            return Ok(None);
+        }
+        Command::Webhook(WebhookCommand::Replay { delivery }) => {
+            let replayed = webhooks::replay(pool, delivery)
+                .await?
+                .ok_or_else(|| CliError(format!("no webhook delivery has the id {delivery}")))?;
+            json!({"id": replayed.id, "eventId": replayed.event_id, "status": replayed.status, "queued": true})
+        }
         Command::Audit(AuditCommand::Verify { document }) => {
             let verification = audit::verify(pool, document).await?;
             if verification.entries == 0 {
@@ -280,20 +325,17 @@ fn limit_arg(limit: Option<u32>) -> Result<Option<i32>, CliError> {
         .transpose()
 }
 
-/// `""` removes the URL; anything else must be an absolute http(s) URL.
-fn webhook_url_arg(url: &str) -> Result<Option<String>, CliError> {
+/// `""` removes the URL; anything else must be an absolute http(s) URL whose host resolves
+/// only to public addresses (unless WEBHOOK_ALLOW_PRIVATE).
+async fn webhook_url_arg(url: &str, allow_private: bool) -> Result<Option<String>, CliError> {
     let url = url.trim();
     if url.is_empty() {
         return Ok(None);
     }
-    match url::Url::parse(url) {
-        Ok(parsed) if matches!(parsed.scheme(), "http" | "https") && parsed.host().is_some() => {
-            Ok(Some(parsed.to_string()))
-        }
-        _ => Err(CliError(format!(
-            "--webhook-url {url:?} is not an absolute http:// or https:// URL"
-        ))),
-    }
+    signet_common::ssrf::check_url(url, allow_private)
+        .await
+        .map(|parsed| Some(parsed.to_string()))
+        .map_err(|refusal| CliError(format!("--webhook-url {url:?} {refusal}")))
 }
 
 fn account_json(account: &accounts::Account) -> Value {

@@ -16,8 +16,10 @@ use crate::{
         Actor, AuditEntry, AuditEvent, Document, DocumentStatus, EmailKind, Field, FieldType,
         Recipient, RecipientRole, RecipientStatus,
     },
+    notify::Notifier,
     recipients,
     stamp::{self, Certificate, CertificateAuditLine, CertificateRecipient, StampField, StampKind},
+    webhooks::{self, EventType},
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +35,7 @@ pub async fn check(
     pool: &PgPool,
     store: &FileStore,
     document_id: Uuid,
-    message_id_domain: &str,
+    notifier: &Notifier,
 ) -> Result<Outcome> {
     let mut tx = pool.begin().await?;
     let document = documents::lock_for_job(&mut tx, document_id).await?;
@@ -84,7 +86,15 @@ pub async fn check(
         document.account_id,
         document_id,
         &notices,
-        message_id_domain,
+        &notifier.message_id_domain,
+    )
+    .await?;
+    webhooks::record(
+        &mut tx,
+        document.account_id,
+        document_id,
+        EventType::Completed,
+        &notifier.payload_links,
     )
     .await?;
     tx.commit().await?;

@@ -7,7 +7,9 @@ use crate::{
     audit, documents, emails,
     error::Result,
     model::{Actor, AuditEvent, DocumentStatus, EmailKind},
+    notify::Notifier,
     recipients,
+    webhooks::{self, EventType},
 };
 
 const BATCH: i64 = 50;
@@ -15,7 +17,7 @@ const BATCH: i64 = 50;
 /// Expires every due document, a batch per transaction. Batches are claimed with
 /// `SKIP LOCKED`, so sweeps running at once on several workers share the work and never
 /// expire a document twice.
-pub async fn expire_due(pool: &PgPool, message_id_domain: &str) -> Result<usize> {
+pub async fn expire_due(pool: &PgPool, notifier: &Notifier) -> Result<usize> {
     let actor = Actor::worker();
     let mut expired = 0;
     loop {
@@ -57,7 +59,15 @@ pub async fn expire_due(pool: &PgPool, message_id_domain: &str) -> Result<usize>
                 *account_id,
                 *document_id,
                 &notices,
-                message_id_domain,
+                &notifier.message_id_domain,
+            )
+            .await?;
+            webhooks::record(
+                &mut tx,
+                *account_id,
+                *document_id,
+                EventType::Expired,
+                &notifier.payload_links,
             )
             .await?;
         }

@@ -37,6 +37,17 @@ impl Job for CheckCompletion {
     const MAX_ATTEMPTS: usize = 5;
 }
 
+/// Make one attempt at delivering a webhook event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeliverWebhook {
+    pub delivery_id: Uuid,
+}
+
+impl Job for DeliverWebhook {
+    const QUEUE: &'static str = "signet.deliver_webhook";
+    const MAX_ATTEMPTS: usize = 5;
+}
+
 /// Pushes jobs on the caller's connection, so they commit or roll back with the business write
 /// of the same transaction (apalis NOTIFYs the workers at commit).
 pub async fn enqueue<J: Job>(conn: &mut PgConnection, jobs: &[J]) -> Result<()> {

@@ -16,14 +16,17 @@ pub mod files;
 pub mod inputs;
 pub mod jobs;
 pub mod model;
+pub mod notify;
 pub mod pdf;
 pub mod query;
 pub mod recipients;
 pub mod secrets;
 pub mod signing;
+pub mod ssrf;
 pub mod stamp;
 pub mod telemetry;
 pub mod views;
+pub mod webhooks;
 pub mod workflow;
 
 pub use config::Config;

@@ -16,7 +16,9 @@ use crate::{
         Actor, AuditEvent, Document, DocumentStatus, EmailKind, Field, FieldType, Recipient,
         RecipientRole, RecipientStatus,
     },
+    notify::Notifier,
     recipients, secrets,
+    webhooks::{self, EventType},
 };
 
 pub const MAX_TEXT_CHARS: usize = 1_000;
@@ -63,10 +65,15 @@ impl SigningSession {
 }
 
 /// Opens the link: the first opening while the document is out for signing records VIEWED.
-pub async fn open(pool: &PgPool, token: &str, actor: &Actor) -> Result<SigningSession> {
+pub async fn open(
+    pool: &PgPool,
+    token: &str,
+    actor: &Actor,
+    notifier: &Notifier,
+) -> Result<SigningSession> {
     let (mut tx, document, recipient) = begin(pool, token).await?;
     if document.status == DocumentStatus::Sent && recipient.status == RecipientStatus::Pending {
-        record_view(&mut tx, &document, &recipient, actor).await?;
+        record_view(&mut tx, &document, &recipient, actor, notifier).await?;
     }
     let session = session(&mut tx, document, recipient.id).await?;
     tx.commit().await?;
@@ -74,7 +81,13 @@ pub async fn open(pool: &PgPool, token: &str, actor: &Actor) -> Result<SigningSe
 }
 
 /// Signs: every field of the recipient gets a valid value, all at once.
-pub async fn submit(pool: &PgPool, token: &str, input: SubmitInput, actor: &Actor) -> Result<()> {
+pub async fn submit(
+    pool: &PgPool,
+    token: &str,
+    input: SubmitInput,
+    actor: &Actor,
+    notifier: &Notifier,
+) -> Result<()> {
     let (mut tx, document, recipient) = begin(pool, token).await?;
     require_can_act(&document, &recipient)?;
     let own_fields: Vec<Field> = fields::list(&mut tx, document.id)
@@ -84,7 +97,7 @@ pub async fn submit(pool: &PgPool, token: &str, input: SubmitInput, actor: &Acto
         .collect();
     let values = validate_values(&own_fields, input)?;
     if recipient.status == RecipientStatus::Pending {
-        record_view(&mut tx, &document, &recipient, actor).await?;
+        record_view(&mut tx, &document, &recipient, actor, notifier).await?;
     }
     fields::fill(&mut tx, &values).await?;
     recipients::mark_signed(&mut tx, recipient.id).await?;
@@ -97,6 +110,14 @@ pub async fn submit(pool: &PgPool, token: &str, input: SubmitInput, actor: &Acto
         AuditEvent::Signed,
         &message,
         actor,
+    )
+    .await?;
+    webhooks::record(
+        &mut tx,
+        document.account_id,
+        document.id,
+        EventType::Signed,
+        &notifier.payload_links,
     )
     .await?;
     jobs::enqueue(
@@ -116,7 +137,7 @@ pub async fn decline(
     token: &str,
     input: DeclineInput,
     actor: &Actor,
-    message_id_domain: &str,
+    notifier: &Notifier,
 ) -> Result<()> {
     let reason = input
         .reason
@@ -163,7 +184,15 @@ pub async fn decline(
         document.account_id,
         document.id,
         &others,
-        message_id_domain,
+        &notifier.message_id_domain,
+    )
+    .await?;
+    webhooks::record(
+        &mut tx,
+        document.account_id,
+        document.id,
+        EventType::Declined,
+        &notifier.payload_links,
     )
     .await?;
     tx.commit().await?;
@@ -195,6 +224,7 @@ async fn record_view(
     document: &Document,
     recipient: &Recipient,
     actor: &Actor,
+    notifier: &Notifier,
 ) -> Result<()> {
     recipients::mark_viewed(conn, recipient.id).await?;
     let message = format!("Document viewed by {}", recipient.email);
@@ -205,6 +235,14 @@ async fn record_view(
         AuditEvent::Viewed,
         &message,
         actor,
+    )
+    .await?;
+    webhooks::record(
+        conn,
+        document.account_id,
+        document.id,
+        EventType::Viewed,
+        &notifier.payload_links,
     )
     .await?;
     Ok(())

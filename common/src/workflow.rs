@@ -15,9 +15,11 @@ use crate::{
         SendInput,
     },
     model::{Actor, AuditEntry, AuditEvent, Document, DocumentStatus, EmailKind, Field, Recipient},
+    notify::Notifier,
     pdf,
     recipients::{self, NewRecipient},
     secrets,
+    webhooks::{self, EventType},
 };
 
 /// Recipient colours, assigned in order of addition (12 distinct hues).
@@ -182,7 +184,7 @@ pub async fn send_document(
     document_id: Uuid,
     input: SendInput,
     actor: &Actor,
-    message_id_domain: &str,
+    notifier: &Notifier,
 ) -> Result<()> {
     let request = inputs::validate_send(input)?;
     let (mut tx, _, recipients) = begin_draft_change(pool, account_id, document_id).await?;
@@ -235,7 +237,15 @@ pub async fn send_document(
         account_id,
         document_id,
         &invitations,
-        message_id_domain,
+        &notifier.message_id_domain,
+    )
+    .await?;
+    webhooks::record(
+        &mut tx,
+        account_id,
+        document_id,
+        EventType::Sent,
+        &notifier.payload_links,
     )
     .await?;
     tx.commit().await?;

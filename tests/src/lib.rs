@@ -560,3 +560,125 @@ impl Drop for WorkerProcess {
         self.kill();
     }
 }
+
+/// A real HTTP server on loopback that receives webhooks: it records every request and answers
+/// the statuses it was told to, in order (then 200). A 3xx answer points at `/redirected`.
+pub struct Receiver {
+    pub port: u16,
+    received: std::sync::Arc<std::sync::Mutex<Vec<Received>>>,
+    plan: std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<u16>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub path: String,
+    pub headers: HashMap<String, String>,
+    pub body: String,
+}
+
+impl Receiver {
+    pub async fn start() -> Self {
+        Self::start_on(free_port()).await
+    }
+
+    pub async fn start_on(port: u16) -> Self {
+        use axum::{extract::State, http::StatusCode, response::IntoResponse};
+        type Shared = (
+            std::sync::Arc<std::sync::Mutex<Vec<Received>>>,
+            std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<u16>>>,
+        );
+        async fn receive(
+            State((received, plan)): State<Shared>,
+            request: axum::extract::Request,
+        ) -> axum::response::Response {
+            let (parts, body) = request.into_parts();
+            let body = axum::body::to_bytes(body, 10 << 20)
+                .await
+                .unwrap_or_default();
+            received.lock().unwrap().push(Received {
+                path: parts.uri.path().to_owned(),
+                headers: parts
+                    .headers
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            k.as_str().to_owned(),
+                            v.to_str().unwrap_or_default().to_owned(),
+                        )
+                    })
+                    .collect(),
+                body: String::from_utf8_lossy(&body).into_owned(),
+            });
+            let status = plan.lock().unwrap().pop_front().unwrap_or(200);
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+            if status.is_redirection() {
+                (status, [("location", "/redirected")], "moved").into_response()
+            } else {
+                (status, format!("answered {}", status.as_u16())).into_response()
+            }
+        }
+        let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let plan = std::sync::Arc::new(std::sync::Mutex::new(std::collections::VecDeque::new()));
+        let router = axum::Router::new()
+            .fallback(receive)
+            .with_state((received.clone(), plan.clone()));
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .expect("bind the receiver");
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        Self {
+            port,
+            received,
+            plan,
+            task,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/hooks", self.port)
+    }
+
+    pub fn respond_with(&self, statuses: &[u16]) {
+        self.plan.lock().unwrap().extend(statuses);
+    }
+
+    pub fn requests(&self) -> Vec<Received> {
+        self.received.lock().unwrap().clone()
+    }
+
+    /// Waits until at least `count` requests matching `filter` arrived; returns them.
+    pub async fn wait_for(
+        &self,
+        count: usize,
+        timeout: std::time::Duration,
+        filter: impl Fn(&Received) -> bool,
+    ) -> Vec<Received> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let found: Vec<Received> = self.requests().into_iter().filter(|r| filter(r)).collect();
+            if found.len() >= count || std::time::Instant::now() >= deadline {
+                return found;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Received {
+    /// The `type` of a webhook body.
+    pub fn event_type(&self) -> String {
+        serde_json::from_str::<Value>(&self.body)
+            .ok()
+            .and_then(|b| b["type"].as_str().map(str::to_owned))
+            .unwrap_or_default()
+    }
+}

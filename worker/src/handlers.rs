@@ -8,8 +8,9 @@ use chrono::Utc;
 use rand::Rng;
 use signet_common::{
     completion, emails, expiry,
-    jobs::{self, CheckCompletion, DispatchEmail},
+    jobs::{self, CheckCompletion, DeliverWebhook, DispatchEmail},
     model::EmailKind,
+    webhooks::{self, AttemptRecord},
 };
 
 use crate::{WorkerState, mail};
@@ -77,7 +78,7 @@ pub async fn check_completion(
         &state.db.pool,
         &state.store,
         job.document_id,
-        &state.message_id_domain,
+        &state.notifier,
     )
     .await
     .inspect_err(
@@ -87,11 +88,113 @@ pub async fn check_completion(
     Ok(())
 }
 
+/// One attempt at a webhook delivery. 2xx delivers; 410 Gone stops for good; any other status
+/// (redirects are not followed), a timeout or a connection error schedules the next attempt per
+/// WEBHOOK_RETRY_SCHEDULE (±10 % jitter) until it is used up, then the delivery FAILED. The row
+/// is locked during the attempt, so two workers never post the same delivery at once.
+pub async fn deliver_webhook(
+    job: DeliverWebhook,
+    state: Data<Arc<WorkerState>>,
+) -> Result<(), BoxDynError> {
+    let mut tx = state.db.pool.begin().await?;
+    let Some(delivery) = webhooks::lock(&mut tx, job.delivery_id).await? else {
+        return Ok(());
+    };
+    if delivery.status != "PENDING" {
+        return Ok(());
+    }
+    let (url, secret): (Option<String>, String) =
+        sqlx::query_as("SELECT webhook_url, webhook_secret FROM accounts WHERE id = $1")
+            .bind(delivery.account_id)
+            .fetch_one(&mut *tx)
+            .await?;
+    let attempt = delivery.attempt + 1;
+    let started_at = Utc::now();
+    let clock = std::time::Instant::now();
+    let result = match &url {
+        Some(url) => {
+            state
+                .webhooks
+                .post(url, &delivery.event_id, &delivery.payload, &secret)
+                .await
+        }
+        None => Err("the account has no webhook URL".to_owned()),
+    };
+    let duration_ms = clock.elapsed().as_millis().min(i32::MAX as u128) as i32;
+    let schedule = &state.config.webhook_retry_schedule;
+    let retry_delay = schedule.get(attempt as usize - 1).map(|d| jitter(*d));
+    let (outcome, response_status, response_body, error) = match result {
+        Ok(response) if (200..300).contains(&response.status) => (
+            "DELIVERED",
+            Some(response.status),
+            Some(response.body),
+            None,
+        ),
+        Ok(response) if response.status == 410 => (
+            "FAILED",
+            Some(410),
+            Some(response.body),
+            Some("the receiver answered 410 Gone: no further attempts".to_owned()),
+        ),
+        Ok(response) => (
+            if retry_delay.is_some() {
+                "PENDING"
+            } else {
+                "FAILED"
+            },
+            Some(response.status),
+            Some(response.body),
+            Some(format!("the receiver answered {}", response.status)),
+        ),
+        Err(error) => (
+            if retry_delay.is_some() {
+                "PENDING"
+            } else {
+                "FAILED"
+            },
+            None,
+            None,
+            Some(error),
+        ),
+    };
+    let next_attempt_at = match (outcome, retry_delay) {
+        ("PENDING", Some(delay)) => {
+            jobs::enqueue_after(&mut tx, std::slice::from_ref(&job), delay).await?;
+            chrono::Duration::from_std(delay)
+                .ok()
+                .map(|d| started_at + d)
+        }
+        _ => None,
+    };
+    tracing::info!(
+        delivery = %delivery.id, event = %delivery.event_type, attempt, outcome,
+        status = ?response_status, error = ?error, "webhook attempt"
+    );
+    webhooks::record_attempt(
+        &mut tx,
+        &delivery,
+        &AttemptRecord {
+            attempt,
+            url: url.unwrap_or_default(),
+            started_at,
+            duration_ms,
+            response_status: response_status.map(i32::from),
+            response_body,
+            error,
+            outcome,
+            next_attempt_at,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
 /// Finished jobs are kept this long for inspection, then removed by the sweep.
 const FINISHED_JOB_RETENTION_HOURS: i32 = 24;
 
 pub async fn expiry_sweep(_tick: Tick, state: Data<Arc<WorkerState>>) -> Result<(), BoxDynError> {
-    let expired = expiry::expire_due(&state.db.pool, &state.message_id_domain).await?;
+    let expired = expiry::expire_due(&state.db.pool, &state.notifier).await?;
     if expired > 0 {
         tracing::info!(expired, "documents expired");
     }

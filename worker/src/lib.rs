@@ -3,6 +3,7 @@
 
 pub mod handlers;
 pub mod mail;
+pub mod webhook;
 
 use std::{str::FromStr, sync::Arc, time::Duration};
 
@@ -13,7 +14,8 @@ use signet_common::{
     Config,
     db::Db,
     files::{FileLinks, FileStore},
-    jobs::{CheckCompletion, DispatchEmail, Job},
+    jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, Job},
+    notify::Notifier,
 };
 
 /// What every job handler shares.
@@ -24,7 +26,8 @@ pub struct WorkerState {
     pub store: FileStore,
     /// Links in completion e-mails, which must outlive an ordinary file link.
     pub completion_links: FileLinks,
-    pub message_id_domain: String,
+    pub notifier: Notifier,
+    pub webhooks: webhook::WebhookClient,
 }
 
 /// How long the download link in a completion e-mail works.
@@ -60,7 +63,8 @@ pub async fn run(
             &config.file_url_secret,
             COMPLETION_LINK_TTL,
         ),
-        message_id_domain: config.message_id_domain(),
+        notifier: Notifier::from_config(&config),
+        webhooks: webhook::WebhookClient::new(config.webhook_allow_private),
         mailer,
         db,
         config,
@@ -90,6 +94,17 @@ pub async fn run(
                     .concurrency(concurrency)
                     .data(state.clone())
                     .build(handlers::check_completion)
+            }
+        })
+        .register({
+            let state = state.clone();
+            let name = format!("deliver-webhook@{instance}");
+            move |_| {
+                WorkerBuilder::new(name.clone())
+                    .backend(storage::<DeliverWebhook>(&state))
+                    .concurrency(concurrency)
+                    .data(state.clone())
+                    .build(handlers::deliver_webhook)
             }
         })
         .register({

@@ -163,8 +163,15 @@ async fn send_document(
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<SendInput>,
 ) -> Result<Response, ApiError> {
-    let domain = state.config.message_id_domain();
-    workflow::send_document(&state.db.pool, account_id, id, body, &actor, &domain).await?;
+    workflow::send_document(
+        &state.db.pool,
+        account_id,
+        id,
+        body,
+        &actor,
+        &state.notifier,
+    )
+    .await?;
     Ok(success("Document sent successfully", Empty {}))
 }
 

@@ -97,7 +97,7 @@ async fn session(
     Path(token): Path<String>,
     ClientActor(actor): ClientActor,
 ) -> Result<Response, ApiError> {
-    let session = signing::open(&state.db.pool, &token, &actor).await?;
+    let session = signing::open(&state.db.pool, &token, &actor, &state.notifier).await?;
     let file_url = state.links.url(session.document.id, Utc::now());
     Ok(success(
         "Signing session retrieved successfully",
@@ -111,7 +111,7 @@ async fn submit(
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<SubmitInput>,
 ) -> Result<Response, ApiError> {
-    signing::submit(&state.db.pool, &token, body, &actor).await?;
+    signing::submit(&state.db.pool, &token, body, &actor, &state.notifier).await?;
     Ok(success("Document signed successfully", Empty {}))
 }
 
@@ -121,8 +121,7 @@ async fn decline(
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<DeclineInput>,
 ) -> Result<Response, ApiError> {
-    let domain = state.config.message_id_domain();
-    signing::decline(&state.db.pool, &token, body, &actor, &domain).await?;
+    signing::decline(&state.db.pool, &token, body, &actor, &state.notifier).await?;
     Ok(success("Document declined successfully", Empty {}))
 }
 
@@ -132,7 +131,7 @@ async fn page(
     Path(token): Path<String>,
     ClientActor(actor): ClientActor,
 ) -> Response {
-    match signing::open(&state.db.pool, &token, &actor).await {
+    match signing::open(&state.db.pool, &token, &actor, &state.notifier).await {
         Ok(session) => {
             let file_url = state.links.url(session.document.id, Utc::now());
             signing_page(&token, &session, &file_url).into_response()

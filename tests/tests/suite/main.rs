@@ -12,4 +12,5 @@ mod lists;
 mod openapi;
 mod signing_flow;
 mod uploads;
+mod webhooks;
 mod workers;

@@ -11,7 +11,7 @@ const UA: &str = "signet-e2e/1.0";
 
 /// Sends a two-page document to the given recipients (email, role); each gets one field per
 /// entry of `fields` (type), stacked on page 1. Returns the document id.
-async fn send_document(
+pub(crate) async fn send_document(
     app: &TestApp,
     account: Uuid,
     key: &str,
@@ -75,7 +75,7 @@ fn link(mail: &Mail) -> String {
     url
 }
 
-async fn invitations(mailbox: &Mailbox, count: usize) -> HashMap<String, String> {
+pub(crate) async fn invitations(mailbox: &Mailbox, count: usize) -> HashMap<String, String> {
     let mails = mailbox
         .wait_for(count, Duration::from_secs(30), |m| {
             m.text.contains("/sign/")
@@ -85,7 +85,7 @@ async fn invitations(mailbox: &Mailbox, count: usize) -> HashMap<String, String>
     mails.iter().map(|m| (m.to.clone(), link(m))).collect()
 }
 
-async fn session(app: &TestApp, link: &str) -> Value {
+pub(crate) async fn session(app: &TestApp, link: &str) -> Value {
     let response = app
         .client
         .get(format!("{link}/session"))
@@ -98,7 +98,7 @@ async fn session(app: &TestApp, link: &str) -> Value {
     body["data"].clone()
 }
 
-async fn sign(app: &TestApp, link: &str, values: &[&str]) -> (u16, Value) {
+pub(crate) async fn sign(app: &TestApp, link: &str, values: &[&str]) -> (u16, Value) {
     let fields = session(app, link).await["fields"].clone();
     let given: Vec<Value> = fields
         .as_array()
@@ -119,7 +119,7 @@ async fn sign(app: &TestApp, link: &str, values: &[&str]) -> (u16, Value) {
     .await
 }
 
-async fn wait_for_status(app: &TestApp, key: &str, doc: Uuid, status: &str) -> Value {
+pub(crate) async fn wait_for_status(app: &TestApp, key: &str, doc: Uuid, status: &str) -> Value {
     for _ in 0..300 {
         let detail = app.get(&format!("/documents/{doc}"), key).await.1;
         if detail["data"]["status"] == status {

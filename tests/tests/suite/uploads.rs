@@ -242,14 +242,14 @@ async fn operator_commands_answer_in_json_and_refuse_bad_input() {
         "--usage-limit",
         "5",
         "--webhook-url",
-        "https://hooks.example.com/signet",
+        "https://93.184.216.34/signet",
     ]);
     assert_eq!(
         (
             updated["usageLimit"].as_i64(),
             updated["webhookUrl"].as_str()
         ),
-        (Some(5), Some("https://hooks.example.com/signet"))
+        (Some(5), Some("https://93.184.216.34/signet"))
     );
     let cleared = cli.json(&["account", "update", "--id", &account, "--webhook-url", ""]);
     assert!(cleared["webhookUrl"].is_null());
