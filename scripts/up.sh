@@ -22,6 +22,8 @@ export BIND_ADDR="${BIND_ADDR:-127.0.0.1:8080}"
 export PUBLIC_URL="${PUBLIC_URL:-http://localhost:${BIND_ADDR##*:}}"
 export FILE_STORE_DIR="${FILE_STORE_DIR:-$SIGNET_DATA_DIR/files}"
 export MAIL_DIR="${MAIL_DIR:-$SIGNET_DATA_DIR/mail}"
+# A local development setup: webhooks to receivers on this machine are allowed.
+export WEBHOOK_ALLOW_PRIVATE="${WEBHOOK_ALLOW_PRIVATE:-true}"
 
 secret_file="$SIGNET_DATA_DIR/file-url-secret"
 if [[ ! -s $secret_file ]]; then
@@ -109,6 +111,10 @@ curl -sS -H '$auth' '$doc/audit'
 # After the send, each recipient's e-mail is a file in $MAIL_DIR (no SMTP_URL set). Alice's signing link:
 #   grep -h -A1 'to sign:' $MAIL_DIR/*.eml
 # Open it in a browser and sign; then the detail's filePath serves the signed PDF with its certificate.
+
+# Webhooks (README, "Receiving webhooks"): start demo/webhook-receiver.py with the secret from
+#   target/debug/signet-api webhook secret --account $account_id
+# then: target/debug/signet-api account update --id $account_id --webhook-url http://127.0.0.1:9000/hooks
 
 # Stop everything: scripts/down.sh
 EOF
