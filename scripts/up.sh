@@ -114,7 +114,7 @@ curl -sS -H '$auth' '$doc/audit'
 
 # Webhooks (README, "Receiving webhooks"): start demo/webhook-receiver.py with the secret from
 #   target/debug/signet-api webhook secret --account $account_id
-# then: target/debug/signet-api account update --id $account_id --webhook-url http://127.0.0.1:9000/hooks
+# then: WEBHOOK_ALLOW_PRIVATE=true target/debug/signet-api account update --id $account_id --webhook-url http://127.0.0.1:9000/hooks
 
 # Stop everything: scripts/down.sh
 EOF
