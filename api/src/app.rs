@@ -1,10 +1,15 @@
 //! The application: state, router and server.
 
-use std::{future::Future, net::SocketAddr, sync::Arc, time::Duration};
+use std::{
+    future::Future,
+    net::SocketAddr,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use axum::{
     Router,
-    extract::{DefaultBodyLimit, Request, State},
+    extract::{DefaultBodyLimit, MatchedPath, Request, State},
     http::{HeaderValue, header},
     middleware::{self, Next},
     response::{IntoResponse, Response},
@@ -19,6 +24,8 @@ use signet_common::{
 };
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
+use tracing::Instrument;
+use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use crate::{error::ApiError, extract::AccountId, routes};
 
@@ -37,6 +44,8 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(config: Config, db: Db) -> Self {
+        // Counting starts with the first request, not with the first scrape.
+        signet_common::telemetry::metrics();
         Self {
             store: FileStore::new(&config.file_store_dir),
             links: FileLinks::new(
@@ -74,7 +83,7 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// The layers that keep every response an envelope: panics, time limit, body limit, and a
-/// last check that no non-JSON error escapes.
+/// last check that no non-JSON error escapes; outermost, the request's span and metrics.
 pub fn guard<S: Clone + Send + Sync + 'static>(routes: Router<S>) -> Router<S> {
     routes
         .layer(middleware::from_fn(envelope_every_error))
@@ -84,6 +93,57 @@ pub fn guard<S: Clone + Send + Sync + 'static>(routes: Router<S>) -> Router<S> {
             ApiError::Internal.into_response()
         }))
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
+        .layer(middleware::from_fn(observe))
+}
+
+/// One span per request — continuing the caller's trace when it sends `traceparent` — named by
+/// method and matched route (never the raw path, which holds tokens), and the request metrics.
+async fn observe(req: Request, next: Next) -> Response {
+    let method = req.method().clone();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |p| p.as_str())
+        .to_owned();
+    let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
+        propagator.extract(&HeaderExtractor(req.headers()))
+    });
+    let span = tracing::info_span!(
+        "HTTP request",
+        otel.name = %format!("{method} {route}"),
+        otel.kind = "server",
+        http.request.method = %method,
+        http.route = %route,
+        http.response.status_code = tracing::field::Empty,
+        account.id = tracing::field::Empty,
+    );
+    let _ = span.set_parent(parent);
+    let started = Instant::now();
+    let response = next.run(req).instrument(span.clone()).await;
+    let status = response.status().as_u16();
+    span.record("http.response.status_code", status);
+    let labels = [
+        ("method", method.to_string()),
+        ("route", route),
+        ("status", status.to_string()),
+    ];
+    metrics::counter!("signet_http_requests_total", &labels).increment(1);
+    metrics::histogram!("signet_http_request_duration_seconds", &labels[..2])
+        .record(started.elapsed().as_secs_f64());
+    response
+}
+
+/// Reads W3C trace context from request headers.
+struct HeaderExtractor<'a>(&'a axum::http::HeaderMap);
+
+impl opentelemetry::propagation::Extractor for HeaderExtractor<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(|v| v.to_str().ok())
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(|k| k.as_str()).collect()
+    }
 }
 
 /// Authenticates the `X-API-KEY` header (any case) and counts the request, in one statement.
@@ -107,12 +167,18 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     .await;
     match outcome {
         Ok(Authentication::Allowed { account_id }) => {
+            tracing::Span::current().record("account.id", account_id.to_string());
             req.extensions_mut().insert(AccountId(account_id));
             next.run(req).await
         }
         Ok(Authentication::Limited {
-            retry_after_secs, ..
-        }) => ApiError::RateLimited { retry_after_secs }.into_response(),
+            account_id,
+            retry_after_secs,
+        }) => {
+            tracing::Span::current().record("account.id", account_id.to_string());
+            metrics::counter!("signet_api_usage_limit_refusals_total").increment(1);
+            ApiError::RateLimited { retry_after_secs }.into_response()
+        }
         Ok(Authentication::UnknownKey) => ApiError::InvalidKey.into_response(),
         Err(e) => ApiError::from(e).into_response(),
     }

@@ -25,8 +25,11 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    signet_common::telemetry::init_logging(config.log_format);
-    match cli::run(cli.command, config).await {
+    let service = matches!(cli.command, cli::Command::Serve).then_some("signet-api");
+    let telemetry = signet_common::telemetry::init(service, config.log_format);
+    let outcome = cli::run(cli.command, config).await;
+    telemetry.shutdown();
+    match outcome {
         Ok(Some(output)) => {
             println!("{output}");
             ExitCode::SUCCESS

@@ -46,6 +46,8 @@ pub struct Config {
     pub worker_shutdown_timeout: Duration,
     /// How often workers look for delayed jobs (new jobs arrive by NOTIFY at once).
     pub worker_poll_interval: Duration,
+    /// The worker's small HTTP port for /healthz, /readyz and /metrics.
+    pub worker_admin_addr: SocketAddr,
     pub log_format: LogFormat,
 }
 
@@ -127,6 +129,10 @@ impl Config {
                 "WORKER_SHUTDOWN_SECS",
                 &or("WORKER_SHUTDOWN_SECS", "30"),
             )?),
+            worker_admin_addr: parse(
+                "WORKER_ADMIN_ADDR",
+                &or("WORKER_ADMIN_ADDR", "127.0.0.1:9091"),
+            )?,
             worker_poll_interval: Duration::from_millis(positive(
                 "WORKER_POLL_MS",
                 &or("WORKER_POLL_MS", "1000"),

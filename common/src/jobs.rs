@@ -2,7 +2,10 @@
 
 use std::time::Duration;
 
-use apalis::prelude::TaskBuilder;
+use apalis::{
+    layers::tracing::{OtelTraceContext, TracingContext},
+    prelude::TaskBuilder,
+};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -14,6 +17,13 @@ pub trait Job: Serialize + DeserializeOwned + Send + Sync + 'static {
     const QUEUE: &'static str;
     const MAX_ATTEMPTS: usize;
 }
+
+/// Every queue, for reporting.
+pub const QUEUES: &[&str] = &[
+    DispatchEmail::QUEUE,
+    CheckCompletion::QUEUE,
+    DeliverWebhook::QUEUE,
+];
 
 /// Render and send one row of `outbound_emails`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,7 +74,11 @@ pub async fn enqueue_after<J: Job>(
         .iter()
         .map(|job| {
             let args = serde_json::to_vec(job).expect("job payloads always serialise");
-            let task = TaskBuilder::new(args).max_attempts(J::MAX_ATTEMPTS);
+            // The enqueuing span's W3C context travels with the job, so the job's span
+            // continues the trace of the request (or job) that queued it.
+            let task = TaskBuilder::new(args)
+                .max_attempts(J::MAX_ATTEMPTS)
+                .metadata(&TracingContext::from(OtelTraceContext::current()));
             if delay.is_zero() {
                 task.build()
             } else {

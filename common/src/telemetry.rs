@@ -1,18 +1,141 @@
-//! Logging for both binaries: `RUST_LOG` filters, `LOG_FORMAT` picks text or JSON lines, and
-//! everything goes to stderr so that the operator commands' stdout stays one JSON object.
+//! Telemetry for both binaries, set up once at start:
+//! - logs to stderr (`RUST_LOG` filters; `LOG_FORMAT` picks text or JSON lines), so the operator
+//!   commands' stdout stays one JSON object;
+//! - traces exported over OTLP (HTTP/protobuf) when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, with
+//!   the standard `OTEL_*` variables honoured by the exporter and the batch processor;
+//! - W3C trace context as the global propagator, so traces cross from requests to jobs;
+//! - a Prometheus recorder for the `metrics` facade, rendered by `/metrics`.
+
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use opentelemetry::{KeyValue, global, trace::TracerProvider as _};
+use opentelemetry_sdk::{Resource, propagation::TraceContextPropagator, trace::SdkTracerProvider};
+use tracing_subscriber::{Layer, layer::SubscriberExt, util::SubscriberInitExt};
 
 use crate::config::LogFormat;
 
 const DEFAULT_FILTER: &str = "info,sqlx=warn,lopdf=error";
+/// Spans exported as traces, whatever `RUST_LOG` says about logs: quieting the logs must not
+/// blind the traces.
+const TRACE_FILTER: &str = "info,sqlx=warn,lopdf=error,hyper=warn,h2=warn,reqwest=warn";
 
+/// Keeps the exporter alive; `shutdown` flushes the spans still buffered.
+pub struct Telemetry {
+    tracer_provider: Option<SdkTracerProvider>,
+}
+
+impl Telemetry {
+    pub fn shutdown(self) {
+        if let Some(provider) = self.tracer_provider
+            && let Err(e) = provider.shutdown()
+        {
+            eprintln!("telemetry: flushing spans failed: {e}");
+        }
+    }
+}
+
+/// Logging only: for the operator commands.
 pub fn init_logging(format: LogFormat) {
+    let _ = init(None, format);
+}
+
+/// Logging, and tracing export named `service_name` when an OTLP endpoint is configured.
+pub fn init(service_name: Option<&'static str>, format: LogFormat) -> Telemetry {
+    global::set_text_map_propagator(TraceContextPropagator::new());
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_FILTER));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    match format {
-        LogFormat::Json => builder.json().init(),
-        LogFormat::Text => builder.init(),
+    let logs = match format {
+        LogFormat::Json => tracing_subscriber::fmt::layer()
+            .json()
+            .with_writer(std::io::stderr)
+            .boxed(),
+        LogFormat::Text => tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .boxed(),
     }
+    .with_filter(filter);
+    let tracer_provider =
+        service_name
+            .filter(|_| otlp_configured())
+            .and_then(|name| match tracer_provider(name) {
+                Ok(provider) => Some(provider),
+                Err(e) => {
+                    eprintln!("telemetry: OTLP export disabled: {e}");
+                    None
+                }
+            });
+    let traces = tracer_provider.as_ref().map(|provider| {
+        global::set_tracer_provider(provider.clone());
+        tracing_opentelemetry::layer()
+            .with_tracer(provider.tracer(service_name.unwrap_or("signet")))
+            .with_filter(tracing_subscriber::EnvFilter::new(TRACE_FILTER))
+    });
+    let _ = tracing_subscriber::registry()
+        .with(logs)
+        .with(traces)
+        .try_init();
+    Telemetry { tracer_provider }
+}
+
+fn otlp_configured() -> bool {
+    [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    ]
+    .iter()
+    .any(|name| std::env::var(name).is_ok_and(|v| !v.trim().is_empty()))
+}
+
+fn tracer_provider(service_name: &'static str) -> Result<SdkTracerProvider, String> {
+    let exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let resource = Resource::builder()
+        .with_service_name(service_name)
+        .with_attribute(KeyValue::new("service.version", crate::VERSION))
+        .build();
+    Ok(SdkTracerProvider::builder()
+        .with_batch_exporter(exporter)
+        .with_resource(resource)
+        .build())
+}
+
+/// Latency buckets in seconds, for HTTP requests and jobs.
+const DURATION_BUCKETS: [f64; 12] = [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+
+/// Installs the process-wide Prometheus recorder (once) and returns the handle `/metrics`
+/// renders.
+pub fn metrics() -> PrometheusHandle {
+    static HANDLE: std::sync::OnceLock<PrometheusHandle> = std::sync::OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            PrometheusBuilder::new()
+                .set_buckets(&DURATION_BUCKETS)
+                .expect("buckets are not empty")
+                .install_recorder()
+                .expect("no other metrics recorder is installed")
+        })
+        .clone()
+}
+
+/// Counts jobs waiting in each queue and records them as `signet_queue_depth{job_type}`.
+/// Called when `/metrics` is scraped, so the figure is current.
+pub async fn record_queue_depth(pool: &sqlx::PgPool) -> Result<(), sqlx::Error> {
+    let depths: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT job_type, count(*) FILTER (WHERE status IN ('Pending', 'Queued', 'Running')
+                                           OR (status = 'Failed' AND attempts < max_attempts))
+         FROM apalis.jobs GROUP BY job_type",
+    )
+    .fetch_all(pool)
+    .await?;
+    for queue in crate::jobs::QUEUES {
+        let depth = depths
+            .iter()
+            .find(|(job_type, _)| job_type == queue)
+            .map_or(0, |(_, n)| *n);
+        metrics::gauge!("signet_queue_depth", "job_type" => *queue).set(depth as f64);
+    }
+    Ok(())
 }

@@ -513,6 +513,7 @@ impl WorkerProcess {
             .env("WORKER_HEARTBEAT_SECS", "1")
             .env("WORKER_POLL_MS", "200")
             .env("WORKER_SHUTDOWN_SECS", "10")
+            .env("WORKER_ADMIN_ADDR", "127.0.0.1:0")
             .env("EMAIL_RETRY_SCHEDULE", "1,1,1,1")
             .env("RUST_LOG", "info,sqlx=warn")
             .env("NO_COLOR", "1")
@@ -529,6 +530,23 @@ impl WorkerProcess {
 
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The admin port's address, as the worker logged it when it bound it.
+    pub async fn admin_addr(&self) -> String {
+        for _ in 0..200 {
+            if let Some(addr) = self
+                .log()
+                .lines()
+                .find(|l| l.contains("admin port listening"))
+                .and_then(|l| l.split("addr=").nth(1))
+                .map(|a| a.split_whitespace().next().unwrap_or_default().to_owned())
+            {
+                return addr;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("the worker never logged its admin port:\n{}", self.log());
     }
 
     /// SIGTERM, then waits (bounded) for the exit status.
@@ -680,5 +698,133 @@ impl Received {
             .ok()
             .and_then(|b| b["type"].as_str().map(str::to_owned))
             .unwrap_or_default()
+    }
+}
+
+/// A TCP proxy in front of the real PostgreSQL that a test can cut (dropping every connection
+/// and refusing new ones) and restore, to see the service through a database outage.
+pub struct DbProxy {
+    pub port: u16,
+    upstream: SocketAddr,
+    state: std::sync::Arc<std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>>,
+    connections: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+}
+
+impl DbProxy {
+    pub async fn start(upstream: SocketAddr) -> Self {
+        let proxy = Self {
+            port: free_port(),
+            upstream,
+            state: Default::default(),
+            connections: Default::default(),
+        };
+        proxy.restore().await;
+        proxy
+    }
+
+    /// The URL of `db` reached through the proxy: the same URL with the proxy's host and port.
+    pub fn url_for(&self, db: &TestDb) -> String {
+        let url = db.url();
+        let (prefix, rest) = match url.split_once('@') {
+            Some((credentials, rest)) => (format!("{credentials}@"), rest),
+            None => url
+                .split_once("://")
+                .map(|(s, r)| (format!("{s}://"), r))
+                .expect("a URL"),
+        };
+        let path = rest.split_once('/').map_or("", |(_, path)| path);
+        format!("{prefix}127.0.0.1:{}/{path}", self.port)
+    }
+
+    pub async fn cut(&self) {
+        if let Some(listener) = self.state.lock().unwrap().take() {
+            listener.abort();
+        }
+        for connection in self.connections.lock().unwrap().drain(..) {
+            connection.abort();
+        }
+    }
+
+    pub async fn restore(&self) {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", self.port))
+            .await
+            .expect("bind the proxy");
+        let upstream = self.upstream;
+        let connections = self.connections.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                let connection = tokio::spawn(async move {
+                    if let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    }
+                });
+                connections.lock().unwrap().push(connection);
+            }
+        });
+        *self.state.lock().unwrap() = Some(task);
+    }
+}
+
+impl Drop for DbProxy {
+    fn drop(&mut self) {
+        if let Some(listener) = self.state.lock().unwrap().take() {
+            listener.abort();
+        }
+        for connection in self.connections.lock().unwrap().drain(..) {
+            connection.abort();
+        }
+    }
+}
+
+/// A real `signet-api serve` process for `app`'s database and files; killed when dropped.
+pub struct ApiProcess {
+    pub base: String,
+    child: std::process::Child,
+}
+
+impl ApiProcess {
+    pub async fn start(app: &TestApp, extra: &[(&str, &str)]) -> Self {
+        let port = free_port();
+        let base = format!("http://127.0.0.1:{port}");
+        let mut command = std::process::Command::new(binary("signet-api"));
+        command
+            .arg("serve")
+            .env("DATABASE_URL", app.db.url())
+            .env("BIND_ADDR", format!("127.0.0.1:{port}"))
+            .env("PUBLIC_URL", &base)
+            .env("FILE_STORE_DIR", app.files.path())
+            .env("FILE_URL_SECRET", "test-file-url-secret")
+            .env("MAIL_FROM", "Signet <no-reply@signet.test>")
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        for (k, v) in extra {
+            command.env(k, v);
+        }
+        // Owned by the guard at once, so that a failed start still kills the process.
+        let api = Self {
+            child: command.spawn().expect("start signet-api"),
+            base,
+        };
+        let client = reqwest::Client::new();
+        for _ in 0..200 {
+            if client
+                .get(format!("{}/healthz", api.base))
+                .send()
+                .await
+                .is_ok()
+            {
+                return api;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("signet-api did not start on {}", api.base);
+    }
+}
+
+impl Drop for ApiProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

@@ -19,6 +19,7 @@ use crate::{WorkerState, mail};
 /// a row already sent (or being sent elsewhere) is skipped. A failed send is recorded and
 /// retried later by a new, delayed job (EMAIL_RETRY_SCHEDULE, ±10 % jitter) until the schedule
 /// is used up, then the row is marked FAILED.
+#[tracing::instrument(name = "DispatchEmail", skip_all, fields(email.id = %job.email_id))]
 pub async fn dispatch_email(
     job: DispatchEmail,
     state: Data<Arc<WorkerState>>,
@@ -49,6 +50,7 @@ pub async fn dispatch_email(
     match sent {
         Ok(()) => {
             emails::mark_sent(&mut tx, email.id).await?;
+            metrics::counter!("signet_emails_total", "kind" => email.kind.as_str(), "outcome" => "sent").increment(1);
             tracing::info!(email = %email.id, kind = %email.kind, "e-mail sent");
         }
         Err(error) => {
@@ -57,6 +59,8 @@ pub async fn dispatch_email(
             let give_up = error.permanent || failed_attempts > schedule.len();
             let error = error.message;
             emails::record_failure(&mut tx, email.id, &error, give_up).await?;
+            let outcome = if give_up { "failed" } else { "retry" };
+            metrics::counter!("signet_emails_total", "kind" => email.kind.as_str(), "outcome" => outcome).increment(1);
             if give_up {
                 tracing::error!(email = %email.id, %error, attempts = failed_attempts, "e-mail failed for good");
             } else {
@@ -70,6 +74,7 @@ pub async fn dispatch_email(
     Ok(())
 }
 
+#[tracing::instrument(name = "CheckCompletion", skip_all, fields(document.id = %job.document_id))]
 pub async fn check_completion(
     job: CheckCompletion,
     state: Data<Arc<WorkerState>>,
@@ -92,6 +97,7 @@ pub async fn check_completion(
 /// (redirects are not followed), a timeout or a connection error schedules the next attempt per
 /// WEBHOOK_RETRY_SCHEDULE (±10 % jitter) until it is used up, then the delivery FAILED. The row
 /// is locked during the attempt, so two workers never post the same delivery at once.
+#[tracing::instrument(name = "DeliverWebhook", skip_all, fields(delivery.id = %job.delivery_id))]
 pub async fn deliver_webhook(
     job: DeliverWebhook,
     state: Data<Arc<WorkerState>>,
@@ -166,6 +172,12 @@ pub async fn deliver_webhook(
         }
         _ => None,
     };
+    let result_label = match (outcome, response_status) {
+        ("DELIVERED", _) => "delivered",
+        (_, Some(_)) => "http_error",
+        _ => "connection_error",
+    };
+    metrics::counter!("signet_webhook_attempts_total", "outcome" => result_label).increment(1);
     tracing::info!(
         delivery = %delivery.id, event = %delivery.event_type, attempt, outcome,
         status = ?response_status, error = ?error, "webhook attempt"
@@ -193,6 +205,7 @@ pub async fn deliver_webhook(
 /// Finished jobs are kept this long for inspection, then removed by the sweep.
 const FINISHED_JOB_RETENTION_HOURS: i32 = 24;
 
+#[tracing::instrument(name = "ExpirySweep", skip_all)]
 pub async fn expiry_sweep(_tick: Tick, state: Data<Arc<WorkerState>>) -> Result<(), BoxDynError> {
     let expired = expiry::expire_due(&state.db.pool, &state.notifier).await?;
     if expired > 0 {

@@ -1,13 +1,20 @@
 //! `signet-worker`: apalis workers on the PostgreSQL queue — e-mail dispatch, completion, and the
 //! expiry sweep. Any number of worker processes can run side by side.
 
+pub mod admin;
 pub mod handlers;
 pub mod mail;
 pub mod webhook;
 
 use std::{str::FromStr, sync::Arc, time::Duration};
 
-use apalis::prelude::*;
+use apalis::{
+    layers::{
+        prometheus::PrometheusLayer,
+        tracing::{ContextualTaskSpan, TraceLayer},
+    },
+    prelude::*,
+};
 use apalis_cron::CronScheduler;
 use apalis_postgres::{Config as QueueConfig, PostgresStorage, Pubsub};
 use signet_common::{
@@ -17,6 +24,7 @@ use signet_common::{
     jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, Job},
     notify::Notifier,
 };
+use tracing::Level;
 
 /// What every job handler shares.
 pub struct WorkerState {
@@ -44,6 +52,8 @@ pub enum StartError {
     Mail(String),
     #[error("workers stopped with an error: {0}")]
     Monitor(String),
+    #[error("WORKER_ADMIN_ADDR {0}: {1}")]
+    Admin(String, String),
 }
 
 /// Runs the workers until `shutdown` resolves, then stops fetching and gives running jobs up
@@ -80,6 +90,11 @@ pub async fn run(
             move |_| {
                 WorkerBuilder::new(name.clone())
                     .backend(storage::<DispatchEmail>(&state))
+                    .layer(
+                        TraceLayer::new()
+                            .make_span_with(ContextualTaskSpan::new().level(Level::INFO)),
+                    )
+                    .layer(PrometheusLayer::default())
                     .concurrency(concurrency)
                     .data(state.clone())
                     .build(handlers::dispatch_email)
@@ -91,6 +106,11 @@ pub async fn run(
             move |_| {
                 WorkerBuilder::new(name.clone())
                     .backend(storage::<CheckCompletion>(&state))
+                    .layer(
+                        TraceLayer::new()
+                            .make_span_with(ContextualTaskSpan::new().level(Level::INFO)),
+                    )
+                    .layer(PrometheusLayer::default())
                     .concurrency(concurrency)
                     .data(state.clone())
                     .build(handlers::check_completion)
@@ -102,6 +122,11 @@ pub async fn run(
             move |_| {
                 WorkerBuilder::new(name.clone())
                     .backend(storage::<DeliverWebhook>(&state))
+                    .layer(
+                        TraceLayer::new()
+                            .make_span_with(ContextualTaskSpan::new().level(Level::INFO)),
+                    )
+                    .layer(PrometheusLayer::default())
                     .concurrency(concurrency)
                     .data(state.clone())
                     .build(handlers::deliver_webhook)
@@ -118,6 +143,9 @@ pub async fn run(
             }
         })
         .shutdown_timeout(shutdown_timeout);
+    let admin = admin::serve(state.clone()).await.map_err(|e| {
+        StartError::Admin(state.config.worker_admin_addr.to_string(), e.to_string())
+    })?;
     tracing::info!(%instance, concurrency, "signet-worker started");
     monitor
         .run_with_signal(async move {
@@ -126,7 +154,9 @@ pub async fn run(
             Ok(())
         })
         .await
-        .map_err(|e| StartError::Monitor(e.to_string()))
+        .map_err(|e| StartError::Monitor(e.to_string()))?;
+    admin.abort();
+    Ok(())
 }
 
 /// The queue of one job type: new jobs arrive by NOTIFY at once; delayed ones (retries) are

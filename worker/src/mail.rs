@@ -34,6 +34,7 @@ impl Mailer {
         }
     }
 
+    #[tracing::instrument(name = "smtp.send", skip_all, fields(transport = self.kind()))]
     pub async fn send(&self, message: Message) -> Result<(), SendError> {
         match self {
             Self::Smtp(transport) => {
@@ -56,6 +57,15 @@ impl Mailer {
                         message: e.to_string(),
                     })
             }
+        }
+    }
+}
+
+impl Mailer {
+    fn kind(&self) -> &'static str {
+        match self {
+            Self::Smtp(_) => "smtp",
+            Self::Files(_) => "file",
         }
     }
 }

@@ -11,7 +11,8 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    signet_common::telemetry::init_logging(config.log_format);
+    let telemetry = signet_common::telemetry::init(Some("signet-worker"), config.log_format);
+    signet_common::telemetry::metrics();
     let db = match Db::connect_lazy(&config.database_url) {
         Ok(db) => db,
         Err(e) => {
@@ -36,7 +37,9 @@ async fn main() -> ExitCode {
             () = shutdown_signal() => return ExitCode::SUCCESS,
         }
     }
-    match signet_worker::run(config, db, shutdown_signal()).await {
+    let outcome = signet_worker::run(config, db, shutdown_signal()).await;
+    telemetry.shutdown();
+    match outcome {
         Ok(()) => {
             tracing::info!("signet-worker stopped");
             ExitCode::SUCCESS

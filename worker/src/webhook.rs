@@ -41,6 +41,7 @@ impl WebhookClient {
 
     /// Posts one signed attempt. `Err` is a failure before any response (refused target,
     /// connection error, timeout).
+    #[tracing::instrument(name = "webhook.attempt", skip_all, fields(webhook.id = event_id))]
     pub async fn post(
         &self,
         url: &str,

@@ -1,6 +1,11 @@
 //! Liveness and readiness.
 
-use axum::{Router, extract::State, response::Response, routing::get};
+use axum::{
+    Router,
+    extract::State,
+    response::{IntoResponse, Response},
+    routing::get,
+};
 
 use crate::{
     AppState,
@@ -11,6 +16,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
 }
 
 /// The process is up.
@@ -28,4 +34,19 @@ async fn readyz(State(state): State<AppState>) -> Result<Response, ApiError> {
             ApiError::Unavailable
         })?;
     Ok(success("Ready", Empty {}))
+}
+
+/// Prometheus text format: requests, usage-limit refusals, and the current queue depths.
+async fn metrics(State(state): State<AppState>) -> Response {
+    if let Err(e) = signet_common::telemetry::record_queue_depth(&state.db.pool).await {
+        tracing::warn!(error = %e, "queue depth unavailable for /metrics");
+    }
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        signet_common::telemetry::metrics().render(),
+    )
+        .into_response()
 }

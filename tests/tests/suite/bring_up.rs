@@ -18,6 +18,10 @@ async fn bring_up_prints_curl_commands_that_work() {
         ("SIGNET_DATA_DIR", data.path().display().to_string()),
         ("BIND_ADDR", format!("127.0.0.1:{port}")),
         ("PUBLIC_URL", format!("http://127.0.0.1:{port}")),
+        (
+            "WORKER_ADMIN_ADDR",
+            format!("127.0.0.1:{}", signet_tests::free_port()),
+        ),
     ];
     let up = Command::new("bash")
         .arg(repo_root().join("scripts/up.sh"))

@@ -9,6 +9,7 @@ mod files;
 mod isolation;
 mod keys;
 mod lists;
+mod observability;
 mod openapi;
 mod signing_flow;
 mod uploads;
