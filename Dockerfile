@@ -34,7 +34,7 @@ RUN touch api/src/main.rs api/src/lib.rs worker/src/main.rs common/src/lib.rs \
 # ---- runtime ----
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends ca-certificates \
+    && apt-get install -y --no-install-recommends ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --user-group --home-dir /var/lib/signet --shell /usr/sbin/nologin signet \
     && mkdir -p /var/lib/signet/files /var/lib/signet/mail \
@@ -43,7 +43,8 @@ COPY --from=builder /usr/local/bin/signet-api /usr/local/bin/signet-worker /usr/
 WORKDIR /var/lib/signet
 ENV BIND_ADDR=0.0.0.0:8080 \
     FILE_STORE_DIR=/var/lib/signet/files \
-    MAIL_DIR=/var/lib/signet/mail
+    MAIL_DIR=/var/lib/signet/mail \
+    WORKER_ADMIN_ADDR=0.0.0.0:9091
 USER signet
-EXPOSE 8080
+EXPOSE 8080 9091
 CMD ["signet-api", "serve"]

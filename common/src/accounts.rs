@@ -116,6 +116,7 @@ pub enum Authentication {
 /// Authenticates a key and counts the request against its account's usage window in one
 /// statement. The conditional UPDATE re-checks the count on the locked row, so concurrent
 /// requests across any number of API processes never over- or under-count.
+#[tracing::instrument(name = "accounts::authenticate", skip_all)]
 pub async fn authenticate(
     usage_pool: &PgPool,
     key_hash: &[u8],

@@ -31,6 +31,7 @@ pub enum Outcome {
     Completed,
 }
 
+#[tracing::instrument(name = "completion::check", skip_all)]
 pub async fn check(
     pool: &PgPool,
     store: &FileStore,
@@ -104,6 +105,7 @@ pub async fn check(
 /// Queues completion again for SENT documents whose signers have all signed but whose
 /// completion jobs gave up (a file store outage, say). Run by the periodic sweep; the job is
 /// idempotent, so queuing it for a document that is completing right now is harmless.
+#[tracing::instrument(name = "completion::requeue_stalled", skip_all)]
 pub async fn requeue_stalled(pool: &PgPool) -> Result<usize> {
     let mut tx = pool.begin().await?;
     let stalled: Vec<Uuid> = sqlx::query_scalar(

@@ -112,6 +112,7 @@ struct ListedDocument {
 }
 
 /// One page of the account's documents and the number of documents matching the filter.
+#[tracing::instrument(name = "documents::list", skip_all)]
 pub async fn list(
     pool: &PgPool,
     account_id: Uuid,

@@ -18,6 +18,7 @@ pub struct NewEmail {
 }
 
 /// Puts e-mails in the outbox and queues their dispatch jobs, on the caller's transaction.
+#[tracing::instrument(name = "emails::queue", skip_all)]
 pub async fn queue(
     conn: &mut PgConnection,
     account_id: Uuid,

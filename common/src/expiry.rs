@@ -17,6 +17,7 @@ const BATCH: i64 = 50;
 /// Expires every due document, a batch per transaction. Batches are claimed with
 /// `SKIP LOCKED`, so sweeps running at once on several workers share the work and never
 /// expire a document twice.
+#[tracing::instrument(name = "expiry::expire_due", skip_all)]
 pub async fn expire_due(pool: &PgPool, notifier: &Notifier) -> Result<usize> {
     let actor = Actor::worker();
     let mut expired = 0;

@@ -65,6 +65,7 @@ impl SigningSession {
 }
 
 /// Opens the link: the first opening while the document is out for signing records VIEWED.
+#[tracing::instrument(name = "signing::open", skip_all)]
 pub async fn open(
     pool: &PgPool,
     token: &str,
@@ -81,6 +82,7 @@ pub async fn open(
 }
 
 /// Signs: every field of the recipient gets a valid value, all at once.
+#[tracing::instrument(name = "signing::submit", skip_all)]
 pub async fn submit(
     pool: &PgPool,
     token: &str,
@@ -132,6 +134,7 @@ pub async fn submit(
 }
 
 /// Declines: the document becomes DECLINED and the other recipients are told.
+#[tracing::instrument(name = "signing::decline", skip_all)]
 pub async fn decline(
     pool: &PgPool,
     token: &str,

@@ -59,6 +59,7 @@ pub fn sign(secret: &str, id: &str, timestamp: i64, body: &str) -> Option<String
 /// Records an event for the document's account, if it has a webhook URL: the delivery row
 /// with the exact body to send, and its job, on the caller's transaction. The body's
 /// `filePath` is a file link valid for `links`' lifetime.
+#[tracing::instrument(name = "webhooks::record", skip_all)]
 pub async fn record(
     conn: &mut PgConnection,
     account_id: Uuid,

@@ -29,6 +29,7 @@ pub const PALETTE: [&str; 12] = [
 ];
 
 /// Stores a PDF and creates its DRAFT document with the CREATED audit entry.
+#[tracing::instrument(name = "workflow::upload_document", skip_all)]
 pub async fn upload_document(
     pool: &PgPool,
     store: &FileStore,
@@ -77,6 +78,7 @@ pub async fn upload_document(
     created
 }
 
+#[tracing::instrument(name = "workflow::add_recipients", skip_all)]
 pub async fn add_recipients(
     pool: &PgPool,
     account_id: Uuid,
@@ -122,6 +124,7 @@ pub async fn add_recipients(
     commit_update(tx, account_id, document_id, &message, actor).await
 }
 
+#[tracing::instrument(name = "workflow::add_fields", skip_all)]
 pub async fn add_fields(
     pool: &PgPool,
     account_id: Uuid,
@@ -178,6 +181,7 @@ pub async fn add_fields(
 
 /// Sends a DRAFT document: SENT status and expiry, the SENT entry, one invitation per recipient
 /// in the outbox with its dispatch job, and each recipient's signing token (kept hashed).
+#[tracing::instrument(name = "workflow::send_document", skip_all)]
 pub async fn send_document(
     pool: &PgPool,
     account_id: Uuid,
@@ -253,6 +257,7 @@ pub async fn send_document(
 }
 
 /// Cancels a DRAFT or SENT document; its links stop accepting changes.
+#[tracing::instrument(name = "workflow::cancel_document", skip_all)]
 pub async fn cancel_document(
     pool: &PgPool,
     account_id: Uuid,
@@ -282,6 +287,7 @@ pub async fn cancel_document(
 }
 
 /// A document with its recipients (in order of addition) and their fields.
+#[tracing::instrument(name = "workflow::document_detail", skip_all)]
 pub async fn document_detail(
     pool: &PgPool,
     account_id: Uuid,
@@ -295,6 +301,7 @@ pub async fn document_detail(
 }
 
 /// The audit trail, oldest first.
+#[tracing::instrument(name = "workflow::audit_trail", skip_all)]
 pub async fn audit_trail(
     pool: &PgPool,
     account_id: Uuid,
