@@ -13,7 +13,7 @@ pub const MAX_PAGES: usize = 2_000;
 const MAX_HEADER_OFFSET: usize = 1024;
 /// Bound on the walk up `/Parent` links, which a malformed file can make circular.
 const MAX_PARENT_DEPTH: usize = 64;
-pub(crate) const US_LETTER: Rect = Rect {
+const US_LETTER: Rect = Rect {
     x0: 0.0,
     y0: 0.0,
     x1: 612.0,
@@ -158,25 +158,44 @@ fn leaf_pages(doc: &Document) -> Result<Vec<&Dictionary>, PdfError> {
 }
 
 fn page_size(doc: &Document, page: &Dictionary) -> PageSize {
-    let media_box = inherited(doc, page, b"MediaBox", |object| rect(doc, object));
-    let crop_box = inherited(doc, page, b"CropBox", |object| rect(doc, object));
-    let visible = match (crop_box, media_box) {
-        (Some(crop), Some(media)) => crop.intersect(media).unwrap_or(media),
-        (Some(crop), None) => crop,
-        (None, media) => media.unwrap_or(US_LETTER),
-    };
-    let rotate = inherited(doc, page, b"Rotate", number)
-        .filter(|degrees| degrees.fract() == 0.0)
-        .map_or(0, |degrees| degrees as i64);
-
-    let (width, height) = (visible.x1 - visible.x0, visible.y1 - visible.y0);
-    if matches!(rotate.rem_euclid(360), 90 | 270) {
+    let view = PageView::of(doc, page);
+    let (width, height) = (view.visible.width(), view.visible.height());
+    if matches!(view.rotate, 90 | 270) {
         PageSize {
             width: height,
             height: width,
         }
     } else {
         PageSize { width, height }
+    }
+}
+
+/// Where a page is shown: its visible box (the CropBox clipped to the MediaBox, else the
+/// MediaBox, else US Letter) in default user space, and its clockwise rotation.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PageView {
+    pub(crate) visible: Rect,
+    /// 0, 90, 180 or 270.
+    pub(crate) rotate: i64,
+}
+
+impl PageView {
+    pub(crate) fn of(doc: &Document, page: &Dictionary) -> PageView {
+        let media_box = inherited(doc, page, b"MediaBox", |object| rect(doc, object));
+        let crop_box = inherited(doc, page, b"CropBox", |object| rect(doc, object));
+        let visible = match (crop_box, media_box) {
+            (Some(crop), Some(media)) => crop.intersect(media).unwrap_or(media),
+            (Some(crop), None) => crop,
+            (None, media) => media.unwrap_or(US_LETTER),
+        };
+        let rotate = inherited(doc, page, b"Rotate", number)
+            .filter(|degrees| degrees.fract() == 0.0)
+            .map_or(0, |degrees| (degrees as i64).rem_euclid(360));
+        PageView {
+            visible,
+            // Readers ignore a rotation that is not a multiple of 90 degrees.
+            rotate: if rotate % 90 == 0 { rotate } else { 0 },
+        }
     }
 }
 
@@ -232,7 +251,7 @@ impl Rect {
 
 /// A PDF rectangle: four numbers, each possibly an indirect reference, giving two opposite
 /// corners in any order. One without area is unusable.
-pub(crate) fn rect(doc: &Document, object: &Object) -> Option<Rect> {
+fn rect(doc: &Document, object: &Object) -> Option<Rect> {
     let [a, b, c, d] = object.as_array().ok()?.as_slice() else {
         return None;
     };
@@ -247,7 +266,7 @@ pub(crate) fn rect(doc: &Document, object: &Object) -> Option<Rect> {
     (rect.x0 < rect.x1 && rect.y0 < rect.y1).then_some(rect)
 }
 
-pub(crate) fn number(object: &Object) -> Option<f64> {
+fn number(object: &Object) -> Option<f64> {
     match *object {
         Object::Integer(value) => Some(value as f64),
         // lopdf keeps reals as f32. Going through its shortest decimal form gives back the

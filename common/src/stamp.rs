@@ -15,7 +15,7 @@ use lopdf::xref::XrefType;
 use lopdf::{Dictionary, Document, IncrementalDocument, Object, ObjectId, Stream, dictionary};
 use sha2::{Digest, Sha256};
 
-use crate::pdf::{Rect, US_LETTER, inherited, number, rect};
+use crate::pdf::{PageView, Rect, inherited};
 
 /// A filled field to stamp. Coordinates are PDF points with the origin at the top-left corner
 /// of the page as displayed: after its `/Rotate`, relative to its visible box (the CropBox
@@ -260,34 +260,7 @@ fn indirect_kids(
     Ok(ids)
 }
 
-/// Where a page is shown: its visible box in default user space and its clockwise rotation.
-#[derive(Debug, Clone, Copy)]
-struct PageView {
-    visible: Rect,
-    /// 0, 90, 180 or 270.
-    rotate: i64,
-}
-
 impl PageView {
-    /// Found as [`crate::pdf::inspect`] finds a page's size.
-    fn of(doc: &Document, page: &Dictionary) -> PageView {
-        let media_box = inherited(doc, page, b"MediaBox", |object| rect(doc, object));
-        let crop_box = inherited(doc, page, b"CropBox", |object| rect(doc, object));
-        let visible = match (crop_box, media_box) {
-            (Some(crop), Some(media)) => crop.intersect(media).unwrap_or(media),
-            (Some(crop), None) => crop,
-            (None, media) => media.unwrap_or(US_LETTER),
-        };
-        let rotate = inherited(doc, page, b"Rotate", number)
-            .filter(|degrees| degrees.fract() == 0.0)
-            .map_or(0, |degrees| (degrees as i64).rem_euclid(360));
-        PageView {
-            visible,
-            // Readers ignore a rotation that is not a multiple of 90 degrees.
-            rotate: if rotate % 90 == 0 { rotate } else { 0 },
-        }
-    }
-
     fn displayed_height(&self) -> f64 {
         match self.rotate {
             90 | 270 => self.visible.width(),

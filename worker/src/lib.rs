@@ -83,55 +83,42 @@ pub async fn run(
     let shutdown_timeout = state.config.worker_shutdown_timeout;
     let instance = instance_name();
 
+    // One worker per job type: traced (continuing the trace that queued the job), measured,
+    // and limited to `concurrency` jobs at once.
+    macro_rules! job_worker {
+        ($job:ty, $handler:path, $name:literal) => {{
+            let state = state.clone();
+            let name = format!("{}@{instance}", $name);
+            move |_| {
+                WorkerBuilder::new(name.clone())
+                    .backend(storage::<$job>(&state))
+                    .layer(
+                        TraceLayer::new()
+                            .make_span_with(ContextualTaskSpan::new().level(Level::INFO)),
+                    )
+                    .layer(PrometheusLayer::default())
+                    .concurrency(concurrency)
+                    .data(state.clone())
+                    .build($handler)
+            }
+        }};
+    }
     let monitor = Monitor::new()
-        .register({
-            let state = state.clone();
-            let name = format!("dispatch-email@{instance}");
-            move |_| {
-                WorkerBuilder::new(name.clone())
-                    .backend(storage::<DispatchEmail>(&state))
-                    .layer(
-                        TraceLayer::new()
-                            .make_span_with(ContextualTaskSpan::new().level(Level::INFO)),
-                    )
-                    .layer(PrometheusLayer::default())
-                    .concurrency(concurrency)
-                    .data(state.clone())
-                    .build(handlers::dispatch_email)
-            }
-        })
-        .register({
-            let state = state.clone();
-            let name = format!("check-completion@{instance}");
-            move |_| {
-                WorkerBuilder::new(name.clone())
-                    .backend(storage::<CheckCompletion>(&state))
-                    .layer(
-                        TraceLayer::new()
-                            .make_span_with(ContextualTaskSpan::new().level(Level::INFO)),
-                    )
-                    .layer(PrometheusLayer::default())
-                    .concurrency(concurrency)
-                    .data(state.clone())
-                    .build(handlers::check_completion)
-            }
-        })
-        .register({
-            let state = state.clone();
-            let name = format!("deliver-webhook@{instance}");
-            move |_| {
-                WorkerBuilder::new(name.clone())
-                    .backend(storage::<DeliverWebhook>(&state))
-                    .layer(
-                        TraceLayer::new()
-                            .make_span_with(ContextualTaskSpan::new().level(Level::INFO)),
-                    )
-                    .layer(PrometheusLayer::default())
-                    .concurrency(concurrency)
-                    .data(state.clone())
-                    .build(handlers::deliver_webhook)
-            }
-        })
+        .register(job_worker!(
+            DispatchEmail,
+            handlers::dispatch_email,
+            "dispatch-email"
+        ))
+        .register(job_worker!(
+            CheckCompletion,
+            handlers::check_completion,
+            "check-completion"
+        ))
+        .register(job_worker!(
+            DeliverWebhook,
+            handlers::deliver_webhook,
+            "deliver-webhook"
+        ))
         .register({
             let state = state.clone();
             let name = format!("expiry-sweep@{instance}");
