@@ -46,6 +46,13 @@ else
     account_id=$("$api" account create --name "Demo account" --email "$demo_email" | jq -er .id)
 fi
 
+password_file="$SIGNET_DATA_DIR/demo-password"
+if [[ ! -s $password_file ]]; then
+    (umask 077 && od -An -tx1 -N12 /dev/urandom | tr -d ' \n' >"$password_file")
+fi
+log "setting the demo account's console password (kept in $password_file)"
+"$api" account set-password --id "$account_id" <"$password_file" >/dev/null
+
 log "generating an API key for account $account_id (any previous key stops working)"
 key_json=$("$api" key generate --account "$account_id")
 api_key=$(jq -er .key <<<"$key_json")
@@ -99,6 +106,7 @@ cat <<EOF
 
 API key:     $api_key
 Document id: $document_id
+Console:     $PUBLIC_URL/app  (sign in as $demo_email / $(<"$password_file"))
 
 # List documents, show the demo document, add recipients and fields, send it, read the audit trail:
 curl -sS -H '$auth' '$base/documents'

@@ -75,6 +75,7 @@ pub fn router(state: AppState) -> Router {
             .nest(BASE_PATH, api)
             .merge(routes::files::router())
             .merge(routes::signing::router())
+            .merge(routes::console::router())
             .merge(routes::health::router())
             .fallback(route_not_found)
             .method_not_allowed_fallback(method_not_allowed),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use signet_common::{
-    Config, Error, accounts, api_keys, audit,
+    Config, Error, accounts, api_keys, audit, console,
     db::{self, Db},
     files::FileStore,
     model::Actor,
@@ -61,6 +61,14 @@ pub enum AccountCommand {
         /// Requests per usage window (default API_USAGE_DEFAULT_LIMIT)
         #[arg(long)]
         usage_limit: Option<u32>,
+        /// Read a console password from standard input (first line)
+        #[arg(long)]
+        password_stdin: bool,
+    },
+    /// Set the console password, read from standard input (first line); signs out every session
+    SetPassword {
+        #[arg(long)]
+        id: Uuid,
     },
     /// Change an account's usage limit or webhook URL ("" removes the URL)
     Update {
@@ -161,6 +169,9 @@ impl From<Error> for CliError {
         Self(match error {
             Error::DocumentNotFound => "document not found".into(),
             Error::Pdf(e) => format!("cannot upload: {e}"),
+            Error::Invalid(problems) if problems.len() == 1 => {
+                format!("{}: {}", problems[0].field, problems[0].reason)
+            }
             e if e.is_unavailable() => format!("cannot reach the database: {e}"),
             e => e.to_string(),
         })
@@ -190,6 +201,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             name,
             email,
             usage_limit,
+            password_stdin,
         }) => {
             let (name, email) = (name.trim(), email.trim());
             if name.is_empty() {
@@ -201,8 +213,19 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
                 )));
             }
             let limit = limit_arg(usage_limit)?.unwrap_or(config.api_usage_default_limit);
+            let password = password_stdin.then(read_password).transpose()?;
+            if let Some(password) = &password {
+                console::hash_password(password)?;
+            }
             let account = accounts::create(pool, name, email, limit).await?;
+            if let Some(password) = password {
+                console::set_password(pool, account.id, &password).await?;
+            }
             json!({"id": account.id})
+        }
+        Command::Account(AccountCommand::SetPassword { id }) => {
+            console::set_password(pool, id, &read_password()?).await?;
+            json!({"id": id, "passwordSet": true})
         }
         Command::Account(AccountCommand::Update {
             id,
@@ -294,7 +317,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             return Ok(None);
         }
         Command::Webhook(WebhookCommand::Replay { delivery }) => {
-            let replayed = webhooks::replay(pool, delivery)
+            let replayed = webhooks::replay(pool, delivery, None)
                 .await?
                 .ok_or_else(|| CliError(format!("no webhook delivery has the id {delivery}")))?;
             json!({"id": replayed.id, "eventId": replayed.event_id, "status": replayed.status, "queued": true})
@@ -317,6 +340,15 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             value
         }
     }))
+}
+
+/// The first line of standard input, without its line ending.
+fn read_password() -> Result<String, CliError> {
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .map_err(|e| CliError(format!("cannot read the password from standard input: {e}")))?;
+    Ok(line.trim_end_matches(['\r', '\n']).to_owned())
 }
 
 fn limit_arg(limit: Option<u32>) -> Result<Option<i32>, CliError> {

@@ -4,6 +4,7 @@ pub mod app;
 pub mod cli;
 mod error;
 mod extract;
+mod html;
 mod routes;
 
 pub use app::{AppState, Server, router};

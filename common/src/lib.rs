@@ -6,6 +6,7 @@ pub mod api_keys;
 pub mod audit;
 pub mod completion;
 pub mod config;
+pub mod console;
 pub mod db;
 pub mod documents;
 pub mod emails;

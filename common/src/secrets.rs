@@ -55,6 +55,11 @@ pub fn hmac_sha256_verify(key: &[u8], message: &[u8], tag: &[u8]) -> bool {
     mac.verify_slice(tag).is_ok()
 }
 
+/// Equality that takes the same time wherever the inputs differ (for tokens).
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +73,14 @@ mod tests {
         assert_eq!(key.len(), 43);
         assert!(key.bytes().all(|b| b.is_ascii_alphanumeric()));
         assert_ne!(random_base62(43), key);
+    }
+
+    #[test]
+    fn constant_time_eq_compares_whole_values() {
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"abcd"));
+        assert!(!constant_time_eq(b"", b"a"));
     }
 
     #[test]

@@ -204,13 +204,19 @@ pub async fn record_attempt(
 }
 
 /// Queues a new attempt of a delivery now, whatever its state; the event keeps its id.
-pub async fn replay(pool: &PgPool, delivery_id: Uuid) -> Result<Option<Delivery>> {
+/// With `account_id`, only a delivery of that account is found.
+pub async fn replay(
+    pool: &PgPool,
+    delivery_id: Uuid,
+    account_id: Option<Uuid>,
+) -> Result<Option<Delivery>> {
     let mut tx = pool.begin().await?;
     let delivery: Option<Delivery> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "UPDATE webhook_deliveries SET status = 'PENDING', next_attempt_at = now(), updated_at = now()
-         WHERE id = $1 RETURNING {COLUMNS}"
+         WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) RETURNING {COLUMNS}"
     )))
     .bind(delivery_id)
+    .bind(account_id)
     .fetch_optional(&mut *tx)
     .await?;
     if delivery.is_some() {

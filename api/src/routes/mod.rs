@@ -1,3 +1,4 @@
+pub mod console;
 pub mod documents;
 pub mod files;
 pub mod health;

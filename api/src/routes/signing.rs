@@ -9,7 +9,7 @@ use axum::{
     routing::{get, post},
 };
 use chrono::{SecondsFormat, Utc};
-use maud::{DOCTYPE, Markup, PreEscaped, html};
+use maud::{Markup, PreEscaped, html};
 use serde::Serialize;
 use signet_common::{
     Error,
@@ -23,6 +23,7 @@ use crate::{
     AppState,
     error::{ApiError, Empty, success},
     extract::{ApiJson, ClientActor},
+    html::layout,
 };
 
 pub fn router() -> Router<AppState> {
@@ -150,32 +151,6 @@ async fn page(
         Err(e) => ApiError::from(e).into_response(),
     }
 }
-
-fn layout(title: &str, body: Markup) -> Markup {
-    html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · Signet" }
-                style { (PreEscaped(STYLE)) }
-            }
-            body { main { (body) } }
-        }
-    }
-}
-
-const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d2330}\
-main{max-width:960px;margin:0 auto;padding:16px}\
-.card{background:#fff;border-radius:8px;padding:16px;margin:12px 0;box-shadow:0 1px 2px #0002}\
-iframe{width:100%;height:70vh;border:1px solid #ccd;border-radius:4px;background:#fff}\
-label{display:block;margin:10px 0 4px;font-weight:600}\
-input,textarea{width:100%;box-sizing:border-box;padding:8px;font-size:16px;border:1px solid #aab;border-radius:4px}\
-button{padding:10px 18px;font-size:16px;border:0;border-radius:4px;cursor:pointer;margin-top:12px}\
-.primary{background:#1f4fd1;color:#fff}.danger{background:#fff;color:#b3261e;border:1px solid #b3261e}\
-.banner{padding:12px;border-radius:6px;background:#e8f0fe}.error{color:#b3261e;white-space:pre-wrap}\
-.swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}";
 
 fn field_label(field: &FieldView) -> String {
     let kind = match field.field_type {

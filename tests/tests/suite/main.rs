@@ -4,6 +4,7 @@
 mod audit_chain;
 mod bring_up;
 mod concurrency;
+mod console;
 mod errors;
 mod files;
 mod isolation;

@@ -1,0 +1,33 @@
+//! The frame every server-rendered page shares.
+
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+
+pub fn layout(title: &str, body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                // No favicon: without this browsers request /favicon.ico and log its 404.
+                link rel="icon" href="data:,";
+                title { (title) " · Signet" }
+                style { (PreEscaped(STYLE)) }
+            }
+            body { main { (body) } }
+        }
+    }
+}
+
+pub const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d2330}\
+main{max-width:960px;margin:0 auto;padding:16px}\
+.card{background:#fff;border-radius:8px;padding:16px;margin:12px 0;box-shadow:0 1px 2px #0002}\
+iframe{width:100%;height:70vh;border:1px solid #ccd;border-radius:4px;background:#fff}\
+label{display:block;margin:10px 0 4px;font-weight:600}\
+input,textarea{width:100%;box-sizing:border-box;padding:8px;font-size:16px;border:1px solid #aab;border-radius:4px}\
+button{padding:10px 18px;font-size:16px;border:0;border-radius:4px;cursor:pointer;margin-top:12px}\
+.primary{background:#1f4fd1;color:#fff}.danger{background:#fff;color:#b3261e;border:1px solid #b3261e}\
+.banner{padding:12px;border-radius:6px;background:#e8f0fe}.error{color:#b3261e;white-space:pre-wrap}\
+.swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}\
+table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:6px;border-bottom:1px solid #e3e5ea;font-size:14px}\
+code{background:#eef;padding:2px 4px;border-radius:3px;word-break:break-all}nav{display:flex;gap:12px;align-items:center}";

@@ -1,0 +1,434 @@
+//! The console's API settings: sign-in, sessions, CSRF, keys, usage, webhook settings.
+
+use std::{collections::HashMap, io::Write, process::Command};
+
+use reqwest::{StatusCode, header};
+use signet_common::console;
+use signet_tests::{TestApp, assert_error, binary};
+use uuid::Uuid;
+
+const PASSWORD: &str = "correct horse battery staple";
+
+/// A browser: keeps the cookies the console sets.
+struct Browser<'a> {
+    app: &'a TestApp,
+    cookies: HashMap<String, String>,
+}
+
+struct Page {
+    status: StatusCode,
+    location: Option<String>,
+    set_cookies: Vec<String>,
+    body: String,
+}
+
+impl Page {
+    /// The value of the first hidden `csrf` input.
+    fn csrf(&self) -> String {
+        let at = self
+            .body
+            .find(r#"name="csrf" value=""#)
+            .expect("a form with a CSRF token");
+        let rest = &self.body[at + r#"name="csrf" value=""#.len()..];
+        rest[..rest.find('"').unwrap()].to_owned()
+    }
+}
+
+impl<'a> Browser<'a> {
+    fn new(app: &'a TestApp) -> Self {
+        Self {
+            app,
+            cookies: HashMap::new(),
+        }
+    }
+
+    async fn request(
+        &mut self,
+        method: reqwest::Method,
+        path: &str,
+        form: &[(&str, &str)],
+    ) -> Page {
+        let cookie: Vec<String> = self
+            .cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let mut request = self
+            .app
+            .client
+            .request(method, format!("{}{path}", self.app.base))
+            .header(header::COOKIE, cookie.join("; "));
+        if !form.is_empty() {
+            request = request.form(form);
+        }
+        let response = request.send().await.unwrap();
+        let set_cookies: Vec<String> = response
+            .headers()
+            .get_all(header::SET_COOKIE)
+            .iter()
+            .map(|v| v.to_str().unwrap().to_owned())
+            .collect();
+        for set in &set_cookies {
+            let (pair, _) = set.split_once(';').unwrap_or((set, ""));
+            let (name, value) = pair.split_once('=').unwrap();
+            if value.is_empty() {
+                self.cookies.remove(name);
+            } else {
+                self.cookies.insert(name.to_owned(), value.to_owned());
+            }
+        }
+        Page {
+            status: response.status(),
+            location: response
+                .headers()
+                .get(header::LOCATION)
+                .map(|v| v.to_str().unwrap().to_owned()),
+            set_cookies,
+            body: response.text().await.unwrap(),
+        }
+    }
+
+    async fn get(&mut self, path: &str) -> Page {
+        self.request(reqwest::Method::GET, path, &[]).await
+    }
+
+    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
+        self.request(reqwest::Method::POST, path, form).await
+    }
+
+    async fn sign_in(&mut self, email: &str, password: &str) -> Page {
+        let form = self.get("/app/sign-in").await;
+        let csrf = form.csrf();
+        self.post(
+            "/app/sign-in",
+            &[("csrf", &csrf), ("email", email), ("password", password)],
+        )
+        .await
+    }
+}
+
+async fn account_with_password(app: &TestApp) -> (Uuid, String) {
+    let (account, _) = app.account(1000).await;
+    signet_common::api_keys::revoke(&app.db.pool, account)
+        .await
+        .unwrap();
+    console::set_password(&app.db.pool, account, PASSWORD)
+        .await
+        .unwrap();
+    let email: String = sqlx::query_scalar("SELECT email FROM accounts WHERE id = $1")
+        .bind(account)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    (account, email)
+}
+
+#[tokio::test]
+async fn api_settings_in_the_browser() {
+    let app = TestApp::spawn().await;
+    let (account, email) = account_with_password(&app).await;
+    let mut browser = Browser::new(&app);
+
+    let away = browser.get("/app/settings/api").await;
+    assert_eq!(
+        (away.status, away.location.as_deref()),
+        (StatusCode::SEE_OTHER, Some("/app/sign-in"))
+    );
+    let wrong = browser.sign_in(&email, "not the password").await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    assert!(wrong.body.contains("Wrong e-mail or password."));
+    assert!(!browser.cookies.contains_key("signet_session"));
+    let unknown = browser.sign_in("nobody@example.com", PASSWORD).await;
+    assert!(
+        unknown.body.contains("Wrong e-mail or password."),
+        "unknown e-mails look the same"
+    );
+
+    let signed_in = browser.sign_in(&email.to_uppercase(), PASSWORD).await;
+    assert_eq!(
+        (signed_in.status, signed_in.location.as_deref()),
+        (StatusCode::SEE_OTHER, Some("/app/settings/api"))
+    );
+    let session_cookie = signed_in
+        .set_cookies
+        .iter()
+        .find(|c| c.starts_with("signet_session="))
+        .unwrap();
+    for attribute in ["HttpOnly", "SameSite=Lax", "Path=/app"] {
+        assert!(session_cookie.contains(attribute), "{session_cookie}");
+    }
+    assert!(!session_cookie.contains("Secure"), "plain http in tests");
+
+    let settings = browser.get("/app/settings/api").await;
+    assert_eq!(settings.status, StatusCode::OK);
+    assert!(settings.body.contains("No active key."));
+    let csrf = settings.csrf();
+
+    // A form without its token is refused and changes nothing.
+    let forged = browser.post("/app/settings/api/key/generate", &[]).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let forged = browser
+        .post("/app/settings/api/key/generate", &[("csrf", "guess")])
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    assert!(
+        signet_common::api_keys::active(&app.db.pool, account)
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    let generated = browser
+        .post("/app/settings/api/key/generate", &[("csrf", &csrf)])
+        .await;
+    assert_eq!(generated.status, StatusCode::OK);
+    let at = generated.body.find("sk_").expect("the new key is shown");
+    let key: String = generated.body[at..].chars().take(46).collect();
+    assert!(generated.body.contains("It will not be shown again."));
+    for _ in 0..3 {
+        assert_eq!(app.get("/documents", &key).await.0, 200);
+    }
+    let later = browser.get("/app/settings/api").await;
+    assert!(!later.body.contains(&key), "shown once, then only masked");
+    assert!(later.body.contains(&signet_common::api_keys::mask(&key)));
+    assert!(
+        later
+            .body
+            .contains(r#"<strong id="usage-count">3</strong>"#),
+        "usage count"
+    );
+    assert!(
+        later
+            .body
+            .contains(r#"<strong id="usage-limit">1000</strong>"#)
+    );
+    assert!(later.body.contains("The window resets at"));
+
+    let regenerated = browser
+        .post("/app/settings/api/key/generate", &[("csrf", &csrf)])
+        .await;
+    let at =
+        regenerated.body.find(r#"<code id="new-key">"#).unwrap() + r#"<code id="new-key">"#.len();
+    let new_key: String = regenerated.body[at..].chars().take(46).collect();
+    assert_ne!(new_key, key);
+    assert_error(
+        &app.get("/documents", &key).await,
+        401,
+        "UNAUTHENTICATED",
+        "Invalid API key",
+    );
+    assert_eq!(app.get("/documents", &new_key).await.0, 200);
+    browser
+        .post("/app/settings/api/key/revoke", &[("csrf", &csrf)])
+        .await;
+    assert_error(
+        &app.get("/documents", &new_key).await,
+        401,
+        "UNAUTHENTICATED",
+        "Invalid API key",
+    );
+
+    // Webhook URL: the SSRF guard refuses internal targets with the reason.
+    let refused = browser
+        .post(
+            "/app/settings/api/webhook",
+            &[("csrf", &csrf), ("url", "http://169.254.169.254/latest")],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused.body.contains("internal address"),
+        "{}",
+        refused.body
+    );
+    let saved = browser
+        .post(
+            "/app/settings/api/webhook",
+            &[("csrf", &csrf), ("url", "https://93.184.216.34/hooks")],
+        )
+        .await;
+    assert!(saved.body.contains("Webhook URL saved."));
+    assert!(
+        saved
+            .body
+            .contains(r#"value="https://93.184.216.34/hooks""#)
+    );
+
+    let old_secret: String =
+        sqlx::query_scalar("SELECT webhook_secret FROM accounts WHERE id = $1")
+            .bind(account)
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap();
+    assert!(
+        !saved.body.contains(&old_secret),
+        "the secret is hidden until revealed"
+    );
+    let revealed = browser
+        .post(
+            "/app/settings/api/webhook/secret/reveal",
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert!(revealed.body.contains(&old_secret));
+    let rotated = browser
+        .post(
+            "/app/settings/api/webhook/secret/rotate",
+            &[("csrf", &csrf)],
+        )
+        .await;
+    let new_secret: String =
+        sqlx::query_scalar("SELECT webhook_secret FROM accounts WHERE id = $1")
+            .bind(account)
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap();
+    assert_ne!(new_secret, old_secret);
+    assert!(rotated.body.contains(&new_secret));
+
+    // Another account's delivery cannot be replayed from here.
+    let replay = browser
+        .post(
+            &format!("/app/settings/api/deliveries/{}/replay", Uuid::now_v7()),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(replay.status, StatusCode::NOT_FOUND);
+
+    let out = browser.post("/app/sign-out", &[("csrf", &csrf)]).await;
+    assert_eq!(out.location.as_deref(), Some("/app/sign-in"));
+    browser.cookies.insert(
+        "signet_session".into(),
+        session_cookie
+            .split(';')
+            .next()
+            .unwrap()
+            .split_once('=')
+            .unwrap()
+            .1
+            .to_owned(),
+    );
+    let after = browser.get("/app/settings/api").await;
+    assert_eq!(
+        after.location.as_deref(),
+        Some("/app/sign-in"),
+        "the old session cookie no longer works"
+    );
+}
+
+#[tokio::test]
+async fn repeated_failures_slow_sign_in_down() {
+    let app = TestApp::spawn().await;
+    let (_, email) = account_with_password(&app).await;
+    let mut browser = Browser::new(&app);
+    for _ in 0..5 {
+        assert_eq!(
+            browser.sign_in(&email, "wrong password!").await.status,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    let throttled = browser.sign_in(&email, PASSWORD).await;
+    assert_eq!(
+        throttled.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "even the right password waits"
+    );
+    assert!(
+        throttled
+            .body
+            .contains("Too many failed sign-ins. Try again in")
+    );
+    // A sign-in form posted without its cookie is a forgery.
+    let forged = app
+        .client
+        .post(format!("{}/app/sign-in", app.base))
+        .form(&[
+            ("csrf", "x"),
+            ("email", email.as_str()),
+            ("password", PASSWORD),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn operators_set_passwords_from_standard_input() {
+    let app = TestApp::spawn().await;
+    let run = |args: &[&str], input: &str| {
+        let mut child = Command::new(binary("signet-api"))
+            .args(args)
+            .env("DATABASE_URL", app.db.url())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, _, stderr) = run(
+        &[
+            "account",
+            "create",
+            "--name",
+            "Ops",
+            "--email",
+            "ops@example.com",
+            "--password-stdin",
+        ],
+        "short\n",
+    );
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("password: must have 10"), "{stderr}");
+    let (code, stdout, stderr) = run(
+        &[
+            "account",
+            "create",
+            "--name",
+            "Ops",
+            "--email",
+            "ops@example.com",
+            "--password-stdin",
+        ],
+        &format!("{PASSWORD}\n"),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let id: String = serde_json::from_str::<serde_json::Value>(&stdout).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut browser = Browser::new(&app);
+    assert_eq!(
+        browser.sign_in("ops@example.com", PASSWORD).await.status,
+        StatusCode::SEE_OTHER
+    );
+    let (code, _, stderr) = run(
+        &["account", "set-password", "--id", &id],
+        "another long password\n",
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        browser.get("/app/settings/api").await.location.as_deref(),
+        Some("/app/sign-in"),
+        "a new password ends sessions"
+    );
+    assert_eq!(
+        browser
+            .sign_in("ops@example.com", "another long password")
+            .await
+            .status,
+        StatusCode::SEE_OTHER
+    );
+}
