@@ -76,6 +76,7 @@ pub fn router(state: AppState) -> Router {
             .merge(routes::files::router())
             .merge(routes::signing::router())
             .merge(routes::console::router())
+            .merge(routes::console_documents::router())
             .merge(routes::health::router())
             .fallback(route_not_found)
             .method_not_allowed_fallback(method_not_allowed),

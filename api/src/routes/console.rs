@@ -29,7 +29,7 @@ const SIGN_IN_COOKIE: &str = "signet_sign_in";
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/app", get(|| async { Redirect::to("/app/settings/api") }))
+        .route("/app", get(|| async { Redirect::to("/app/documents") }))
         .route("/app/sign-in", get(sign_in_page).post(sign_in))
         .route("/app/sign-out", post(sign_out))
         .route("/app/settings/api", get(settings))
@@ -48,7 +48,7 @@ pub fn router() -> Router<AppState> {
 }
 
 /// A console failure, shown as a page.
-enum Failure {
+pub(super) enum Failure {
     SignInRequired,
     /// The form's CSRF token is missing or wrong.
     Forgery,
@@ -82,7 +82,7 @@ impl IntoResponse for Failure {
     }
 }
 
-fn page(status: StatusCode, title: &str, body: Markup) -> Response {
+pub(super) fn page(status: StatusCode, title: &str, body: Markup) -> Response {
     (status, layout(title, body)).into_response()
 }
 
@@ -111,7 +111,7 @@ fn set_cookie(state: &AppState, name: &str, value: &str, max_age_secs: i64) -> H
 
 /// A console form's fields. A body that is not a form reads as no fields, so that the CSRF
 /// check (which then fails) answers it, as it answers any forged form.
-struct ConsoleForm(HashMap<String, String>);
+pub(super) struct ConsoleForm(pub(super) HashMap<String, String>);
 
 impl<S: Send + Sync> axum::extract::FromRequest<S> for ConsoleForm {
     type Rejection = std::convert::Infallible;
@@ -127,8 +127,8 @@ impl<S: Send + Sync> axum::extract::FromRequest<S> for ConsoleForm {
 }
 
 /// The signed-in account; any console page without one redirects to the sign-in page.
-struct Console {
-    session: Session,
+pub(super) struct Console {
+    pub(super) session: Session,
     token: String,
 }
 
@@ -146,17 +146,32 @@ impl FromRequestParts<AppState> for Console {
 
 impl Console {
     /// Every state-changing form must echo the session's CSRF token.
-    fn check(&self, form: &HashMap<String, String>) -> Result<(), Failure> {
-        let given = form.get("csrf").map(String::as_bytes).unwrap_or_default();
-        if secrets::constant_time_eq(given, self.session.csrf_token.as_bytes()) {
+    pub(super) fn check(&self, form: &HashMap<String, String>) -> Result<(), Failure> {
+        self.check_token(form.get("csrf").map(String::as_str).unwrap_or_default())
+    }
+
+    pub(super) fn check_token(&self, given: &str) -> Result<(), Failure> {
+        if secrets::constant_time_eq(given.as_bytes(), self.session.csrf_token.as_bytes()) {
             Ok(())
         } else {
             Err(Failure::Forgery)
         }
     }
 
-    fn csrf_field(&self) -> Markup {
+    pub(super) fn csrf_field(&self) -> Markup {
         html! { input type="hidden" name="csrf" value=(self.session.csrf_token); }
+    }
+}
+
+/// The console's header: its sections and sign-out.
+pub(super) fn nav(console: &Console) -> Markup {
+    html! {
+        nav {
+            a href="/app/documents" { "Documents" }
+            a href="/app/settings/api" { "API settings" }
+            span style="flex:1" {}
+            form method="post" action="/app/sign-out" { (console.csrf_field()) button type="submit" { "Sign out" } }
+        }
     }
 }
 
@@ -203,7 +218,7 @@ async fn sign_in(
     let password = form.get("password").map(String::as_str).unwrap_or_default();
     match console::sign_in(&state.db.pool, email, password).await {
         Ok(SignIn::Ok { token }) => {
-            let mut response = Redirect::to("/app/settings/api").into_response();
+            let mut response = Redirect::to("/app/documents").into_response();
             let headers = response.headers_mut();
             headers.append(
                 header::SET_COOKIE,
@@ -284,10 +299,8 @@ async fn settings_page(
     let time = |t: chrono::DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
     let csrf = console.csrf_field();
     let body = html! {
-        nav {
-            h1 style="flex:1" { "API settings" }
-            form method="post" action="/app/sign-out" { (csrf) button type="submit" { "Sign out" } }
-        }
+        (nav(console))
+        h1 { "API settings" }
         p { (account.name) " · " (account.email) }
         @if let Some(notice) = &flash.notice { p.banner role="status" { (notice) } }
         @if let Some(error) = &flash.error { p.error role="alert" { (error) } }

@@ -25,11 +25,13 @@ async fn download(
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let id: Uuid = id.parse().map_err(|_| ApiError::InvalidFileLink)?;
-    let (mut expires, mut sig) = (None, None);
+    let (mut expires, mut sig, mut original) = (None, None, false);
     for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
         match name.as_ref() {
             "expires" => expires = value.parse::<i64>().ok(),
             "sig" => sig = Some(value.into_owned()),
+            // The link's authority is the document; which of its files is the reader's choice.
+            "original" => original = value == "1",
             _ => {}
         }
     }
@@ -41,7 +43,7 @@ async fn download(
     }
     let document = documents::find_by_signed_link(&state.db.pool, id).await?;
     let key = match (&document.status, &document.final_file_key) {
-        (DocumentStatus::Completed, Some(final_key)) => final_key,
+        (DocumentStatus::Completed, Some(final_key)) if !original => final_key,
         _ => &document.file_key,
     };
     let file = tokio::fs::File::open(state.store.path(key))

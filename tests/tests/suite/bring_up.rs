@@ -83,7 +83,7 @@ fn sign_the_demo_document(stdout: &str, data: &std::path::Path, port: u16) {
             .unwrap();
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap_or(serde_json::Value::Null)
     };
-    let link = (0..300)
+    let link = (0..900)
         .find_map(|_| {
             let found = std::fs::read_dir(data.join("mail"))
                 .ok()?
@@ -140,7 +140,8 @@ fn sign_the_demo_document(stdout: &str, data: &std::path::Path, port: u16) {
         .unwrap();
     assert!(String::from_utf8_lossy(&submit.stdout).contains("Document signed successfully"));
     let detail_url = format!("http://127.0.0.1:{port}/external/api/v1/documents/{document}");
-    let detail = (0..300)
+    // Generous: this runs beside the rest of the suite on a 2-core machine.
+    let detail = (0..900)
         .map(|_| {
             std::thread::sleep(std::time::Duration::from_millis(100));
             get(&detail_url)

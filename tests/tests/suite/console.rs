@@ -147,7 +147,7 @@ async fn api_settings_in_the_browser() {
     let signed_in = browser.sign_in(&email.to_uppercase(), PASSWORD).await;
     assert_eq!(
         (signed_in.status, signed_in.location.as_deref()),
-        (StatusCode::SEE_OTHER, Some("/app/settings/api"))
+        (StatusCode::SEE_OTHER, Some("/app/documents"))
     );
     let session_cookie = signed_in
         .set_cookies
@@ -431,4 +431,178 @@ async fn operators_set_passwords_from_standard_input() {
             .status,
         StatusCode::SEE_OTHER
     );
+}
+
+impl Browser<'_> {
+    async fn upload(
+        &mut self,
+        csrf: Option<&str>,
+        title: &str,
+        file_name: &str,
+        bytes: Vec<u8>,
+    ) -> Page {
+        let cookie: Vec<String> = self
+            .cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let mut form = reqwest::multipart::Form::new().text("title", title.to_owned());
+        if let Some(csrf) = csrf {
+            form = form.text("csrf", csrf.to_owned());
+        }
+        let form = form.part(
+            "file",
+            reqwest::multipart::Part::bytes(bytes)
+                .file_name(file_name.to_owned())
+                .mime_str("application/pdf")
+                .unwrap(),
+        );
+        let response = self
+            .app
+            .client
+            .post(format!("{}/app/documents", self.app.base))
+            .header(header::COOKIE, cookie.join("; "))
+            .multipart(form)
+            .send()
+            .await
+            .unwrap();
+        Page {
+            status: response.status(),
+            location: response
+                .headers()
+                .get(header::LOCATION)
+                .map(|v| v.to_str().unwrap().to_owned()),
+            set_cookies: Vec::new(),
+            body: response.text().await.unwrap(),
+        }
+    }
+}
+
+#[tokio::test]
+async fn documents_in_the_browser() {
+    let app = TestApp::spawn().await;
+    let (_, email) = account_with_password(&app).await;
+    let mut browser = Browser::new(&app);
+    browser.sign_in(&email, PASSWORD).await;
+    let list = browser.get("/app/documents").await;
+    assert_eq!(list.status, StatusCode::OK);
+    assert!(list.body.contains("0 documents"));
+    let csrf = list.csrf();
+    let fixture = std::fs::read(signet_tests::fixtures_dir().join("pdflatex-4-pages.pdf")).unwrap();
+
+    let forged = browser
+        .upload(None, "Forged", "a.pdf", fixture.clone())
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let encrypted =
+        std::fs::read(signet_tests::fixtures_dir().join("libreoffice-writer-password.pdf"))
+            .unwrap();
+    let refused = browser
+        .upload(Some(&csrf), "Secret", "secret.pdf", encrypted)
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused.body.contains("encrypted"),
+        "the CLI's refusal, in the page"
+    );
+    let refused = browser
+        .upload(Some(&csrf), "Notes", "notes.pdf", b"plain text".to_vec())
+        .await;
+    assert!(refused.body.contains("not a PDF"));
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM documents")
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(count, 0, "refused uploads store nothing");
+
+    let uploaded = browser
+        .upload(Some(&csrf), "", "Quarterly report.pdf", fixture.clone())
+        .await;
+    assert_eq!(uploaded.status, StatusCode::SEE_OTHER);
+    let location = uploaded.location.unwrap();
+    let id: Uuid = location.rsplit('/').next().unwrap().parse().unwrap();
+    let detail = browser.get(&location).await;
+    assert!(
+        detail.body.contains("Quarterly report"),
+        "the title defaults to the file name"
+    );
+    assert!(detail.body.contains("4 pages"));
+    assert!(detail.body.contains("Document created"), "the audit trail");
+    let original = detail
+        .body
+        .split("href=\"")
+        .find(|s| s.contains("original=1"))
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .replace("&amp;", "&");
+    let pdf = app
+        .client
+        .get(&original)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(pdf.as_ref(), fixture.as_slice());
+
+    // The list: filters, search and the document.
+    assert!(
+        browser
+            .get("/app/documents?status=DRAFT&search=quarterly")
+            .await
+            .body
+            .contains("Quarterly report")
+    );
+    assert!(
+        !browser
+            .get("/app/documents?status=SENT")
+            .await
+            .body
+            .contains("Quarterly report")
+    );
+    assert_eq!(
+        browser.get("/app/documents?limit=500").await.status,
+        StatusCode::BAD_REQUEST
+    );
+
+    // Another account's document is not found; cancel needs the token and works.
+    let (other, _) = app.account(1000).await;
+    let theirs = app.document(other, "Theirs", &[signet_tests::LETTER]).await;
+    assert_eq!(
+        browser
+            .get(&format!("/app/documents/{theirs}"))
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        browser.get("/app/documents/not-a-uuid").await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        browser
+            .post(
+                &format!("/app/documents/{theirs}/cancel"),
+                &[("csrf", &csrf)]
+            )
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        browser
+            .post(&format!("/app/documents/{id}/cancel"), &[])
+            .await
+            .status,
+        StatusCode::FORBIDDEN
+    );
+    let cancelled = browser
+        .post(&format!("/app/documents/{id}/cancel"), &[("csrf", &csrf)])
+        .await;
+    assert_eq!(cancelled.status, StatusCode::SEE_OTHER);
+    let after = browser.get(&format!("/app/documents/{id}")).await;
+    assert!(after.body.contains("CANCELLED") && after.body.contains("Document cancelled"));
 }
