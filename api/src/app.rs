@@ -77,6 +77,7 @@ pub fn router(state: AppState) -> Router {
             .merge(routes::signing::router())
             .merge(routes::console::router())
             .merge(routes::console_documents::router())
+            .merge(routes::assets::router())
             .merge(routes::health::router())
             .fallback(route_not_found)
             .method_not_allowed_fallback(method_not_allowed),

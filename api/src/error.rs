@@ -34,6 +34,8 @@ pub enum ApiError {
     InvalidFileLink,
     #[error("Signing link not found")]
     SigningLinkNotFound,
+    #[error("This form has expired; reload the page and try again")]
+    CsrfRejected,
     #[error("{0}")]
     Conflict(signet_common::Conflict),
     #[error("Service unavailable")]
@@ -87,7 +89,7 @@ impl ApiError {
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::InvalidBody(_) | Self::InvalidQuery(_) | Self::Rule(_) => StatusCode::BAD_REQUEST,
-            Self::InvalidFileLink => StatusCode::FORBIDDEN,
+            Self::InvalidFileLink | Self::CsrfRejected => StatusCode::FORBIDDEN,
             Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }

@@ -30,4 +30,6 @@ button{padding:10px 18px;font-size:16px;border:0;border-radius:4px;cursor:pointe
 .banner{padding:12px;border-radius:6px;background:#e8f0fe}.error{color:#b3261e;white-space:pre-wrap}\
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}\
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:6px;border-bottom:1px solid #e3e5ea;font-size:14px}\
-code{background:#eef;padding:2px 4px;border-radius:3px;word-break:break-all}nav{display:flex;gap:12px;align-items:center}";
+code{background:#eef;padding:2px 4px;border-radius:3px;word-break:break-all}nav{display:flex;gap:12px;align-items:center}\
+select{padding:8px;font-size:16px}.page{position:relative;margin:12px auto;box-shadow:0 1px 3px #0003;background:#fff}\
+.page canvas{display:block}.field{position:absolute;border:2px solid;box-sizing:border-box;font-size:12px;padding:2px;cursor:move;user-select:none;touch-action:none}";

@@ -12,15 +12,23 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use maud::html;
 use signet_common::{
     documents,
-    model::DocumentStatus,
+    inputs::{FieldInput, RecipientInput, SendInput},
+    model::{DocumentStatus, RecipientRole},
     pdf,
     query::{ListQuery, SortBy, SortOrder, StatusFilter},
     workflow,
 };
 use uuid::Uuid;
 
-use super::console::{Console, ConsoleForm, Failure, nav, page};
-use crate::{AppState, error::ApiError, extract::ClientActor};
+use super::{
+    assets,
+    console::{Console, ConsoleForm, Failure, nav, page},
+};
+use crate::{
+    AppState,
+    error::{ApiError, success},
+    extract::{ApiJson, ClientActor},
+};
 
 /// Room for the form fields around the largest accepted PDF.
 const UPLOAD_BODY_LIMIT: usize = pdf::MAX_UPLOAD_BYTES + 64 * 1024;
@@ -35,6 +43,10 @@ pub fn router() -> Router<AppState> {
         )
         .route("/app/documents/{id}", get(detail))
         .route("/app/documents/{id}/cancel", post(cancel))
+        .route("/app/documents/{id}/recipients", post(add_recipient))
+        .route("/app/documents/{id}/place", get(place))
+        .route("/app/documents/{id}/fields", post(save_fields))
+        .route("/app/documents/{id}/send", post(send))
 }
 
 fn time(t: DateTime<Utc>) -> String {
@@ -209,14 +221,26 @@ async fn upload(
     }
 }
 
+fn document_id(id: &str) -> Result<Uuid, Failure> {
+    id.parse()
+        .map_err(|_| Failure::Api(ApiError::DocumentNotFound))
+}
+
 async fn detail(
     State(state): State<AppState>,
     console: Console,
     Path(id): Path<String>,
 ) -> Result<Response, Failure> {
-    let id: Uuid = id
-        .parse()
-        .map_err(|_| Failure::Api(ApiError::DocumentNotFound))?;
+    render_detail(&state, &console, document_id(&id)?, None, StatusCode::OK).await
+}
+
+async fn render_detail(
+    state: &AppState,
+    console: &Console,
+    id: Uuid,
+    error: Option<String>,
+    status: StatusCode,
+) -> Result<Response, Failure> {
     let (document, recipients, fields) =
         workflow::document_detail(&state.db.pool, console.session.account_id, id).await?;
     let trail = workflow::audit_trail(&state.db.pool, console.session.account_id, id).await?;
@@ -226,9 +250,14 @@ async fn detail(
         document.status,
         DocumentStatus::Draft | DocumentStatus::Sent
     );
+    let draft = document.status == DocumentStatus::Draft;
+    let week = (Utc::now() + chrono::Duration::days(7))
+        .format("%Y-%m-%dT%H:%M")
+        .to_string();
     let body = html! {
-        (nav(&console))
+        (nav(console))
         h1 { (document.title) }
+        @if let Some(error) = &error { p.error role="alert" id="error" { (error) } }
         p.banner id="status" { "Status: " strong { (document.status) } " · code " (document.code) " · " (document.pages) " pages" }
         div.card {
             p { a href=(format!("{link}&original=1")) { "Original PDF" } }
@@ -255,6 +284,28 @@ async fn detail(
                 }
             }
         }
+        @if draft {
+            form.card method="post" action=(format!("/app/documents/{}/recipients", document.id)) id="add-recipient" {
+                (console.csrf_field())
+                h2 { "Add a recipient" }
+                label for="name" { "Name" } input type="text" id="name" name="name" required maxlength="200";
+                label for="email" { "E-mail" } input type="email" id="email" name="email" required maxlength="254";
+                label for="role" { "Role" }
+                select id="role" name="role" { option value="SIGNER" { "Signer" } option value="VIEWER" { "Viewer" } }
+                button.primary type="submit" { "Add" }
+            }
+            @if !recipients.is_empty() {
+                p.card { a href=(format!("/app/documents/{}/place", document.id)) id="place-fields" { "Place fields on the pages" } }
+                form.card method="post" action=(format!("/app/documents/{}/send", document.id)) id="send" {
+                    (console.csrf_field())
+                    h2 { "Send for signing" }
+                    label for="message" { "Message" } textarea id="message" name="message" rows="2" required maxlength="5000" {}
+                    label for="description" { "Description" } textarea id="description" name="description" rows="2" maxlength="5000" {}
+                    label for="expiry" { "Expires (UTC)" } input type="datetime-local" id="expiry" name="expiry" value=(week) required;
+                    button.primary type="submit" { "Send" }
+                }
+            }
+        }
         section.card id="audit" {
             h2 { "Audit trail" }
             table {
@@ -265,7 +316,161 @@ async fn detail(
             }
         }
     };
-    Ok(page(StatusCode::OK, &document.title, body))
+    Ok(page(status, &document.title, body))
+}
+
+/// A refused change is shown on the document page, which is left as it was.
+async fn refused_or(
+    state: &AppState,
+    console: &Console,
+    id: Uuid,
+    outcome: signet_common::error::Result<()>,
+) -> Result<Response, Failure> {
+    match outcome {
+        Ok(()) => Ok(Redirect::to(&format!("/app/documents/{id}")).into_response()),
+        Err(e @ (signet_common::Error::Rule(_) | signet_common::Error::Invalid(_))) => {
+            let message = match &e {
+                signet_common::Error::Invalid(problems) => problems
+                    .iter()
+                    .map(|p| format!("{}: {}", p.field, p.reason))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                other => other.to_string(),
+            };
+            render_detail(state, console, id, Some(message), StatusCode::BAD_REQUEST).await
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+async fn add_recipient(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    Path(id): Path<String>,
+    ConsoleForm(form): ConsoleForm,
+) -> Result<Response, Failure> {
+    console.check(&form)?;
+    let id = document_id(&id)?;
+    let role = match form.get("role").map(String::as_str) {
+        Some("VIEWER") => RecipientRole::Viewer,
+        _ => RecipientRole::Signer,
+    };
+    let input = RecipientInput {
+        name: form.get("name").cloned().unwrap_or_default(),
+        email: form.get("email").cloned().unwrap_or_default(),
+        role,
+        country_code: None,
+        phone_number: None,
+    };
+    let outcome = workflow::add_recipients(
+        &state.db.pool,
+        console.session.account_id,
+        id,
+        vec![input],
+        &actor,
+    )
+    .await;
+    refused_or(&state, &console, id, outcome).await
+}
+
+async fn send(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    Path(id): Path<String>,
+    ConsoleForm(form): ConsoleForm,
+) -> Result<Response, Failure> {
+    console.check(&form)?;
+    let id = document_id(&id)?;
+    let field = |name: &str| form.get(name).cloned().unwrap_or_default();
+    // A datetime-local input has no zone; the form says UTC.
+    let expiry = chrono::NaiveDateTime::parse_from_str(&field("expiry"), "%Y-%m-%dT%H:%M")
+        .map(|t| t.and_utc().to_rfc3339())
+        .unwrap_or_else(|_| field("expiry"));
+    let input = SendInput {
+        message: field("message"),
+        description: field("description"),
+        expiry_date: expiry,
+    };
+    let outcome = workflow::send_document(
+        &state.db.pool,
+        console.session.account_id,
+        id,
+        input,
+        &actor,
+        &state.notifier,
+    )
+    .await;
+    refused_or(&state, &console, id, outcome).await
+}
+
+/// The placement page: pages rendered with pdf.js (place-fields.mjs does the work).
+async fn place(
+    State(state): State<AppState>,
+    console: Console,
+    Path(id): Path<String>,
+) -> Result<Response, Failure> {
+    let id = document_id(&id)?;
+    let (document, recipients, _) =
+        workflow::document_detail(&state.db.pool, console.session.account_id, id).await?;
+    let people: Vec<serde_json::Value> = recipients
+        .iter()
+        .map(|r| serde_json::json!({"email": r.email, "name": r.name, "color": r.color_code}))
+        .collect();
+    let body = html! {
+        (nav(&console))
+        h1 { "Place fields · " (document.title) }
+        div.card #toolbar {
+            label for="recipient" { "Recipient" }
+            select id="recipient" { @for r in &recipients { option value=(r.email) { (r.name) " <" (r.email) ">" } } }
+            label for="type" { "Field" }
+            select id="type" { option { "SIGNATURE" } option { "INITIALS" } option { "DATE" } option { "TEXT" } }
+            p { small { "Click a page to place a field; drag to move it; double-click to remove it." } }
+            button.primary type="button" id="save" { "Save fields" }
+            " " a href=(format!("/app/documents/{id}")) { "Back" }
+            p id="placement-status" role="status" style="white-space:pre-wrap" {}
+        }
+        div #placement
+            data-pdfjs-url=(format!("{}/pdf.min.mjs", assets::BASE))
+            data-worker-url=(format!("{}/pdf.worker.min.mjs", assets::BASE))
+            data-file-url=(format!("{}&original=1", state.links.url(id, Utc::now())))
+            data-save-url=(format!("/app/documents/{id}/fields"))
+            data-done-url=(format!("/app/documents/{id}"))
+            data-csrf=(console.session.csrf_token)
+            data-recipients=(serde_json::to_string(&people).expect("serialisable")) {}
+        script type="module" src=(format!("{}/place-fields.mjs", assets::BASE)) {}
+    };
+    Ok(page(StatusCode::OK, "Place fields", body))
+}
+
+/// Saves placed fields through the same rules as `POST /documents/:id/fields`; answers in the
+/// envelope so the page can show the API's messages.
+async fn save_fields(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    headers: axum::http::HeaderMap,
+    Path(id): Path<String>,
+    ApiJson(fields): ApiJson<Vec<FieldInput>>,
+) -> Result<Response, ApiError> {
+    let token = headers
+        .get("x-csrf-token")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if console.check_token(token).is_err() {
+        return Err(ApiError::CsrfRejected);
+    }
+    let id: Uuid = id.parse().map_err(|_| ApiError::DocumentNotFound)?;
+    workflow::add_fields(
+        &state.db.pool,
+        console.session.account_id,
+        id,
+        fields,
+        &actor,
+    )
+    .await?;
+    Ok(success("Fields added successfully", crate::error::Empty {}))
 }
 
 async fn cancel(
@@ -276,9 +481,7 @@ async fn cancel(
     ConsoleForm(form): ConsoleForm,
 ) -> Result<Response, Failure> {
     console.check(&form)?;
-    let id: Uuid = id
-        .parse()
-        .map_err(|_| Failure::Api(ApiError::DocumentNotFound))?;
+    let id = document_id(&id)?;
     workflow::cancel_document(&state.db.pool, console.session.account_id, id, &actor).await?;
     Ok(Redirect::to(&format!("/app/documents/{id}")).into_response())
 }

@@ -1,3 +1,4 @@
+pub mod assets;
 pub mod console;
 pub mod console_documents;
 pub mod documents;

@@ -606,3 +606,173 @@ async fn documents_in_the_browser() {
     let after = browser.get(&format!("/app/documents/{id}")).await;
     assert!(after.body.contains("CANCELLED") && after.body.contains("Document cancelled"));
 }
+
+#[tokio::test]
+async fn a_draft_is_prepared_and_sent_from_the_console() {
+    let app = TestApp::spawn().await;
+    let (account, email) = account_with_password(&app).await;
+    let doc = app
+        .document(account, "Console draft", &[signet_tests::LETTER])
+        .await;
+    let mut browser = Browser::new(&app);
+    browser.sign_in(&email, PASSWORD).await;
+    let page = browser.get(&format!("/app/documents/{doc}")).await;
+    assert!(
+        page.body.contains(r#"id="add-recipient""#) && !page.body.contains(r#"id="send""#),
+        "send appears once there are recipients"
+    );
+    let csrf = page.csrf();
+
+    // Recipients: the API's rules, shown on the page.
+    let added = browser
+        .post(
+            &format!("/app/documents/{doc}/recipients"),
+            &[
+                ("csrf", &csrf),
+                ("name", "Sam Signer"),
+                ("email", "sam@example.com"),
+                ("role", "SIGNER"),
+            ],
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::SEE_OTHER);
+    let duplicate = browser
+        .post(
+            &format!("/app/documents/{doc}/recipients"),
+            &[
+                ("csrf", &csrf),
+                ("name", "Sam"),
+                ("email", "SAM@example.com"),
+                ("role", "SIGNER"),
+            ],
+        )
+        .await;
+    assert_eq!(duplicate.status, StatusCode::BAD_REQUEST);
+    assert!(
+        duplicate
+            .body
+            .contains("Recipient with this email already exists")
+    );
+    let forged = browser
+        .post(
+            &format!("/app/documents/{doc}/recipients"),
+            &[("name", "Eve"), ("email", "eve@example.com")],
+        )
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+
+    // The placement page loads pdf.js from cacheable, release-named assets.
+    let place = browser.get(&format!("/app/documents/{doc}/place")).await;
+    assert_eq!(place.status, StatusCode::OK);
+    let script = place
+        .body
+        .split("src=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert!(script.ends_with("/place-fields.mjs"), "{script}");
+    for asset in [
+        script.clone(),
+        script.replace("place-fields.mjs", "pdf.min.mjs"),
+        script.replace("place-fields.mjs", "pdf.worker.min.mjs"),
+    ] {
+        let response = app
+            .client
+            .get(format!("{}{asset}", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{asset}");
+        assert_eq!(response.headers()["content-type"], "text/javascript");
+        assert!(
+            response.headers()["cache-control"]
+                .to_str()
+                .unwrap()
+                .contains("immutable")
+        );
+    }
+
+    // Fields, as the placement script saves them: JSON, the CSRF token in a header.
+    let cookie: Vec<String> = browser
+        .cookies
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let save = |token: &'static str, body: serde_json::Value| {
+        app.client
+            .post(format!("{}/app/documents/{doc}/fields", app.base))
+            .header(header::COOKIE, cookie.join("; "))
+            .header(
+                "x-csrf-token",
+                if token.is_empty() {
+                    csrf.clone()
+                } else {
+                    token.to_owned()
+                },
+            )
+            .json(&body)
+            .send()
+    };
+    let field = |x: i64| serde_json::json!([{"recipientEmail": "sam@example.com", "type": "SIGNATURE", "page": 1, "x": x, "y": 100, "width": 200, "height": 50}]);
+    assert_error(
+        &signet_tests::read(save("forged", field(10)).await.unwrap()).await,
+        403,
+        "ERROR",
+        "This form has expired; reload the page and try again",
+    );
+    assert_error(
+        &signet_tests::read(save("", field(500)).await.unwrap()).await,
+        400,
+        "ERROR",
+        "Field is outside the bounds of page 1",
+    );
+    let (status, body) = signet_tests::read(save("", field(10)).await.unwrap()).await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (200, Some("Fields added successfully"))
+    );
+
+    // Send: a past expiry is refused with the API's message; then it goes out.
+    let past = browser
+        .post(
+            &format!("/app/documents/{doc}/send"),
+            &[
+                ("csrf", &csrf),
+                ("message", "Please sign"),
+                ("description", ""),
+                ("expiry", "2020-01-01T10:00"),
+            ],
+        )
+        .await;
+    assert!(past.body.contains("expiryDate must be in the future"));
+    let sent = browser
+        .post(
+            &format!("/app/documents/{doc}/send"),
+            &[
+                ("csrf", &csrf),
+                ("message", "Please sign"),
+                ("description", "Thanks"),
+                ("expiry", "2099-01-01T10:00"),
+            ],
+        )
+        .await;
+    assert_eq!(sent.status, StatusCode::SEE_OTHER);
+    let detail = app
+        .get(&format!("/documents/{doc}"), &{
+            signet_common::api_keys::generate(&app.db.pool, account)
+                .await
+                .unwrap()
+                .key
+        })
+        .await
+        .1;
+    assert_eq!(detail["data"]["status"], "SENT");
+    assert_eq!(
+        detail["data"]["expiryDate"], "2099-01-01T10:00:00.000Z",
+        "the form's time is UTC"
+    );
+    assert_eq!(detail["data"]["recipients"][0]["fields"][0]["x"], 10);
+}
