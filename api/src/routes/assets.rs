@@ -35,6 +35,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         "text/javascript",
         include_bytes!("../../static/place-fields.mjs"),
     ),
+    (
+        "sign-page.mjs",
+        "text/javascript",
+        include_bytes!("../../static/sign-page.mjs"),
+    ),
 ];
 
 pub fn router() -> Router<AppState> {

@@ -9,16 +9,17 @@ use axum::{
     routing::{get, post},
 };
 use chrono::{SecondsFormat, Utc};
-use maud::{Markup, PreEscaped, html};
+use maud::{Markup, html};
 use serde::Serialize;
 use signet_common::{
     Error,
-    model::{DocumentStatus, RecipientRole, RecipientStatus},
+    model::{DocumentStatus, FieldType, RecipientRole, RecipientStatus},
     signing::{self, DeclineInput, SigningSession, SubmitInput},
     views::{FieldView, Timestamp},
 };
 use uuid::Uuid;
 
+use super::assets;
 use crate::{
     AppState,
     error::{ApiError, Empty, success},
@@ -154,7 +155,7 @@ async fn page(
 
 fn field_label(field: &FieldView) -> String {
     let kind = match field.field_type {
-        signet_common::model::FieldType::Signature => "Signature (type your full name)",
+        signet_common::model::FieldType::Signature => "Signature",
         signet_common::model::FieldType::Initials => "Initials",
         signet_common::model::FieldType::Date => "Date",
         signet_common::model::FieldType::Text => "Text",
@@ -199,7 +200,13 @@ fn signing_page(token: &str, session: &SigningSession, file_url: &str) -> Markup
                 div.card { p { (message) } @if let Some(d) = document.send_description.as_deref().filter(|d| !d.is_empty()) { p { (d) } } }
             }
             div.card {
-                iframe src=(file_url) title="Document" {}
+                div #pages
+                    data-pdfjs-url=(format!("{}/pdf.min.mjs", assets::BASE))
+                    data-worker-url=(format!("{}/pdf.worker.min.mjs", assets::BASE))
+                    data-file-url=(file_url)
+                    data-color=(recipient.color_code)
+                    data-base=(format!("/sign/{token}"))
+                    data-fields=(serde_json::to_string(&fields).expect("serialisable")) {}
                 p { a href=(file_url) { "Open or download the PDF" } }
             }
             @if session.can_act() {
@@ -211,8 +218,13 @@ fn signing_page(token: &str, session: &SigningSession, file_url: &str) -> Markup
                             (field_label(field))
                         }
                         @match field.field_type {
-                            signet_common::model::FieldType::Date => input type="date" id=(field.id) name=(field.id) value=(today) required;,
-                            _ => input type="text" id=(field.id) name=(field.id) required autocomplete="off";,
+                            FieldType::Date => input type="date" id=(field.id) name=(field.id) data-field value=(today) required;,
+                            FieldType::Text => input type="text" id=(field.id) name=(field.id) data-field required autocomplete="off";,
+                            FieldType::Signature | FieldType::Initials => {
+                                input type="text" id=(field.id) name=(field.id) data-field autocomplete="off" placeholder="Type it, or draw it below";
+                                canvas.pad data-for=(field.id) width="600" height="150" aria-label="Draw here" {}
+                                button.clear type="button" data-for=(field.id) { "Clear drawing" }
+                            }
                         }
                     }
                     button.primary type="submit" { "Sign" }
@@ -225,31 +237,11 @@ fn signing_page(token: &str, session: &SigningSession, file_url: &str) -> Markup
                     button.danger type="submit" { "Decline to sign" }
                     p.error id="decline-error" {}
                 }
-                script { (PreEscaped(SCRIPT.replace("__BASE__", &format!("/sign/{token}")))) }
             }
+            script type="module" src=(format!("{}/sign-page.mjs", assets::BASE)) {}
             @if let Some(expiry) = document.expiry_date {
                 p { small { "Link valid until " (expiry.to_rfc3339_opts(SecondsFormat::Secs, true)) } }
             }
         },
     )
 }
-
-const SCRIPT: &str = r#"
-async function post(path, body, errorId) {
-  const res = await fetch('__BASE__' + path, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)});
-  const json = await res.json().catch(() => ({message: 'Unexpected response'}));
-  if (res.ok) { location.reload(); return; }
-  const details = (json.errors || []).map(e => e.reason).join('\n');
-  document.getElementById(errorId).textContent = json.message + (details ? '\n' + details : '');
-}
-document.getElementById('sign').addEventListener('submit', e => {
-  e.preventDefault();
-  const fields = [...e.target.querySelectorAll('input')].map(i => ({id: i.name, value: i.value}));
-  post('/submit', {fields}, 'sign-error');
-});
-document.getElementById('decline').addEventListener('submit', e => {
-  e.preventDefault();
-  if (!confirm('Decline to sign this document?')) return;
-  post('/decline', {reason: document.getElementById('reason').value}, 'decline-error');
-});
-"#;

@@ -1,0 +1,95 @@
+// The signing page: the document's pages rendered with pdf.js, the recipient's fields shown in
+// their colour where they sit; signatures and initials typed or drawn; sign and decline post
+// JSON to the signing link's endpoints.
+const root = document.getElementById("pages");
+const { pdfjsUrl, workerUrl, fileUrl, color, base } = root.dataset;
+const fields = JSON.parse(root.dataset.fields);
+const pdfjs = await import(pdfjsUrl);
+pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
+
+// Fit the page to the screen, phones included.
+const pdf = await pdfjs.getDocument(fileUrl).promise;
+for (let number = 1; number <= pdf.numPages; number++) {
+  const page = await pdf.getPage(number);
+  const natural = page.getViewport({ scale: 1 });
+  const scale = Math.min(1.5, (root.clientWidth - 4) / natural.width);
+  const viewport = page.getViewport({ scale });
+  const frame = document.createElement("div");
+  frame.className = "page";
+  frame.style.width = `${viewport.width}px`;
+  frame.style.height = `${viewport.height}px`;
+  const canvas = document.createElement("canvas");
+  canvas.width = viewport.width;
+  canvas.height = viewport.height;
+  frame.append(canvas);
+  root.append(frame);
+  await page.render({ canvasContext: canvas.getContext("2d"), viewport }).promise;
+  for (const field of fields.filter((f) => f.page === number)) {
+    const box = document.createElement("button");
+    box.type = "button";
+    box.className = "field";
+    box.textContent = field.type;
+    Object.assign(box.style, {
+      left: `${field.x * scale}px`, top: `${field.y * scale}px`,
+      width: `${field.width * scale}px`, height: `${field.height * scale}px`,
+      borderColor: color, background: `${color}33`,
+    });
+    box.addEventListener("click", () => document.getElementById(field.id)?.focus());
+    frame.append(box);
+  }
+}
+
+// Signature pads: drawing replaces the typed value.
+const pads = new Map();
+for (const pad of document.querySelectorAll("canvas.pad")) {
+  const context = pad.getContext("2d");
+  context.lineWidth = 2.5;
+  context.lineCap = "round";
+  context.strokeStyle = "#0d2673";
+  let drawing = false;
+  const point = (event) => {
+    const bounds = pad.getBoundingClientRect();
+    return [(event.clientX - bounds.left) * (pad.width / bounds.width), (event.clientY - bounds.top) * (pad.height / bounds.height)];
+  };
+  pad.addEventListener("pointerdown", (event) => {
+    drawing = true;
+    pad.setPointerCapture(event.pointerId);
+    context.beginPath();
+    context.moveTo(...point(event));
+  });
+  pad.addEventListener("pointermove", (event) => {
+    if (!drawing) return;
+    context.lineTo(...point(event));
+    context.stroke();
+    pads.set(pad.dataset.for, true);
+  });
+  pad.addEventListener("pointerup", () => { drawing = false; });
+  document.querySelector(`button.clear[data-for="${pad.dataset.for}"]`)?.addEventListener("click", () => {
+    context.clearRect(0, 0, pad.width, pad.height);
+    pads.delete(pad.dataset.for);
+  });
+}
+
+async function post(path, body, errorId) {
+  const response = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const json = await response.json().catch(() => ({ message: "Unexpected response" }));
+  if (response.ok) { location.reload(); return; }
+  const details = (json.errors || []).map((e) => e.reason).join("\n");
+  document.getElementById(errorId).textContent = json.message + (details ? `\n${details}` : "");
+}
+
+document.getElementById("sign")?.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const values = [...event.target.querySelectorAll("input[data-field]")].map((input) => {
+    const pad = document.querySelector(`canvas.pad[data-for="${input.name}"]`);
+    const value = pad && pads.has(input.name) ? pad.toDataURL("image/png") : input.value;
+    return { id: input.name, value };
+  });
+  post("/submit", { fields: values }, "sign-error");
+});
+
+document.getElementById("decline")?.addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (!confirm("Decline to sign this document?")) return;
+  post("/decline", { reason: document.getElementById("reason").value }, "decline-error");
+});
