@@ -22,6 +22,17 @@ fi
 if ! command -v pdftotext >/dev/null; then
     apt_install poppler-utils
 fi
+# The browser test: Debian's Chromium driven by playwright-core (no browser download).
+if [[ ! -x /usr/bin/chromium ]]; then
+    apt_install chromium
+fi
+if ! command -v npm >/dev/null; then
+    apt_install nodejs npm
+fi
+if [[ ! -d tests/browser/node_modules/playwright-core ]]; then
+    log "installing playwright-core for the browser test"
+    npm ci --prefix tests/browser --no-audit --no-fund >&2
+fi
 
 # The end-to-end tests start the real binaries from target/debug.
 log "building the binaries"

@@ -29,7 +29,7 @@ for (let number = 1; number <= pdf.numPages; number++) {
   canvas.height = viewport.height;
   frame.append(canvas);
   root.append(frame);
-  await page.render({ canvasContext: canvas.getContext("2d"), viewport }).promise;
+  // Listen before rendering: a click during rendering must not be lost.
   frame.addEventListener("click", (event) => {
     if (event.target !== canvas) return;
     const bounds = canvas.getBoundingClientRect();
@@ -45,6 +45,7 @@ for (let number = 1; number <= pdf.numPages; number++) {
       ...DEFAULT,
     }, size);
   });
+  await page.render({ canvasContext: canvas.getContext("2d"), viewport }).promise;
 }
 status.textContent = `${pdf.numPages} page(s). Click a page to place a field.`;
 

@@ -3,6 +3,7 @@
 
 mod audit_chain;
 mod bring_up;
+mod browser;
 mod concurrency;
 mod console;
 mod errors;

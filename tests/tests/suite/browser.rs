@@ -1,0 +1,152 @@
+//! The console and the signing pages in a real browser (Debian's Chromium driven by
+//! playwright-core; tests/browser/journey.mjs), against the real stack: the API, the worker
+//! binary, an SMTP server and a webhook receiver on loopback.
+
+use std::process::Command;
+
+use serde_json::Value;
+use signet_common::console;
+use signet_tests::{Mailbox, Receiver, TestApp, WorkerProcess, fixtures_dir, repo_root};
+
+#[tokio::test]
+async fn from_upload_to_signed_pdf_in_a_browser() {
+    let browser_dir = repo_root().join("tests/browser");
+    assert!(
+        browser_dir.join("node_modules/playwright-core").exists(),
+        "playwright-core is missing: run `npm ci --prefix tests/browser` (scripts/test.sh does)"
+    );
+    let app = TestApp::spawn_with(&[("WEBHOOK_ALLOW_PRIVATE", "true")]).await;
+    let mailbox = Mailbox::start().await;
+    let receiver = Receiver::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[("WEBHOOK_ALLOW_PRIVATE", "true")]);
+    let (account, _) = app.account(1000).await;
+    signet_common::api_keys::revoke(&app.db.pool, account)
+        .await
+        .unwrap();
+    let password = "a long browser password";
+    console::set_password(&app.db.pool, account, password)
+        .await
+        .unwrap();
+    let email: String = sqlx::query_scalar("SELECT email FROM accounts WHERE id = $1")
+        .bind(account)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    let shots = repo_root().join("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+
+    let mut journey = Command::new("node");
+    journey
+        .arg(browser_dir.join("journey.mjs"))
+        .current_dir(&browser_dir)
+        .env("BASE", &app.base)
+        .env("EMAIL", &email)
+        .env("PASSWORD", password)
+        .env("PDF", fixtures_dir().join("pdflatex-4-pages.pdf"))
+        .env("MAILDIR", mailbox.dir.path())
+        .env("WEBHOOK_URL", receiver.url())
+        .env("SHOTS", &shots);
+    let output = tokio::task::spawn_blocking(move || {
+        journey
+            .output()
+            .expect("node (scripts/test.sh installs it)")
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let findings: Value = stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "no findings from the browser:\n{stdout}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+    println!("screenshots in {}", shots.display());
+    assert!(
+        findings.get("error").is_none(),
+        "the journey failed: {}",
+        findings["error"]
+    );
+    assert_eq!(
+        findings["invitations"],
+        serde_json::json!(["ann@signet.test", "bob@signet.test"])
+    );
+    for signer in ["ann@signet.test", "bob@signet.test"] {
+        let state = findings[format!("{signer} state")]
+            .as_str()
+            .unwrap_or_default();
+        // The last signer may already see the completed state when the page reloads.
+        assert!(
+            state.contains("You have signed") || state.contains("This document is complete"),
+            "{signer}: {state}"
+        );
+    }
+    assert!(
+        findings["finalStatus"]
+            .as_str()
+            .unwrap()
+            .contains("COMPLETED"),
+        "{findings}"
+    );
+    assert_eq!(findings["finalPdfStart"], "%PDF-");
+    assert_eq!(
+        (
+            findings["keyWorks"].as_i64(),
+            findings["oldKeyAfterRegenerate"].as_i64()
+        ),
+        (Some(200), Some(401))
+    );
+    assert!(
+        findings["deliveredInLog"].as_i64().unwrap() >= 1,
+        "a delivery shows in the log"
+    );
+    assert_eq!(
+        findings["consoleErrors"],
+        serde_json::json!([]),
+        "pages without console errors"
+    );
+
+    // What the browser did, as the database recorded it.
+    let fields: Vec<(String, f64, f64, Option<String>)> = sqlx::query_as(
+        "SELECT r.email, f.x, f.y, f.value FROM fields f JOIN recipients r ON r.id = f.recipient_id
+         JOIN documents d ON d.id = f.document_id WHERE d.title = 'Browser journey' ORDER BY r.email",
+    )
+    .fetch_all(&app.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(fields.len(), 2);
+    assert!(
+        fields[0]
+            .3
+            .as_deref()
+            .unwrap()
+            .starts_with("data:image/png;base64,"),
+        "Ann drew her signature"
+    );
+    assert_eq!(fields[1].3.as_deref(), Some("Bob Typed"));
+    // Bob's field was dropped at (420, 120) px = (336, 96) pt and dragged down: saved exactly
+    // where the page showed it.
+    let shown = &findings["bobAfterDrag"];
+    let (x, y) = (shown["x"].as_f64().unwrap(), shown["y"].as_f64().unwrap());
+    assert!(
+        (x - 336.0).abs() <= 1.0 && y > 96.0 + 10.0,
+        "the drag moved the field: {shown}"
+    );
+    assert!(
+        (fields[1].1 - x).abs() <= 1.0 && (fields[1].2 - y).abs() <= 1.0,
+        "{:?} vs {shown}",
+        fields[1]
+    );
+    for shot in [
+        "01-sign-in",
+        "02-place-fields",
+        "04-signing-page-phone",
+        "05-document-completed",
+        "06-api-settings",
+    ] {
+        assert!(shots.join(format!("{shot}.png")).exists(), "{shot}");
+    }
+}
