@@ -168,11 +168,16 @@ async fn one_trace_from_the_send_request_to_each_smtp_send() {
 
     let spans = otlp
         .wait_for(Duration::from_secs(30), |spans| {
-            spans
-                .iter()
-                .filter(|s| s.trace_id == TRACE && s.name == "smtp.send")
-                .count()
-                >= 2
+            // Children end (and may be exported) before their parents: wait for all of them.
+            let count = |name: &str| {
+                spans
+                    .iter()
+                    .filter(|s| s.trace_id == TRACE && s.name == name)
+                    .count()
+            };
+            count("smtp.send") >= 2
+                && count("DispatchEmail") >= 2
+                && count("POST /external/api/v1/documents/{id}/send") >= 1
         })
         .await;
     let in_trace: Vec<&Span> = spans.iter().filter(|s| s.trace_id == TRACE).collect();
