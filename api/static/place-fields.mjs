@@ -2,11 +2,11 @@
 // field for the chosen recipient and type, drag it to move it, double-click it to remove it;
 // Save sends them all through the same rules as POST /documents/:id/fields.
 // Coordinates are PDF points from the top-left of the displayed page (the API's pixels).
+import { renderPages } from "./pages.mjs";
+
 const root = document.getElementById("placement");
-const { pdfjsUrl, workerUrl, fileUrl, saveUrl, csrf, doneUrl } = root.dataset;
+const { saveUrl, csrf, doneUrl } = root.dataset;
 const recipients = JSON.parse(root.dataset.recipients);
-const pdfjs = await import(pdfjsUrl);
-pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
 
 const SCALE = 1.25;
 const DEFAULT = { width: 200, height: 50 };
@@ -15,21 +15,8 @@ const recipientSelect = document.getElementById("recipient");
 const typeSelect = document.getElementById("type");
 const status = document.getElementById("placement-status");
 
-const pdf = await pdfjs.getDocument(fileUrl).promise;
-for (let number = 1; number <= pdf.numPages; number++) {
-  const page = await pdf.getPage(number);
-  const viewport = page.getViewport({ scale: SCALE });
-  const frame = document.createElement("div");
-  frame.className = "page";
+const pages = await renderPages(root, root.dataset, () => SCALE, (frame, canvas, number, viewport) => {
   frame.dataset.page = number;
-  frame.style.width = `${viewport.width}px`;
-  frame.style.height = `${viewport.height}px`;
-  const canvas = document.createElement("canvas");
-  canvas.width = viewport.width;
-  canvas.height = viewport.height;
-  frame.append(canvas);
-  root.append(frame);
-  // Listen before rendering: a click during rendering must not be lost.
   frame.addEventListener("click", (event) => {
     if (event.target !== canvas) return;
     const bounds = canvas.getBoundingClientRect();
@@ -45,9 +32,8 @@ for (let number = 1; number <= pdf.numPages; number++) {
       ...DEFAULT,
     }, size);
   });
-  await page.render({ canvasContext: canvas.getContext("2d"), viewport }).promise;
-}
-status.textContent = `${pdf.numPages} page(s). Click a page to place a field.`;
+});
+status.textContent = `${pages} page(s). Click a page to place a field.`;
 
 function add(frame, field, size) {
   const recipient = recipients.find((r) => r.email === field.recipientEmail);

@@ -1,29 +1,15 @@
 // The signing page: the document's pages rendered with pdf.js, the recipient's fields shown in
 // their colour where they sit; signatures and initials typed or drawn; sign and decline post
 // JSON to the signing link's endpoints.
-const root = document.getElementById("pages");
-const { pdfjsUrl, workerUrl, fileUrl, color, base } = root.dataset;
-const fields = JSON.parse(root.dataset.fields);
-const pdfjs = await import(pdfjsUrl);
-pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
+import { renderPages } from "./pages.mjs";
 
-// Fit the page to the screen, phones included.
-const pdf = await pdfjs.getDocument(fileUrl).promise;
-for (let number = 1; number <= pdf.numPages; number++) {
-  const page = await pdf.getPage(number);
-  const natural = page.getViewport({ scale: 1 });
-  const scale = Math.min(1.5, (root.clientWidth - 4) / natural.width);
-  const viewport = page.getViewport({ scale });
-  const frame = document.createElement("div");
-  frame.className = "page";
-  frame.style.width = `${viewport.width}px`;
-  frame.style.height = `${viewport.height}px`;
-  const canvas = document.createElement("canvas");
-  canvas.width = viewport.width;
-  canvas.height = viewport.height;
-  frame.append(canvas);
-  root.append(frame);
-  await page.render({ canvasContext: canvas.getContext("2d"), viewport }).promise;
+const root = document.getElementById("pages");
+const { color, base } = root.dataset;
+const fields = JSON.parse(root.dataset.fields);
+
+// Each page fits the screen's width, phones included; the recipient's fields sit on top.
+const fit = (natural) => Math.min(1.5, (root.clientWidth - 4) / natural.width);
+await renderPages(root, root.dataset, fit, (frame, canvas, number, viewport, scale) => {
   for (const field of fields.filter((f) => f.page === number)) {
     const box = document.createElement("button");
     box.type = "button";
@@ -37,7 +23,7 @@ for (let number = 1; number <= pdf.numPages; number++) {
     box.addEventListener("click", () => document.getElementById(field.id)?.focus());
     frame.append(box);
   }
-}
+});
 
 // Signature pads: drawing replaces the typed value.
 const pads = new Map();

@@ -234,6 +234,23 @@ impl TestApp {
         (account.id, key.key)
     }
 
+    /// An account that signs in to the console with `password` and has no API key yet;
+    /// returns (account id, e-mail).
+    pub async fn console_account(&self, password: &str) -> (Uuid, String) {
+        let (account, _) = self.account(1000).await;
+        api_keys::revoke(&self.db.pool, account)
+            .await
+            .expect("revoke");
+        signet_common::console::set_password(&self.db.pool, account, password)
+            .await
+            .expect("password");
+        let email = accounts::find(&self.db.pool, account)
+            .await
+            .expect("account")
+            .email;
+        (account, email)
+    }
+
     /// Uploads a generated PDF with the given page sizes as a DRAFT document.
     pub async fn document(&self, account_id: Uuid, title: &str, pages: &[(f64, f64)]) -> Uuid {
         workflow::upload_document(

@@ -31,6 +31,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../static/pdfjs/LICENSE"),
     ),
     (
+        "pages.mjs",
+        "text/javascript",
+        include_bytes!("../../static/pages.mjs"),
+    ),
+    (
         "place-fields.mjs",
         "text/javascript",
         include_bytes!("../../static/place-fields.mjs"),

@@ -5,7 +5,6 @@
 use std::process::Command;
 
 use serde_json::Value;
-use signet_common::console;
 use signet_tests::{Mailbox, Receiver, TestApp, WorkerProcess, fixtures_dir, repo_root};
 
 #[tokio::test]
@@ -19,19 +18,8 @@ async fn from_upload_to_signed_pdf_in_a_browser() {
     let mailbox = Mailbox::start().await;
     let receiver = Receiver::start().await;
     let _worker = WorkerProcess::start(&app, &mailbox.url(), &[("WEBHOOK_ALLOW_PRIVATE", "true")]);
-    let (account, _) = app.account(1000).await;
-    signet_common::api_keys::revoke(&app.db.pool, account)
-        .await
-        .unwrap();
     let password = "a long browser password";
-    console::set_password(&app.db.pool, account, password)
-        .await
-        .unwrap();
-    let email: String = sqlx::query_scalar("SELECT email FROM accounts WHERE id = $1")
-        .bind(account)
-        .fetch_one(&app.db.pool)
-        .await
-        .unwrap();
+    let (_, email) = app.console_account(password).await;
     let shots = repo_root().join("target/screenshots");
     std::fs::create_dir_all(&shots).unwrap();
 

@@ -3,7 +3,6 @@
 use std::{collections::HashMap, io::Write, process::Command};
 
 use reqwest::{StatusCode, header};
-use signet_common::console;
 use signet_tests::{TestApp, assert_error, binary};
 use uuid::Uuid;
 
@@ -108,19 +107,7 @@ impl<'a> Browser<'a> {
 }
 
 async fn account_with_password(app: &TestApp) -> (Uuid, String) {
-    let (account, _) = app.account(1000).await;
-    signet_common::api_keys::revoke(&app.db.pool, account)
-        .await
-        .unwrap();
-    console::set_password(&app.db.pool, account, PASSWORD)
-        .await
-        .unwrap();
-    let email: String = sqlx::query_scalar("SELECT email FROM accounts WHERE id = $1")
-        .bind(account)
-        .fetch_one(&app.db.pool)
-        .await
-        .unwrap();
-    (account, email)
+    app.console_account(PASSWORD).await
 }
 
 #[tokio::test]
