@@ -390,29 +390,7 @@ async fn serve(config: Config, db: Db) -> Result<(), CliError> {
     }
     let server = Server::bind(config.bind_addr, AppState::new(config, db)).await?;
     tracing::info!(addr = %server.local_addr()?, "signet-api listening");
-    server.run_until(shutdown_signal()).await?;
+    server.run_until(signet_common::shutdown::signal()).await?;
     tracing::info!("signet-api stopped");
     Ok(())
-}
-
-/// Resolves on SIGTERM or Ctrl-C.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
 }

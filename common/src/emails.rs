@@ -39,7 +39,7 @@ pub async fn queue(
 
 /// Inserts the rows and returns their ids, in order. `Message-ID`s are fixed here so that a
 /// retried dispatch repeats the same one.
-pub async fn insert_many(
+async fn insert_many(
     conn: &mut PgConnection,
     account_id: Uuid,
     document_id: Uuid,

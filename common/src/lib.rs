@@ -22,6 +22,7 @@ pub mod pdf;
 pub mod query;
 pub mod recipients;
 pub mod secrets;
+pub mod shutdown;
 pub mod signing;
 pub mod ssrf;
 pub mod stamp;

@@ -33,12 +33,8 @@ impl Telemetry {
     }
 }
 
-/// Logging only: for the operator commands.
-pub fn init_logging(format: LogFormat) {
-    let _ = init(None, format);
-}
-
-/// Logging, and tracing export named `service_name` when an OTLP endpoint is configured.
+/// Logging, and (for a service, not an operator command) tracing export named `service_name`
+/// when an OTLP endpoint is configured.
 pub fn init(service_name: Option<&'static str>, format: LogFormat) -> Telemetry {
     global::set_text_map_propagator(TraceContextPropagator::new());
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()

@@ -1,6 +1,6 @@
 use std::{process::ExitCode, time::Duration};
 
-use signet_common::{Config, db::Db};
+use signet_common::{Config, db::Db, shutdown};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -34,10 +34,10 @@ async fn main() -> ExitCode {
         }
         tokio::select! {
             () = tokio::time::sleep(Duration::from_secs(2)) => {},
-            () = shutdown_signal() => return ExitCode::SUCCESS,
+            () = shutdown::signal() => return ExitCode::SUCCESS,
         }
     }
-    let outcome = signet_worker::run(config, db, shutdown_signal()).await;
+    let outcome = signet_worker::run(config, db, shutdown::signal()).await;
     telemetry.shutdown();
     match outcome {
         Ok(()) => {
@@ -48,14 +48,5 @@ async fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-async fn shutdown_signal() {
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .expect("SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {},
-        _ = terminate.recv() => {},
     }
 }
