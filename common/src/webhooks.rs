@@ -137,6 +137,19 @@ pub async fn list(pool: &PgPool, account_id: Uuid, status: Option<&str>) -> Resu
     .await?)
 }
 
+/// The account's `limit` most recent deliveries, newest first (served by the
+/// `(account_id, status, created_at)` index's leading column).
+pub async fn recent(pool: &PgPool, account_id: Uuid, limit: i64) -> Result<Vec<Delivery>> {
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM webhook_deliveries WHERE account_id = $1
+         ORDER BY created_at DESC, id DESC LIMIT $2"
+    )))
+    .bind(account_id)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?)
+}
+
 /// Locks a delivery for an attempt; `None` when missing or locked by another worker.
 pub async fn lock(conn: &mut PgConnection, delivery_id: Uuid) -> Result<Option<Delivery>> {
     Ok(sqlx::query_as(sqlx::AssertSqlSafe(format!(

@@ -24,6 +24,8 @@ use uuid::Uuid;
 use crate::{AppState, error::ApiError, html::layout};
 
 const SESSION_COOKIE: &str = "signet_session";
+/// Webhook deliveries the settings page lists, newest first.
+const DELIVERIES_SHOWN: i64 = 50;
 /// Double-submit token for the sign-in form, which has no session yet.
 const SIGN_IN_COOKIE: &str = "signet_sign_in";
 
@@ -283,9 +285,7 @@ async fn settings_page(
     let pool = &state.db.pool;
     let account = accounts::find(pool, console.session.account_id).await?;
     let key = api_keys::active(pool, account.id).await?;
-    let mut deliveries = webhooks::list(pool, account.id, None).await?;
-    deliveries.reverse();
-    deliveries.truncate(50);
+    let deliveries = webhooks::recent(pool, account.id, DELIVERIES_SHOWN).await?;
     let window = Duration::seconds(state.config.api_usage_window_secs);
     let window_open = account.usage_window_start + window > Utc::now();
     let (used, resets) = if window_open {
