@@ -93,22 +93,31 @@ pub async fn sign_in(pool: &PgPool, email: &str, password: &str) -> Result<SignI
     .bind(email.trim())
     .fetch_optional(pool)
     .await?;
-    let Some((account_id, stored, blocked_until)) = account else {
-        // Spend the time a real check takes, so that timing does not reveal which e-mails exist.
-        let _ = hash_password("not-a-real-password-at-all");
-        return Ok(SignIn::WrongCredentials);
-    };
-    if let Some(until) = blocked_until.filter(|until| *until > Utc::now()) {
+    if let Some(until) = account
+        .as_ref()
+        .and_then(|(_, _, blocked_until)| *blocked_until)
+        .filter(|until| *until > Utc::now())
+    {
         return Ok(SignIn::Throttled {
             retry_after_secs: (until - Utc::now()).num_seconds().max(1),
         });
     }
+    let stored = account.as_ref().and_then(|(_, stored, _)| stored.clone());
     let password = password.to_owned();
-    let verified = tokio::task::spawn_blocking(move || {
-        stored.is_some_and(|stored| verify_password(&password, &stored))
+    // The same work for an unknown e-mail, an account without a password and a wrong password,
+    // so timing does not tell them apart; off the async threads, as hashing is slow on purpose.
+    let verified = tokio::task::spawn_blocking(move || match stored {
+        Some(stored) => verify_password(&password, &stored),
+        None => {
+            let _ = hash_password("not-a-real-password-at-all");
+            false
+        }
     })
     .await
     .unwrap_or(false);
+    let Some((account_id, _, _)) = account else {
+        return Ok(SignIn::WrongCredentials);
+    };
     if !verified {
         sqlx::query(
             "UPDATE accounts SET failed_sign_ins = failed_sign_ins + 1,
