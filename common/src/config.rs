@@ -48,6 +48,9 @@ pub struct Config {
     pub worker_poll_interval: Duration,
     /// The worker's small HTTP port for /healthz, /readyz and /metrics.
     pub worker_admin_addr: SocketAddr,
+    /// A job type's worker that has not polled its queue for this long while the database
+    /// answers makes the worker's `/healthz` fail, so that an orchestrator restarts it.
+    pub worker_stuck_after: Duration,
     pub log_format: LogFormat,
 }
 
@@ -133,6 +136,10 @@ impl Config {
                 "WORKER_ADMIN_ADDR",
                 &or("WORKER_ADMIN_ADDR", "127.0.0.1:9091"),
             )?,
+            worker_stuck_after: Duration::from_secs(positive(
+                "WORKER_STUCK_SECS",
+                &or("WORKER_STUCK_SECS", "300"),
+            )?),
             worker_poll_interval: Duration::from_millis(positive(
                 "WORKER_POLL_MS",
                 &or("WORKER_POLL_MS", "1000"),

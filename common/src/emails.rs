@@ -125,33 +125,35 @@ pub async fn lock_for_dispatch(
     .await?)
 }
 
-/// Marks the row sent; the signing token it carried is no longer kept.
-pub async fn mark_sent(conn: &mut PgConnection, email_id: Uuid) -> Result<()> {
-    sqlx::query(
+/// Marks a PENDING row sent; the signing token it carried is no longer kept. False when the
+/// row was no longer PENDING (its outcome was already written).
+pub async fn mark_sent(conn: &mut PgConnection, email_id: Uuid) -> Result<bool> {
+    let updated = sqlx::query(
         "UPDATE outbound_emails SET status = 'SENT', sent_at = now(), attempts = attempts + 1,
-             link_token = NULL, last_error = NULL WHERE id = $1",
+             link_token = NULL, last_error = NULL WHERE id = $1 AND status = 'PENDING'",
     )
     .bind(email_id)
     .execute(conn)
     .await?;
-    Ok(())
+    Ok(updated.rows_affected() == 1)
 }
 
-/// Records a failed attempt; `give_up` marks the row FAILED.
+/// Records a failed attempt on a PENDING row; `give_up` marks it FAILED. Returns the attempts
+/// so far, or None when the row was no longer PENDING.
 pub async fn record_failure(
     conn: &mut PgConnection,
     email_id: Uuid,
     error: &str,
     give_up: bool,
-) -> Result<i32> {
+) -> Result<Option<i32>> {
     Ok(sqlx::query_scalar(
         "UPDATE outbound_emails SET attempts = attempts + 1, last_error = $2,
              status = CASE WHEN $3 THEN 'FAILED' ELSE status END
-         WHERE id = $1 RETURNING attempts",
+         WHERE id = $1 AND status = 'PENDING' RETURNING attempts",
     )
     .bind(email_id)
     .bind(error)
     .bind(give_up)
-    .fetch_one(conn)
+    .fetch_optional(conn)
     .await?)
 }

@@ -173,13 +173,35 @@ pub struct AttemptRecord {
     /// DELIVERED, FAILED or PENDING (another attempt is scheduled).
     pub outcome: &'static str,
     pub next_attempt_at: Option<DateTime<Utc>>,
+    /// When PENDING: how long until the next attempt.
+    pub retry_in: Option<std::time::Duration>,
 }
 
 pub async fn record_attempt(
     conn: &mut PgConnection,
     delivery: &Delivery,
     record: &AttemptRecord,
-) -> Result<()> {
+) -> Result<bool> {
+    // Only the attempt that follows the one the delivery row knows of is written, once.
+    let updated = sqlx::query(
+        "UPDATE webhook_deliveries SET attempt = $2, status = $3, response_status = $4,
+             response_body = $5, duration_ms = $6, last_error = $7, next_attempt_at = $8,
+             updated_at = now()
+         WHERE id = $1 AND status = 'PENDING' AND attempt = $2 - 1",
+    )
+    .bind(delivery.id)
+    .bind(record.attempt)
+    .bind(record.outcome)
+    .bind(record.response_status)
+    .bind(&record.response_body)
+    .bind(record.duration_ms)
+    .bind(&record.error)
+    .bind(record.next_attempt_at)
+    .execute(&mut *conn)
+    .await?;
+    if updated.rows_affected() == 0 {
+        return Ok(false);
+    }
     sqlx::query(
         "INSERT INTO webhook_attempts (id, account_id, delivery_id, attempt, url, started_at,
                                        duration_ms, response_status, response_body, error)
@@ -195,25 +217,9 @@ pub async fn record_attempt(
     .bind(record.response_status)
     .bind(&record.response_body)
     .bind(&record.error)
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query(
-        "UPDATE webhook_deliveries SET attempt = $2, status = $3, response_status = $4,
-             response_body = $5, duration_ms = $6, last_error = $7, next_attempt_at = $8,
-             updated_at = now()
-         WHERE id = $1",
-    )
-    .bind(delivery.id)
-    .bind(record.attempt)
-    .bind(record.outcome)
-    .bind(record.response_status)
-    .bind(&record.response_body)
-    .bind(record.duration_ms)
-    .bind(&record.error)
-    .bind(record.next_attempt_at)
     .execute(conn)
     .await?;
-    Ok(())
+    Ok(true)
 }
 
 /// Queues a new attempt of a delivery now, whatever its state; the event keeps its id.

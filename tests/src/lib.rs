@@ -24,11 +24,36 @@ use sqlx::{
 };
 use uuid::Uuid;
 
-/// The server the tests use to create databases: `DATABASE_URL` (scripts/test.sh sets it).
+/// A PostgreSQL server the tests create their databases on, by its admin URL.
+#[derive(Debug, Clone)]
+pub struct PgServer {
+    pub url: String,
+}
+
+impl PgServer {
+    /// The machine's shared server: `DATABASE_URL` (scripts/test.sh sets it).
+    pub fn shared() -> Self {
+        Self {
+            url: std::env::var("DATABASE_URL")
+                .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned()),
+        }
+    }
+
+    pub fn options(&self) -> PgConnectOptions {
+        self.url.parse().expect("a PostgreSQL URL")
+    }
+
+    /// The URL of another database on the same server, with the same credentials.
+    pub fn database_url(&self, database: &str) -> String {
+        let base = self.url.split('?').next().unwrap_or(&self.url);
+        let prefix = base.rsplit_once('/').map_or(base, |(prefix, _)| prefix);
+        format!("{prefix}/{database}")
+    }
+}
+
+/// The shared server's admin connection options.
 pub fn admin_options() -> PgConnectOptions {
-    let url = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-    url.parse().expect("DATABASE_URL is a PostgreSQL URL")
+    PgServer::shared().options()
 }
 
 /// A database of its own for one test, dropped when the test ends (pass or fail).
@@ -36,13 +61,20 @@ pub struct TestDb {
     pub name: String,
     pub options: PgConnectOptions,
     pub pool: PgPool,
+    pub server: PgServer,
 }
 
 impl TestDb {
+    /// A database on the shared server.
     pub async fn new() -> Self {
-        let template = template_database().await;
+        Self::on(PgServer::shared()).await
+    }
+
+    /// A database on `server`, cloned from a migrated template built there once.
+    pub async fn on(server: PgServer) -> Self {
+        let template = template_database(&server).await;
         let name = format!("signet_test_{}", Uuid::new_v4().simple());
-        let mut admin = PgConnection::connect_with(&admin_options())
+        let mut admin = PgConnection::connect_with(&server.options())
             .await
             .expect("connect to the admin database");
         admin
@@ -51,9 +83,11 @@ impl TestDb {
             )))
             .await
             .expect("create the test database");
-        let options = admin_options().database(&name);
+        let options = server.options().database(&name);
+        // The test's own view of its database: a few connections, none kept idle for long.
         let pool = PgPoolOptions::new()
-            .max_connections(10)
+            .max_connections(4)
+            .idle_timeout(std::time::Duration::from_secs(10))
             .connect_with(options.clone())
             .await
             .expect("connect to the test database");
@@ -61,21 +95,19 @@ impl TestDb {
             name,
             options,
             pool,
+            server,
         }
     }
 
     pub fn url(&self) -> String {
-        let admin = std::env::var("DATABASE_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-        let base = admin.split('?').next().unwrap_or(&admin);
-        let prefix = base.rsplit_once('/').map_or(base, |(prefix, _)| prefix);
-        format!("{prefix}/{}", self.name)
+        self.server.database_url(&self.name)
     }
 }
 
 impl Drop for TestDb {
     fn drop(&mut self) {
         let name = self.name.clone();
+        let admin_options = self.server.options();
         // Drop runs outside any async context we could borrow; use a short-lived runtime.
         let _ = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -83,7 +115,7 @@ impl Drop for TestDb {
                 .build()
                 .expect("runtime");
             runtime.block_on(async {
-                if let Ok(mut admin) = PgConnection::connect_with(&admin_options()).await {
+                if let Ok(mut admin) = PgConnection::connect_with(&admin_options).await {
                     let _ = admin
                         .execute(AssertSqlSafe(format!(
                             r#"DROP DATABASE IF EXISTS "{name}" WITH (FORCE)"#
@@ -97,8 +129,9 @@ impl Drop for TestDb {
 }
 
 /// A migrated database to clone, named after the migrations it holds; built once per
-/// migration set, under an advisory lock so that concurrent test processes build it once.
-async fn template_database() -> String {
+/// migration set and server, under an advisory lock so that concurrent test processes build it
+/// once.
+async fn template_database(server: &PgServer) -> String {
     let migrations = Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&migrations)
         .expect("read migrations")
@@ -111,7 +144,7 @@ async fn template_database() -> String {
     }
     content.extend(b"apalis-postgres 1.0.0");
 
-    let mut admin = PgConnection::connect_with(&admin_options())
+    let mut admin = PgConnection::connect_with(&server.options())
         .await
         .expect("connect to the admin database (is PostgreSQL running? see scripts/test.sh)");
     // Only the owner (or a superuser) may copy a database, and tests alter the tables they
@@ -146,7 +179,7 @@ async fn template_database() -> String {
             .expect("create template");
         let pool = PgPoolOptions::new()
             .max_connections(1)
-            .connect_with(admin_options().database(&building))
+            .connect_with(server.options().database(&building))
             .await
             .expect("connect to template");
         db::migrate(&pool).await.expect("migrate template");
@@ -163,6 +196,158 @@ async fn template_database() -> String {
         .await
         .expect("unlock");
     name
+}
+
+/// A PostgreSQL cluster of the test's own (initdb into a temporary directory, its own port),
+/// for tests that stop, restart or starve a database: the shared server is never touched.
+/// Run as the `postgres` OS user when the tests run as root (the server refuses root).
+pub struct PgCluster {
+    pub port: u16,
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    max_connections: u32,
+}
+
+impl PgCluster {
+    /// Creates and starts a cluster that accepts at most `max_connections` connections.
+    pub async fn start(max_connections: u32) -> Self {
+        let bin = std::fs::read_dir("/usr/lib/postgresql")
+            .expect("PostgreSQL's server binaries in /usr/lib/postgresql (scripts/test.sh installs them)")
+            .flatten()
+            .map(|e| e.path().join("bin"))
+            .filter(|bin| bin.join("initdb").exists())
+            .max_by_key(|bin| {
+                bin.parent()
+                    .and_then(|v| v.file_name())
+                    .and_then(|v| v.to_str())
+                    .and_then(|v| v.parse::<u32>().ok())
+                    .unwrap_or(0)
+            })
+            .expect("an initdb under /usr/lib/postgresql/<version>/bin");
+        let dir = tempfile::Builder::new()
+            .prefix("signet-pg-")
+            .tempdir()
+            .expect("cluster directory");
+        if running_as_root() {
+            run(std::process::Command::new("chown").args([
+                "-R",
+                "postgres:postgres",
+                &dir.path().display().to_string(),
+            ]));
+        }
+        let cluster = Self {
+            port: free_port(),
+            dir,
+            bin,
+            max_connections,
+        };
+        run(cluster.command("initdb").args([
+            "-D",
+            &cluster.data_dir(),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--no-instructions",
+        ]));
+        cluster.start_again();
+        cluster
+    }
+
+    fn data_dir(&self) -> String {
+        self.dir.path().join("data").display().to_string()
+    }
+
+    fn command(&self, program: &str) -> std::process::Command {
+        let program = self.bin.join(program);
+        if running_as_root() {
+            let mut command = std::process::Command::new("runuser");
+            command.args(["-u", "postgres", "--"]).arg(program);
+            command.current_dir("/");
+            command
+        } else {
+            std::process::Command::new(program)
+        }
+    }
+
+    /// Starts the (stopped) cluster and waits until it accepts connections.
+    pub fn start_again(&self) {
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c max_connections={} -c fsync=off -c full_page_writes=off",
+            self.port,
+            self.dir.path().display(),
+            self.max_connections
+        );
+        run(self.command("pg_ctl").args([
+            "-D",
+            &self.data_dir(),
+            "-l",
+            &self.dir.path().join("server.log").display().to_string(),
+            "-o",
+            &options,
+            "-w",
+            "-t",
+            "120",
+            "start",
+        ]));
+    }
+
+    /// Stops the cluster the way a restart or failover does: every session is ended.
+    pub fn stop(&self) {
+        run(self.command("pg_ctl").args([
+            "-D",
+            &self.data_dir(),
+            "-m",
+            "fast",
+            "-w",
+            "-t",
+            "120",
+            "stop",
+        ]));
+    }
+
+    pub fn server(&self) -> PgServer {
+        PgServer {
+            url: format!("postgres://postgres@127.0.0.1:{}/postgres", self.port),
+        }
+    }
+
+    /// The server's log, for failure messages.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for PgCluster {
+    fn drop(&mut self) {
+        let _ = self
+            .command("pg_ctl")
+            .args(["-D", &self.data_dir(), "-m", "immediate", "-w", "stop"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+fn running_as_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| out.stdout.trim_ascii() == b"0")
+}
+
+/// Runs a command to completion; panics with its output if it fails.
+fn run(command: &mut std::process::Command) {
+    let output = command.output().expect("run a PostgreSQL command");
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// The application on a loopback port, over its own database and file store.
@@ -443,6 +628,16 @@ impl Mailbox {
         format!("smtp://127.0.0.1:{}", self.port)
     }
 
+    /// Freezes the server (SIGSTOP): connections are accepted by the kernel but nothing is
+    /// answered, so sends in flight hang until `resume`.
+    pub fn pause(&self) {
+        signal(self.child.id(), "STOP");
+    }
+
+    pub fn resume(&self) {
+        signal(self.child.id(), "CONT");
+    }
+
     pub fn messages(&self) -> Vec<Mail> {
         let mut mails = Vec::new();
         for sub in ["new", "cur"] {
@@ -496,6 +691,14 @@ impl Drop for Mailbox {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+fn signal(pid: u32, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success(), "kill -{signal} {pid}");
 }
 
 pub fn free_port() -> u16 {
@@ -602,6 +805,8 @@ pub struct Receiver {
     pub port: u16,
     received: std::sync::Arc<std::sync::Mutex<Vec<Received>>>,
     plan: std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<u16>>>,
+    /// True while requests are held unanswered.
+    holding: tokio::sync::watch::Sender<bool>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -622,9 +827,10 @@ impl Receiver {
         type Shared = (
             std::sync::Arc<std::sync::Mutex<Vec<Received>>>,
             std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<u16>>>,
+            tokio::sync::watch::Receiver<bool>,
         );
         async fn receive(
-            State((received, plan)): State<Shared>,
+            State((received, plan, mut holding)): State<Shared>,
             request: axum::extract::Request,
         ) -> axum::response::Response {
             let (parts, body) = request.into_parts();
@@ -645,6 +851,7 @@ impl Receiver {
                     .collect(),
                 body: String::from_utf8_lossy(&body).into_owned(),
             });
+            let _ = holding.wait_for(|held| !held).await;
             let status = plan.lock().unwrap().pop_front().unwrap_or(200);
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
             if status.is_redirection() {
@@ -655,9 +862,12 @@ impl Receiver {
         }
         let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let plan = std::sync::Arc::new(std::sync::Mutex::new(std::collections::VecDeque::new()));
-        let router = axum::Router::new()
-            .fallback(receive)
-            .with_state((received.clone(), plan.clone()));
+        let (holding, held) = tokio::sync::watch::channel(false);
+        let router = axum::Router::new().fallback(receive).with_state((
+            received.clone(),
+            plan.clone(),
+            held,
+        ));
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
             .await
             .expect("bind the receiver");
@@ -668,8 +878,18 @@ impl Receiver {
             port,
             received,
             plan,
+            holding,
             task,
         }
+    }
+
+    /// Requests arriving from now on are recorded but not answered until `release`.
+    pub fn hold(&self) {
+        self.holding.send_replace(true);
+    }
+
+    pub fn release(&self) {
+        self.holding.send_replace(false);
     }
 
     pub fn url(&self) -> String {

@@ -1,20 +1,32 @@
-//! The worker's admin port: `/healthz` (process up), `/readyz` (database reachable) and
-//! `/metrics` (Prometheus text: jobs by type and outcome with durations, queue depth, e-mails,
-//! webhook attempts).
+//! The worker's admin port:
+//! - `/readyz`: 200 only while the database answers, every job type's worker polls its queue
+//!   and the job listener is connected; 503 otherwise (take the process out of rotation).
+//! - `/healthz` (liveness): 503 when a job type's worker has not been polling for longer than
+//!   `WORKER_STUCK_SECS` although the database answers — the process cannot recover by itself
+//!   and should be restarted. While the database itself is down it stays 200: a restart would
+//!   not help.
+//! - `/metrics`: Prometheus text (jobs by type and outcome with durations, queue depth,
+//!   e-mails, webhook attempts, whether each worker polls, worker restarts).
+//!
+//! Both health answers carry the state as JSON: `{"workers": {"dispatch-email": true, …},
+//! "listener_connected": true, "stuck": [], "database": true}`.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
-use axum::{Router, extract::State, http::StatusCode, response::IntoResponse, routing::get};
+use axum::{Json, Router, extract::State, http::StatusCode, response::IntoResponse, routing::get};
 use tokio::task::JoinHandle;
 
 use crate::WorkerState;
+
+/// How long a health check waits for the database before calling it unreachable.
+const DATABASE_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Binds the admin port and serves it in the background.
 pub async fn serve(state: Arc<WorkerState>) -> std::io::Result<JoinHandle<()>> {
     let listener = tokio::net::TcpListener::bind(state.config.worker_admin_addr).await?;
     tracing::info!(addr = %listener.local_addr()?, "admin port listening");
     let router = Router::new()
-        .route("/healthz", get(|| async { "ok" }))
+        .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .with_state(state);
@@ -25,14 +37,47 @@ pub async fn serve(state: Arc<WorkerState>) -> std::io::Result<JoinHandle<()>> {
     }))
 }
 
-async fn readyz(State(state): State<Arc<WorkerState>>) -> impl IntoResponse {
-    match sqlx::query("SELECT 1").execute(&state.db.pool).await {
-        Ok(_) => (StatusCode::OK, "ready"),
-        Err(e) => {
-            tracing::warn!(error = %e, "not ready: database unreachable");
-            (StatusCode::SERVICE_UNAVAILABLE, "database unreachable")
-        }
+#[derive(serde::Serialize)]
+struct Health {
+    #[serde(flatten)]
+    report: crate::supervision::Report,
+    database: bool,
+}
+
+async fn health(state: &WorkerState) -> Health {
+    let database = matches!(
+        tokio::time::timeout(
+            DATABASE_CHECK_TIMEOUT,
+            sqlx::query("SELECT 1").execute(&state.db.pool)
+        )
+        .await,
+        Ok(Ok(_))
+    );
+    Health {
+        report: state.supervisor.report(state.config.worker_stuck_after),
+        database,
     }
+}
+
+async fn readyz(State(state): State<Arc<WorkerState>>) -> impl IntoResponse {
+    let health = health(&state).await;
+    let status = if health.database && health.report.ready() {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, Json(health))
+}
+
+async fn healthz(State(state): State<Arc<WorkerState>>) -> impl IntoResponse {
+    let health = health(&state).await;
+    let status = if health.database && !health.report.stuck.is_empty() {
+        tracing::error!(stuck = ?health.report.stuck, "workers stuck although the database answers");
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::OK
+    };
+    (status, Json(health))
 }
 
 async fn metrics(State(state): State<Arc<WorkerState>>) -> impl IntoResponse {

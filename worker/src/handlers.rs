@@ -1,36 +1,124 @@
 //! Job handlers. Each is idempotent: running one twice has the effect of running it once.
+//!
+//! Every handler's work runs on a task of its own (`run_job`), so it finishes even when apalis
+//! drops the worker's future to restart it after a database outage, and repeats the parts
+//! that need the database while PostgreSQL cannot be reached (`until_available`): a job is
+//! never failed for good, nor an e-mail or webhook sent twice, because the database went away.
 
-use std::{sync::Arc, time::Duration};
+use std::{future::Future, sync::Arc, time::Duration};
 
 use apalis::prelude::{BoxDynError, Data};
 use apalis_cron::Tick;
 use chrono::Utc;
 use rand::Rng;
 use signet_common::{
-    completion, emails, expiry,
+    Error, completion, emails,
+    emails::OutgoingEmail,
+    expiry,
     jobs::{self, CheckCompletion, DeliverWebhook, DispatchEmail},
     model::EmailKind,
-    webhooks::{self, AttemptRecord},
+    webhooks::{self, AttemptRecord, Delivery},
 };
+use tracing::Instrument;
 
 use crate::{WorkerState, mail};
+
+/// The first wait before work that found the database unreachable tries again.
+const FIRST_RETRY: Duration = Duration::from_millis(200);
+/// The longest wait between two tries while the database is unreachable.
+const MAX_RETRY: Duration = Duration::from_secs(2);
+
+/// Runs a job's work to completion on a task of its own, in the job's span.
+async fn run_job<T: Send + 'static>(
+    work: impl Future<Output = Result<T, Error>> + Send + 'static,
+) -> Result<T, BoxDynError> {
+    let span = tracing::Span::current();
+    Ok(tokio::spawn(work.instrument(span)).await??)
+}
+
+/// Repeats `work` for as long as it fails because the database cannot be reached; any other
+/// outcome is returned. `work` must be safe to repeat (a transaction that rolled back).
+async fn until_available<T, F, Fut>(mut work: F) -> Result<T, Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, Error>>,
+{
+    let mut delay = FIRST_RETRY;
+    loop {
+        match work().await {
+            Err(e) if e.is_unavailable() => {
+                tracing::warn!(error = %e, retry_in = ?delay, "database unreachable; will try again");
+                tokio::time::sleep(jitter(delay)).await;
+                delay = (delay * 2).min(MAX_RETRY);
+            }
+            outcome => return outcome,
+        }
+    }
+}
+
+/// What sending an e-mail came to, to be written to its outbox row.
+enum EmailOutcome {
+    Sent,
+    Failed {
+        error: String,
+        give_up: bool,
+        retry_in: Option<Duration>,
+    },
+}
 
 /// Sends one outbox row. The row is locked while it is sent, so no two workers send it at once;
 /// a row already sent (or being sent elsewhere) is skipped. A failed send is recorded and
 /// retried later by a new, delayed job (EMAIL_RETRY_SCHEDULE, ±10 % jitter) until the schedule
-/// is used up, then the row is marked FAILED.
+/// is used up, then the row is marked FAILED. If the database goes away after the message left,
+/// the outcome is written once it is back, and the message is not sent again meanwhile.
 #[tracing::instrument(name = "DispatchEmail", skip_all, fields(email.id = %job.email_id))]
 pub async fn dispatch_email(
     job: DispatchEmail,
     state: Data<Arc<WorkerState>>,
 ) -> Result<(), BoxDynError> {
+    let state = Arc::clone(&state);
+    run_job(async move {
+        let unrecorded = until_available(|| send_email(&state, &job)).await?;
+        if let Some((email, outcome)) = unrecorded {
+            until_available(|| async {
+                let mut tx = state.db.pool.begin().await?;
+                let recorded = record_email(&mut tx, &email, &outcome).await?;
+                tx.commit().await?;
+                Ok(recorded)
+            })
+            .await?;
+            state
+                .unrecorded
+                .lock()
+                .expect("not poisoned")
+                .remove(&email.id);
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// Locks, sends and records one e-mail; returns what was sent but could not be recorded.
+async fn send_email(
+    state: &WorkerState,
+    job: &DispatchEmail,
+) -> Result<Option<(OutgoingEmail, EmailOutcome)>, Error> {
     let mut tx = state.db.pool.begin().await?;
     let Some(email) = emails::lock_for_dispatch(&mut tx, job.email_id).await? else {
         tracing::debug!(email = %job.email_id, "e-mail missing or being sent by another worker");
-        return Ok(());
+        return Ok(None);
     };
     if email.status != "PENDING" {
-        return Ok(());
+        return Ok(None);
+    }
+    if state
+        .unrecorded
+        .lock()
+        .expect("not poisoned")
+        .contains(&email.id)
+    {
+        tracing::info!(email = %email.id, "e-mail already sent; its outcome is being recorded");
+        return Ok(None);
     }
     let link = match email.kind {
         EmailKind::Invitation => email
@@ -47,31 +135,81 @@ pub async fn dispatch_email(
             permanent: true,
         }),
     };
-    match sent {
-        Ok(()) => {
-            emails::mark_sent(&mut tx, email.id).await?;
-            metrics::counter!("signet_emails_total", "kind" => email.kind.as_str(), "outcome" => "sent").increment(1);
-            tracing::info!(email = %email.id, kind = %email.kind, "e-mail sent");
-        }
+    let outcome = match sent {
+        Ok(()) => EmailOutcome::Sent,
         Err(error) => {
             let schedule = &state.config.email_retry_schedule;
             let failed_attempts = email.attempts as usize + 1;
             let give_up = error.permanent || failed_attempts > schedule.len();
-            let error = error.message;
-            emails::record_failure(&mut tx, email.id, &error, give_up).await?;
-            let outcome = if give_up { "failed" } else { "retry" };
-            metrics::counter!("signet_emails_total", "kind" => email.kind.as_str(), "outcome" => outcome).increment(1);
-            if give_up {
-                tracing::error!(email = %email.id, %error, attempts = failed_attempts, "e-mail failed for good");
-            } else {
-                let delay = jitter(schedule[failed_attempts - 1]);
-                jobs::enqueue_after(&mut tx, std::slice::from_ref(&job), delay).await?;
-                tracing::warn!(email = %email.id, %error, retry_in = ?delay, "e-mail failed; will retry");
+            EmailOutcome::Failed {
+                error: error.message,
+                give_up,
+                retry_in: (!give_up).then(|| jitter(schedule[failed_attempts - 1])),
+            }
+        }
+    };
+    let recorded = async {
+        record_email(&mut tx, &email, &outcome).await?;
+        tx.commit().await?;
+        Ok::<_, Error>(())
+    }
+    .await;
+    match recorded {
+        Ok(()) => Ok(None),
+        Err(e) if e.is_unavailable() => {
+            tracing::warn!(email = %email.id, error = %e, "e-mail left but the database went away; recording it when it is back");
+            state
+                .unrecorded
+                .lock()
+                .expect("not poisoned")
+                .insert(email.id);
+            Ok(Some((email, outcome)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes an e-mail's outcome (and queues its retry) unless it was written already.
+async fn record_email(
+    tx: &mut sqlx::PgConnection,
+    email: &OutgoingEmail,
+    outcome: &EmailOutcome,
+) -> Result<bool, Error> {
+    let kind = email.kind.as_str();
+    match outcome {
+        EmailOutcome::Sent => {
+            if !emails::mark_sent(tx, email.id).await? {
+                return Ok(false);
+            }
+            metrics::counter!("signet_emails_total", "kind" => kind, "outcome" => "sent")
+                .increment(1);
+            tracing::info!(email = %email.id, kind = %email.kind, "e-mail sent");
+        }
+        EmailOutcome::Failed {
+            error,
+            give_up,
+            retry_in,
+        } => {
+            let Some(attempts) = emails::record_failure(tx, email.id, error, *give_up).await?
+            else {
+                return Ok(false);
+            };
+            let label = if *give_up { "failed" } else { "retry" };
+            metrics::counter!("signet_emails_total", "kind" => kind, "outcome" => label)
+                .increment(1);
+            match retry_in {
+                Some(delay) => {
+                    let job = DispatchEmail { email_id: email.id };
+                    jobs::enqueue_after(tx, &[job], *delay).await?;
+                    tracing::warn!(email = %email.id, %error, retry_in = ?delay, "e-mail failed; will retry");
+                }
+                None => {
+                    tracing::error!(email = %email.id, %error, attempts, "e-mail failed for good");
+                }
             }
         }
     }
-    tx.commit().await?;
-    Ok(())
+    Ok(true)
 }
 
 #[tracing::instrument(name = "CheckCompletion", skip_all, fields(document.id = %job.document_id))]
@@ -79,35 +217,79 @@ pub async fn check_completion(
     job: CheckCompletion,
     state: Data<Arc<WorkerState>>,
 ) -> Result<(), BoxDynError> {
-    let outcome = completion::check(
-        &state.db.pool,
-        &state.store,
-        job.document_id,
-        &state.notifier,
-    )
+    let state = Arc::clone(&state);
+    run_job(async move {
+        let outcome = until_available(|| {
+            completion::check(
+                &state.db.pool,
+                &state.store,
+                job.document_id,
+                &state.notifier,
+            )
+        })
+        .await
+        .inspect_err(
+            |e| tracing::error!(document = %job.document_id, error = %e, "completion failed"),
+        )?;
+        tracing::info!(document = %job.document_id, ?outcome, "completion checked");
+        Ok(())
+    })
     .await
-    .inspect_err(
-        |e| tracing::error!(document = %job.document_id, error = %e, "completion failed"),
-    )?;
-    tracing::info!(document = %job.document_id, ?outcome, "completion checked");
-    Ok(())
 }
 
 /// One attempt at a webhook delivery. 2xx delivers; 410 Gone stops for good; any other status
 /// (redirects are not followed), a timeout or a connection error schedules the next attempt per
 /// WEBHOOK_RETRY_SCHEDULE (±10 % jitter) until it is used up, then the delivery FAILED. The row
-/// is locked during the attempt, so two workers never post the same delivery at once.
+/// is locked during the attempt, so two workers never post the same delivery at once; an
+/// attempt made just before the database went away is recorded once it is back.
 #[tracing::instrument(name = "DeliverWebhook", skip_all, fields(delivery.id = %job.delivery_id))]
 pub async fn deliver_webhook(
     job: DeliverWebhook,
     state: Data<Arc<WorkerState>>,
 ) -> Result<(), BoxDynError> {
+    let state = Arc::clone(&state);
+    run_job(async move {
+        let unrecorded = until_available(|| post_webhook(&state, &job)).await?;
+        if let Some((delivery, record)) = unrecorded {
+            until_available(|| async {
+                let mut tx = state.db.pool.begin().await?;
+                let recorded = record_webhook(&mut tx, &delivery, &record).await?;
+                tx.commit().await?;
+                Ok(recorded)
+            })
+            .await?;
+            state
+                .unrecorded
+                .lock()
+                .expect("not poisoned")
+                .remove(&delivery.id);
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// Locks, posts and records one delivery attempt; returns what was posted but could not be
+/// recorded.
+async fn post_webhook(
+    state: &WorkerState,
+    job: &DeliverWebhook,
+) -> Result<Option<(Delivery, AttemptRecord)>, Error> {
     let mut tx = state.db.pool.begin().await?;
     let Some(delivery) = webhooks::lock(&mut tx, job.delivery_id).await? else {
-        return Ok(());
+        return Ok(None);
     };
     if delivery.status != "PENDING" {
-        return Ok(());
+        return Ok(None);
+    }
+    if state
+        .unrecorded
+        .lock()
+        .expect("not poisoned")
+        .contains(&delivery.id)
+    {
+        tracing::info!(delivery = %delivery.id, "attempt already made; its outcome is being recorded");
+        return Ok(None);
     }
     let (url, secret): (Option<String>, String) =
         sqlx::query_as("SELECT webhook_url, webhook_secret FROM accounts WHERE id = $1")
@@ -164,12 +346,9 @@ pub async fn deliver_webhook(
         ),
     };
     let next_attempt_at = match (outcome, retry_delay) {
-        ("PENDING", Some(delay)) => {
-            jobs::enqueue_after(&mut tx, std::slice::from_ref(&job), delay).await?;
-            chrono::Duration::from_std(delay)
-                .ok()
-                .map(|d| started_at + d)
-        }
+        ("PENDING", Some(delay)) => chrono::Duration::from_std(delay)
+            .ok()
+            .map(|d| started_at + d),
         _ => None,
     };
     let result_label = match (outcome, response_status) {
@@ -182,24 +361,55 @@ pub async fn deliver_webhook(
         delivery = %delivery.id, event = %delivery.event_type, attempt, outcome,
         status = ?response_status, error = ?error, "webhook attempt"
     );
-    webhooks::record_attempt(
-        &mut tx,
-        &delivery,
-        &AttemptRecord {
-            attempt,
-            url: url.unwrap_or_default(),
-            started_at,
-            duration_ms,
-            response_status: response_status.map(i32::from),
-            response_body,
-            error,
-            outcome,
-            next_attempt_at,
-        },
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(())
+    let record = AttemptRecord {
+        attempt,
+        url: url.unwrap_or_default(),
+        started_at,
+        duration_ms,
+        response_status: response_status.map(i32::from),
+        response_body,
+        error,
+        outcome,
+        next_attempt_at,
+        retry_in: retry_delay.filter(|_| outcome == "PENDING"),
+    };
+    let recorded = async {
+        record_webhook(&mut tx, &delivery, &record).await?;
+        tx.commit().await?;
+        Ok::<_, Error>(())
+    }
+    .await;
+    match recorded {
+        Ok(()) => Ok(None),
+        Err(e) if e.is_unavailable() => {
+            tracing::warn!(delivery = %delivery.id, error = %e, "webhook posted but the database went away; recording it when it is back");
+            state
+                .unrecorded
+                .lock()
+                .expect("not poisoned")
+                .insert(delivery.id);
+            Ok(Some((delivery, record)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes an attempt (and queues the next one) unless it was written already.
+async fn record_webhook(
+    tx: &mut sqlx::PgConnection,
+    delivery: &Delivery,
+    record: &AttemptRecord,
+) -> Result<bool, Error> {
+    if !webhooks::record_attempt(tx, delivery, record).await? {
+        return Ok(false);
+    }
+    if let Some(delay) = record.retry_in {
+        let job = DeliverWebhook {
+            delivery_id: delivery.id,
+        };
+        jobs::enqueue_after(tx, &[job], delay).await?;
+    }
+    Ok(true)
 }
 
 /// Finished jobs are kept this long for inspection, then removed by the sweep.

@@ -3,10 +3,12 @@
 
 pub mod admin;
 pub mod handlers;
+pub mod listener;
 pub mod mail;
+pub mod supervision;
 pub mod webhook;
 
-use std::{str::FromStr, sync::Arc, time::Duration};
+use std::{collections::HashSet, str::FromStr, sync::Arc, sync::Mutex, time::Duration};
 
 use apalis::{
     layers::{
@@ -16,7 +18,7 @@ use apalis::{
     prelude::*,
 };
 use apalis_cron::CronScheduler;
-use apalis_postgres::{Config as QueueConfig, PostgresStorage, Pubsub};
+use apalis_postgres::{Config as QueueConfig, PostgresStorage};
 use signet_common::{
     Config,
     db::Db,
@@ -36,7 +38,16 @@ pub struct WorkerState {
     pub completion_links: FileLinks,
     pub notifier: Notifier,
     pub webhooks: webhook::WebhookClient,
+    pub supervisor: Arc<supervision::Supervisor>,
+    pub listener: Arc<listener::QueueListener>,
+    /// E-mails and webhook deliveries that went out but whose outcome is not yet written
+    /// (the database went away in between). A job for one of them that runs again in this
+    /// process meanwhile must not send it a second time.
+    pub unrecorded: Mutex<HashSet<uuid::Uuid>>,
 }
+
+/// The labels of the job types that poll the queue (worker names start with them).
+pub const JOB_LABELS: &[&str] = &["dispatch-email", "check-completion", "deliver-webhook"];
 
 /// How long the download link in a completion e-mail works.
 pub const COMPLETION_LINK_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
@@ -75,6 +86,9 @@ pub async fn run(
         ),
         notifier: Notifier::from_config(&config),
         webhooks: webhook::WebhookClient::new(config.webhook_allow_private),
+        supervisor: Arc::new(supervision::Supervisor::new(JOB_LABELS)),
+        listener: Arc::new(listener::QueueListener::default()),
+        unrecorded: Mutex::new(HashSet::new()),
         mailer,
         db,
         config,
@@ -84,25 +98,42 @@ pub async fn run(
     let instance = instance_name();
 
     // One worker per job type: traced (continuing the trace that queued the job), measured,
-    // and limited to `concurrency` jobs at once.
+    // limited to `concurrency` jobs at once, and restarted (after a backoff, under a new name)
+    // whenever its backend loses the database. See `supervision`.
     macro_rules! job_worker {
-        ($job:ty, $handler:path, $name:literal) => {{
+        ($job:ty, $handler:path, $label:literal) => {{
             let state = state.clone();
-            let name = format!("{}@{instance}", $name);
-            move |_| {
-                WorkerBuilder::new(name.clone())
-                    .backend(storage::<$job>(&state))
-                    .layer(
-                        TraceLayer::new()
-                            .make_span_with(ContextualTaskSpan::new().level(Level::INFO)),
-                    )
-                    .layer(PrometheusLayer::default())
-                    .concurrency(concurrency)
-                    .data(state.clone())
-                    .build($handler)
+            let instance = instance.clone();
+            move |restarts: usize| {
+                let before = state.clone();
+                let after = state.clone();
+                let backend = storage::<$job>(&state)
+                    .after_start(move |_| {
+                        after.supervisor.mark_running($label);
+                        async { Ok(()) }
+                    })
+                    .before_start(move |_| {
+                        let delay = before.supervisor.backoff($label);
+                        async move {
+                            tokio::time::sleep(delay).await;
+                            Ok(())
+                        }
+                    });
+                WorkerBuilder::new(supervision::Supervisor::worker_name(
+                    $label, restarts, &instance,
+                ))
+                .backend(backend)
+                .layer(
+                    TraceLayer::new().make_span_with(ContextualTaskSpan::new().level(Level::INFO)),
+                )
+                .layer(PrometheusLayer::default())
+                .concurrency(concurrency)
+                .data(state.clone())
+                .build($handler)
             }
         }};
     }
+    let supervisor = state.supervisor.clone();
     let monitor = Monitor::new()
         .register(job_worker!(
             DispatchEmail,
@@ -129,7 +160,20 @@ pub async fn run(
                     .build(handlers::expiry_sweep)
             }
         })
+        .should_restart(move |worker, error| {
+            if worker.is_shutting_down() {
+                return false;
+            }
+            supervisor.mark_failed(supervision::Supervisor::label_of(worker.name()), error);
+            true
+        })
         .shutdown_timeout(shutdown_timeout);
+    let listening = tokio::spawn(
+        state
+            .listener
+            .clone()
+            .run(state.db.pool.clone(), state.supervisor.clone()),
+    );
     let admin = admin::serve(state.clone()).await.map_err(|e| {
         StartError::Admin(state.config.worker_admin_addr.to_string(), e.to_string())
     })?;
@@ -143,11 +187,13 @@ pub async fn run(
         .await
         .map_err(|e| StartError::Monitor(e.to_string()))?;
     admin.abort();
+    listening.abort();
     Ok(())
 }
 
-/// The queue of one job type: new jobs arrive by NOTIFY at once; delayed ones (retries) are
-/// found by polling, since PostgreSQL does not notify when a `run_at` comes due.
+/// The queue of one job type: new jobs arrive by NOTIFY (through the process's one listener)
+/// at once; delayed ones (retries) are found by polling, since PostgreSQL does not notify when
+/// a `run_at` comes due.
 fn storage<J: Job>(state: &WorkerState) -> PollWith<PostgresStorage<J>, Strategy> {
     let pool = &state.db.pool;
     let queue = QueueConfig::default()
@@ -158,7 +204,7 @@ fn storage<J: Job>(state: &WorkerState) -> PollWith<PostgresStorage<J>, Strategy
         .with_config(queue)
         .poll_with_strategy(
             Strategy::new()
-                .stream(Pubsub::new(pool.clone(), J::QUEUE.to_owned()))
+                .stream(state.listener.subscribe(J::QUEUE))
                 .interval(state.config.worker_poll_interval),
         )
 }

@@ -6,6 +6,7 @@ mod bring_up;
 mod browser;
 mod concurrency;
 mod console;
+mod database_restart;
 mod errors;
 mod files;
 mod isolation;

@@ -31,7 +31,7 @@ fn verify(secret: &str, request: &Received) -> bool {
         .any(|s| s == expected)
 }
 
-async fn account_with_webhook(app: &TestApp, url: &str) -> (Uuid, String, String) {
+pub(crate) async fn account_with_webhook(app: &TestApp, url: &str) -> (Uuid, String, String) {
     let (account, key) = app.account(10_000).await;
     let updated = accounts::update(
         &app.db.pool,
