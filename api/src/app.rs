@@ -163,7 +163,7 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
         return ApiError::InvalidKey.into_response();
     };
     let outcome = accounts::authenticate(
-        &state.db.usage_pool,
+        &state.db.pool,
         &api_keys::hash(key.trim()),
         state.config.api_usage_window_secs,
     )

@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use signet_common::{
     Config, Error, accounts, api_keys, audit, console,
-    db::{self, Db},
+    db::{self, Db, PoolBudget},
     files::FileStore,
     model::Actor,
     webhooks, workflow,
@@ -186,7 +186,7 @@ impl From<std::io::Error> for CliError {
 
 /// Runs a command; `Ok(Some(json))` is printed on stdout.
 pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliError> {
-    let db = Db::connect_lazy(&config.database_url)?;
+    let db = Db::connect_lazy(&config.database_url, PoolBudget::from_config(&config))?;
     let pool = &db.pool;
     Ok(Some(match command {
         Command::Serve => {

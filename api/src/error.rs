@@ -44,6 +44,9 @@ pub enum ApiError {
     Internal,
 }
 
+/// The `Retry-After` of a 503: a database restart or a full connection budget passes in seconds.
+pub const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 2;
+
 /// The envelope every response carries.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Envelope<T> {
@@ -157,10 +160,21 @@ impl IntoResponse for ApiError {
             }),
         )
             .into_response();
-        if let Self::RateLimited { retry_after_secs } = self {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+        match self {
+            Self::RateLimited { retry_after_secs } => {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+            }
+            // The database is away or every connection of the budget is busy: worth another
+            // try shortly.
+            Self::Unavailable => {
+                response.headers_mut().insert(
+                    header::RETRY_AFTER,
+                    HeaderValue::from(UNAVAILABLE_RETRY_AFTER_SECS),
+                );
+            }
+            _ => {}
         }
         response
     }

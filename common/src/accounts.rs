@@ -116,9 +116,13 @@ pub enum Authentication {
 /// Authenticates a key and counts the request against its account's usage window in one
 /// statement. The conditional UPDATE re-checks the count on the locked row, so concurrent
 /// requests across any number of API processes never over- or under-count.
+///
+/// The statement commits with `synchronous_commit = off` (set for its own transaction only):
+/// a crash may forget the last instant of counts, never a business write (DESIGN §3), and the
+/// request does not wait for the WAL flush.
 #[tracing::instrument(name = "accounts::authenticate", skip_all)]
 pub async fn authenticate(
-    usage_pool: &PgPool,
+    pool: &PgPool,
     key_hash: &[u8],
     window_secs: i64,
 ) -> Result<Authentication> {
@@ -145,6 +149,9 @@ pub async fn authenticate(
              FROM key, counted
              WHERE k.id = key.key_id
                AND (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute')
+         ),
+         async_commit AS (
+             SELECT set_config('synchronous_commit', 'off', true)
          )
          SELECT key.account_id,
                 counted.id IS NOT NULL,
@@ -152,11 +159,12 @@ pub async fn authenticate(
                     a.usage_window_start + make_interval(secs => $2) - now())))::bigint
          FROM key
          JOIN accounts a ON a.id = key.account_id
-         LEFT JOIN counted ON true",
+         LEFT JOIN counted ON true
+         CROSS JOIN async_commit",
     )
     .bind(key_hash)
     .bind(window_secs as f64)
-    .fetch_optional(usage_pool)
+    .fetch_optional(pool)
     .await?;
     Ok(match row {
         None => Authentication::UnknownKey,

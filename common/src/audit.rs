@@ -100,14 +100,18 @@ pub async fn append(
     .await?)
 }
 
-/// The document's entries, oldest first.
-pub async fn list(pool: &PgPool, account_id: Uuid, document_id: Uuid) -> Result<Vec<AuditEntry>> {
+/// The document's entries, oldest first, on a pool or inside the caller's transaction.
+pub async fn list<'e>(
+    conn: impl sqlx::PgExecutor<'e>,
+    account_id: Uuid,
+    document_id: Uuid,
+) -> Result<Vec<AuditEntry>> {
     Ok(sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM audit_entries WHERE document_id = $1 AND account_id = $2 ORDER BY seq"
     )))
     .bind(document_id)
     .bind(account_id)
-    .fetch_all(pool)
+    .fetch_all(conn)
     .await?)
 }
 

@@ -62,8 +62,9 @@ pub async fn check(
         &Actor::worker(),
     )
     .await?;
-    let mut trail = audit::list(pool, document.account_id, document_id).await?;
-    trail.push(completed.clone());
+    // Read inside the transaction (it holds the COMPLETED entry): one connection per job, so
+    // a small pool cannot deadlock with every job holding one and waiting for a second.
+    let trail = audit::list(&mut *tx, document.account_id, document_id).await?;
     let original = tokio::fs::read(store.path(&document.file_key)).await?;
     let certificate = certificate(&document, &recipients, &trail, completed.created_at);
     let stamps = stamp_fields(&fields);

@@ -20,6 +20,12 @@ pub enum LogFormat {
 #[derive(Clone)]
 pub struct Config {
     pub database_url: String,
+    /// The most connections this process opens to PostgreSQL (`DATABASE_MAX_CONNECTIONS`).
+    pub database_max_connections: u32,
+    /// How long a request or job waits for a connection before giving up (503 / retry).
+    pub database_acquire_timeout: Duration,
+    /// Idle connections are closed after this long.
+    pub database_idle_timeout: Duration,
     pub bind_addr: SocketAddr,
     /// Base URL that links in e-mails and `filePath` start with; no trailing slash.
     pub public_url: String,
@@ -83,6 +89,19 @@ impl Config {
         };
         Ok(Self {
             database_url: or("DATABASE_URL", DEFAULT_DATABASE_URL),
+            database_max_connections: positive(
+                "DATABASE_MAX_CONNECTIONS",
+                &or("DATABASE_MAX_CONNECTIONS", "8"),
+            )?
+            .min(u32::MAX as u64) as u32,
+            database_acquire_timeout: Duration::from_millis(positive(
+                "DATABASE_ACQUIRE_TIMEOUT_MS",
+                &or("DATABASE_ACQUIRE_TIMEOUT_MS", "5000"),
+            )?),
+            database_idle_timeout: Duration::from_secs(positive(
+                "DATABASE_IDLE_SECS",
+                &or("DATABASE_IDLE_SECS", "60"),
+            )?),
             bind_addr: parse("BIND_ADDR", &or("BIND_ADDR", "127.0.0.1:8080"))?,
             public_url: or("PUBLIC_URL", "http://localhost:8080")
                 .trim_end_matches('/')

@@ -3,44 +3,72 @@
 use std::time::Duration;
 
 use sqlx::{
-    Executor, PgPool,
+    PgPool,
     postgres::{PgConnectOptions, PgPoolOptions},
 };
 
 use crate::error::Result;
 
-/// The business pool, and a small pool for the per-request usage counter whose connections run
-/// with `synchronous_commit = off`: a crash may forget the last instant of counts, never a
-/// business write (DESIGN §3).
+/// A process's connections to PostgreSQL: one bounded pool.
+///
+/// The per-request usage counter used to have a pool of its own whose sessions ran with
+/// `synchronous_commit = off`; it now sets that for its own statement (see
+/// `accounts::authenticate`), so one pool serves everything and an idle API holds no more
+/// connections than its budget.
 #[derive(Clone)]
 pub struct Db {
     pub pool: PgPool,
-    pub usage_pool: PgPool,
 }
 
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How many connections a pool may hold and how it behaves at its limits.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolBudget {
+    pub max_connections: u32,
+    /// How long a caller waits for a connection (the pool full, or the server refusing with
+    /// "too many clients") before giving up with `PoolTimedOut`.
+    pub acquire_timeout: Duration,
+    /// An idle connection is closed after this long, so a quiet process gives its share back.
+    pub idle_timeout: Duration,
+}
+
+impl PoolBudget {
+    /// The budget of the process as configured (`DATABASE_MAX_CONNECTIONS`, …).
+    pub fn from_config(config: &crate::Config) -> Self {
+        Self {
+            max_connections: config.database_max_connections,
+            acquire_timeout: config.database_acquire_timeout,
+            idle_timeout: config.database_idle_timeout,
+        }
+    }
+
+    /// The same budget with `max_connections` replaced.
+    pub fn with_max(self, max_connections: u32) -> Self {
+        Self {
+            max_connections,
+            ..self
+        }
+    }
+}
 
 impl Db {
-    /// Creates both pools lazily: nothing is dialled until the first query, so a process can
+    /// Creates the pool lazily: nothing is dialled until the first query, so a process can
     /// start (and report itself unready) while the database is down.
-    pub fn connect_lazy(database_url: &str) -> Result<Self> {
-        let options: PgConnectOptions = database_url.parse()?;
-        let pool = PgPoolOptions::new()
-            .max_connections(20)
-            .acquire_timeout(ACQUIRE_TIMEOUT)
-            .connect_lazy_with(options.clone());
-        let usage_pool = PgPoolOptions::new()
-            .max_connections(8)
-            .acquire_timeout(ACQUIRE_TIMEOUT)
-            .after_connect(|conn, _| {
-                Box::pin(async move {
-                    conn.execute("SET synchronous_commit = off").await?;
-                    Ok(())
-                })
-            })
-            .connect_lazy_with(options);
-        Ok(Self { pool, usage_pool })
+    pub fn connect_lazy(database_url: &str, budget: PoolBudget) -> Result<Self> {
+        Ok(Self {
+            pool: lazy_pool(database_url, budget)?,
+        })
     }
+}
+
+/// A lazily connecting pool within `budget`.
+pub fn lazy_pool(database_url: &str, budget: PoolBudget) -> Result<PgPool> {
+    let options: PgConnectOptions = database_url.parse()?;
+    Ok(PgPoolOptions::new()
+        .max_connections(budget.max_connections)
+        .min_connections(0)
+        .acquire_timeout(budget.acquire_timeout)
+        .idle_timeout(budget.idle_timeout)
+        .connect_lazy_with(options))
 }
 
 /// Applies the business migrations and creates apalis's queue tables.
@@ -58,10 +86,11 @@ pub fn is_unavailable(error: &sqlx::Error) -> bool {
         | sqlx::Error::PoolTimedOut
         | sqlx::Error::PoolClosed
         | sqlx::Error::WorkerCrashed => true,
-        // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection exceptions
+        // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection
+        // exceptions, 53300 too_many_connections (the server's or a role's limit)
         sqlx::Error::Database(db) => db
             .code()
-            .is_some_and(|c| c.starts_with("57P") || c.starts_with("08")),
+            .is_some_and(|c| c.starts_with("57P") || c.starts_with("08") || c == "53300"),
         _ => false,
     }
 }

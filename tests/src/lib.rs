@@ -315,6 +315,34 @@ impl PgCluster {
         }
     }
 
+    /// The server as seen by a new non-superuser login role `name` that may create databases
+    /// (its test databases and their template are its own).
+    pub async fn role(&self, name: &str) -> PgServer {
+        let mut admin = PgConnection::connect_with(&self.server().options())
+            .await
+            .expect("connect to the cluster");
+        admin
+            .execute(AssertSqlSafe(format!(
+                r#"CREATE ROLE "{name}" LOGIN CREATEDB"#
+            )))
+            .await
+            .expect("create role");
+        PgServer {
+            url: format!("postgres://{name}@127.0.0.1:{}/postgres", self.port),
+        }
+    }
+
+    /// Runs one statement as the superuser.
+    pub async fn execute(&self, sql: &str) {
+        let mut admin = PgConnection::connect_with(&self.server().options())
+            .await
+            .expect("connect to the cluster");
+        admin
+            .execute(AssertSqlSafe(sql.to_owned()))
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+
     /// The server's log, for failure messages.
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
@@ -382,12 +410,16 @@ impl TestApp {
             ("PUBLIC_URL".into(), format!("http://{addr}")),
             ("FILE_STORE_DIR".into(), files.path().display().to_string()),
             ("FILE_URL_SECRET".into(), "test-file-url-secret".into()),
+            // Tests share the machine's PostgreSQL with each other (and with whatever else runs
+            // there): each in-process API keeps to a small budget.
+            ("DATABASE_MAX_CONNECTIONS".into(), "4".into()),
         ]);
         for (k, v) in settings {
             vars.insert((*k).into(), (*v).into());
         }
         let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("config");
-        let app_db = Db::connect_lazy(&config.database_url).expect("pools");
+        let app_db = Db::connect_lazy(&config.database_url, db::PoolBudget::from_config(&config))
+            .expect("pool");
         let server = Server::with_listener(listener, AppState::new(config.clone(), app_db));
         tokio::spawn(server.run_until(std::future::pending()));
         Self {
@@ -735,6 +767,8 @@ impl WorkerProcess {
             .env("WORKER_SHUTDOWN_SECS", "10")
             .env("WORKER_ADMIN_ADDR", "127.0.0.1:0")
             .env("EMAIL_RETRY_SCHEDULE", "1,1,1,1")
+            // Three for the queue, two for the jobs: small, since tests run side by side.
+            .env("DATABASE_MAX_CONNECTIONS", "5")
             .env("RUST_LOG", "info,sqlx=warn")
             .env("NO_COLOR", "1")
             .stdout(log_file.try_clone().expect("log"))
@@ -1032,6 +1066,7 @@ impl ApiProcess {
             .env("FILE_STORE_DIR", app.files.path())
             .env("FILE_URL_SECRET", "test-file-url-secret")
             .env("MAIL_FROM", "Signet <no-reply@signet.test>")
+            .env("DATABASE_MAX_CONNECTIONS", "4")
             .env("RUST_LOG", "warn")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());

@@ -48,7 +48,7 @@ async fn health(state: &WorkerState) -> Health {
     let database = matches!(
         tokio::time::timeout(
             DATABASE_CHECK_TIMEOUT,
-            sqlx::query("SELECT 1").execute(&state.db.pool)
+            sqlx::query("SELECT 1").execute(&state.queue_pool)
         )
         .await,
         Ok(Ok(_))
@@ -81,7 +81,7 @@ async fn healthz(State(state): State<Arc<WorkerState>>) -> impl IntoResponse {
 }
 
 async fn metrics(State(state): State<Arc<WorkerState>>) -> impl IntoResponse {
-    if let Err(e) = signet_common::telemetry::record_queue_depth(&state.db.pool).await {
+    if let Err(e) = signet_common::telemetry::record_queue_depth(&state.queue_pool).await {
         tracing::warn!(error = %e, "queue depth unavailable for /metrics");
     }
     (

@@ -46,6 +46,11 @@ where
     let mut delay = FIRST_RETRY;
     loop {
         match work().await {
+            Err(Error::Database(sqlx::Error::PoolTimedOut)) => {
+                tracing::info!(retry_in = ?delay, "no database connection free (all busy, or the database unreachable); will try again");
+                tokio::time::sleep(jitter(delay)).await;
+                delay = (delay * 2).min(MAX_RETRY);
+            }
             Err(e) if e.is_unavailable() => {
                 tracing::warn!(error = %e, retry_in = ?delay, "database unreachable; will try again");
                 tokio::time::sleep(jitter(delay)).await;

@@ -31,7 +31,11 @@ use tracing::Level;
 /// What every job handler shares.
 pub struct WorkerState {
     pub config: Config,
+    /// The job handlers' connections.
     pub db: Db,
+    /// The queue's own connections: the job listener, and apalis's fetches, heartbeats and
+    /// acknowledgements, so that busy handlers never starve the queue (or the reverse).
+    pub queue_pool: sqlx::PgPool,
     pub mailer: mail::Mailer,
     pub store: FileStore,
     /// Links in completion e-mails, which must outlive an ordinary file link.
@@ -55,8 +59,36 @@ pub const COMPLETION_LINK_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 /// Missed heartbeats after which a worker is presumed dead and its jobs run elsewhere.
 const MISSED_HEARTBEATS: usize = 3;
 
+/// Connections of the queue pool: one held by the job listener, two shared by the job types'
+/// fetches, heartbeats and acknowledgements (each a short statement).
+pub const QUEUE_CONNECTIONS: u32 = 3;
+
+/// A worker process's pools within `DATABASE_MAX_CONNECTIONS`: the queue's
+/// `QUEUE_CONNECTIONS`, the rest for the job handlers.
+pub fn pools(config: &Config) -> Result<(Db, sqlx::PgPool), StartError> {
+    let budget = signet_common::db::PoolBudget::from_config(config);
+    if budget.max_connections <= QUEUE_CONNECTIONS {
+        return Err(StartError::Budget(budget.max_connections));
+    }
+    let queue =
+        signet_common::db::lazy_pool(&config.database_url, budget.with_max(QUEUE_CONNECTIONS))
+            .map_err(|e| StartError::Database(e.to_string()))?;
+    let jobs = Db::connect_lazy(
+        &config.database_url,
+        budget.with_max(budget.max_connections - QUEUE_CONNECTIONS),
+    )
+    .map_err(|e| StartError::Database(e.to_string()))?;
+    Ok((jobs, queue))
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
+    #[error(
+        "DATABASE_MAX_CONNECTIONS is {0}: a worker needs more than {QUEUE_CONNECTIONS} ({QUEUE_CONNECTIONS} for its queue, one or more for its jobs)"
+    )]
+    Budget(u32),
+    #[error("DATABASE_URL: {0}")]
+    Database(String),
     #[error("EXPIRY_SWEEP_CRON {0:?} is not a valid cron expression (with seconds): {1}")]
     Cron(String, String),
     #[error("SMTP_URL: {0}")]
@@ -71,7 +103,7 @@ pub enum StartError {
 /// to `WORKER_SHUTDOWN_SECS` to finish.
 pub async fn run(
     config: Config,
-    db: Db,
+    (db, queue_pool): (Db, sqlx::PgPool),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
     let schedule = cron::Schedule::from_str(&config.expiry_sweep_cron)
@@ -91,6 +123,7 @@ pub async fn run(
         unrecorded: Mutex::new(HashSet::new()),
         mailer,
         db,
+        queue_pool,
         config,
     });
     let concurrency = state.config.worker_concurrency;
@@ -172,7 +205,7 @@ pub async fn run(
         state
             .listener
             .clone()
-            .run(state.db.pool.clone(), state.supervisor.clone()),
+            .run(state.queue_pool.clone(), state.supervisor.clone()),
     );
     let admin = admin::serve(state.clone()).await.map_err(|e| {
         StartError::Admin(state.config.worker_admin_addr.to_string(), e.to_string())
@@ -195,7 +228,7 @@ pub async fn run(
 /// at once; delayed ones (retries) are found by polling, since PostgreSQL does not notify when
 /// a `run_at` comes due.
 fn storage<J: Job>(state: &WorkerState) -> PollWith<PostgresStorage<J>, Strategy> {
-    let pool = &state.db.pool;
+    let pool = &state.queue_pool;
     let queue = QueueConfig::default()
         .queue(J::QUEUE)
         .heartbeat_interval(state.config.worker_heartbeat)

@@ -1,6 +1,6 @@
 use std::{process::ExitCode, time::Duration};
 
-use signet_common::{Config, db::Db, shutdown};
+use signet_common::{Config, shutdown};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -13,8 +13,8 @@ async fn main() -> ExitCode {
     };
     let telemetry = signet_common::telemetry::init(Some("signet-worker"), config.log_format);
     signet_common::telemetry::metrics();
-    let db = match Db::connect_lazy(&config.database_url) {
-        Ok(db) => db,
+    let pools = match signet_worker::pools(&config) {
+        Ok(pools) => pools,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
@@ -25,7 +25,7 @@ async fn main() -> ExitCode {
         match sqlx::query_scalar::<_, bool>(
             "SELECT to_regclass('apalis.jobs') IS NOT NULL AND to_regclass('public.outbound_emails') IS NOT NULL",
         )
-        .fetch_one(&db.pool)
+        .fetch_one(&pools.1)
         .await
         {
             Ok(true) => break,
@@ -37,7 +37,7 @@ async fn main() -> ExitCode {
             () = shutdown::signal() => return ExitCode::SUCCESS,
         }
     }
-    let outcome = signet_worker::run(config, db, shutdown::signal()).await;
+    let outcome = signet_worker::run(config, pools, shutdown::signal()).await;
     telemetry.shutdown();
     match outcome {
         Ok(()) => {

@@ -96,6 +96,8 @@ async fn queue_work(app: &TestApp, receiver: &Receiver) -> Workload {
 
 fn worker(app: &TestApp, mailbox: &Mailbox, extra: &[(&str, &str)]) -> WorkerProcess {
     let mut settings = vec![
+        // The production default: these tests have a PostgreSQL cluster of their own.
+        ("DATABASE_MAX_CONNECTIONS", "8"),
         ("WEBHOOK_ALLOW_PRIVATE", "true"),
         ("WEBHOOK_RETRY_SCHEDULE", "1,1,1,1,1,1,1,1,1,1"),
     ];
@@ -234,11 +236,21 @@ async fn wait_until_done(app: &TestApp, work: &Workload, worker: &WorkerProcess)
     }
 }
 
-/// Restarts the cluster `restarts` times, each time down for `down`, while the worker is in
-/// the middle of the work; then checks that all of it was done exactly once.
-async fn survive_restarts(down: Duration, restarts: usize) {
+/// How the database goes away.
+enum Outage {
+    /// Stopped (every session ended) and started again after `down`.
+    Restart { down: Duration },
+    /// Every connection of the application's role ended and new ones refused ("too many
+    /// connections for role") for `during`.
+    Refuse { during: Duration },
+}
+
+/// Takes the database away once per outage while the worker is in the middle of the work;
+/// then checks that all of it was done exactly once.
+async fn survive(outages: &[Outage]) {
     let cluster = PgCluster::start(100).await;
-    let app = TestApp::spawn_on(TestDb::on(cluster.server()).await, &[]).await;
+    let app_server = cluster.role("signet_app").await;
+    let app = TestApp::spawn_on(TestDb::on(app_server).await, &[]).await;
     let mailbox = Mailbox::start().await;
     let receiver = Receiver::start().await;
     let work = queue_work(&app, &receiver).await;
@@ -252,44 +264,65 @@ async fn survive_restarts(down: Duration, restarts: usize) {
     receiver
         .wait_for(10, Duration::from_secs(60), |_| true)
         .await;
-    for restart in 0..restarts {
+    for (i, outage) in outages.iter().enumerate() {
         // Hold the SMTP server and the receiver so that sends and posts are in flight when
         // the database goes, and finish only after it is gone: their outcomes must still be
         // written once it is back, and they must not be sent again.
         mailbox.pause();
         receiver.hold();
         let before = progress(&app, &work.to_complete).await;
-        if restart == 0 {
+        if i == 0 {
             assert!(
                 !before.done(),
-                "the restart must come mid-way: {}",
+                "the outage must come mid-way: {}",
                 before.describe()
             );
         }
-        let stopped = Instant::now();
-        cluster.stop();
+        let began = Instant::now();
+        let length = match outage {
+            Outage::Restart { down } => {
+                cluster.stop();
+                *down
+            }
+            Outage::Refuse { during } => {
+                cluster
+                    .execute("ALTER ROLE signet_app CONNECTION LIMIT 0")
+                    .await;
+                cluster
+                    .execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'signet_app'")
+                    .await;
+                *during
+            }
+        };
         wait_for_readiness(&worker, 503, Duration::from_secs(60)).await;
         mailbox.resume();
         receiver.release();
-        tokio::time::sleep(down.saturating_sub(stopped.elapsed())).await;
-        cluster.start_again();
+        tokio::time::sleep(length.saturating_sub(began.elapsed())).await;
+        match outage {
+            Outage::Restart { .. } => cluster.start_again(),
+            Outage::Refuse { .. } => {
+                cluster
+                    .execute("ALTER ROLE signet_app CONNECTION LIMIT -1")
+                    .await
+            }
+        }
         println!(
-            "restart {}: stopped with {}; down for {:?}",
-            restart + 1,
+            "outage {}: began with {}; lasted {:?}",
+            i + 1,
             before.describe(),
-            stopped.elapsed()
+            began.elapsed()
         );
     }
-    let started = Instant::now();
+    let returned = Instant::now();
     wait_for_readiness(&worker, 200, Duration::from_secs(120)).await;
     println!(
         "ready again {:?} after the database came back",
-        started.elapsed()
+        returned.elapsed()
     );
     let done = wait_until_done(&app, &work, &worker).await;
     println!(
         "all done {:?} after the database came back: {}",
-        started.elapsed(),
+        returned.elapsed(),
         done.describe()
     );
 
@@ -339,17 +372,36 @@ async fn survive_restarts(down: Duration, restarts: usize) {
 
 #[tokio::test]
 async fn a_database_restart_loses_nothing_and_needs_no_worker_restart() {
-    survive_restarts(Duration::from_secs(5), 1).await;
+    survive(&[Outage::Restart {
+        down: Duration::from_secs(5),
+    }])
+    .await;
 }
 
 #[tokio::test]
 async fn a_minute_without_the_database_loses_nothing() {
-    survive_restarts(Duration::from_secs(60), 1).await;
+    survive(&[Outage::Restart {
+        down: Duration::from_secs(60),
+    }])
+    .await;
 }
 
 #[tokio::test]
 async fn two_restarts_in_a_row_lose_nothing() {
-    survive_restarts(Duration::from_secs(3), 2).await;
+    let restart = || Outage::Restart {
+        down: Duration::from_secs(3),
+    };
+    survive(&[restart(), restart()]).await;
+}
+
+/// PostgreSQL answers but refuses every connection of the application ("too many connections
+/// for role"), as when other tenants have taken every slot: nothing fails for good meanwhile.
+#[tokio::test]
+async fn twenty_seconds_of_refused_connections_lose_nothing() {
+    survive(&[Outage::Refuse {
+        during: Duration::from_secs(20),
+    }])
+    .await;
 }
 
 /// With polling all but off, only the job listener can tell the worker about a new job: after
