@@ -186,7 +186,15 @@ impl From<std::io::Error> for CliError {
 
 /// Runs a command; `Ok(Some(json))` is printed on stdout.
 pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliError> {
-    let db = Db::connect_lazy(&config.database_url, PoolBudget::from_config(&config))?;
+    let application_name = match command {
+        Command::Serve => "signet-api",
+        _ => "signet-api-cli",
+    };
+    let db = Db::connect_lazy(
+        &config.database_url,
+        application_name,
+        PoolBudget::from_config(&config),
+    )?;
     let pool = &db.pool;
     Ok(Some(match command {
         Command::Serve => {

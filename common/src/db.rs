@@ -53,16 +53,22 @@ impl PoolBudget {
 impl Db {
     /// Creates the pool lazily: nothing is dialled until the first query, so a process can
     /// start (and report itself unready) while the database is down.
-    pub fn connect_lazy(database_url: &str, budget: PoolBudget) -> Result<Self> {
+    pub fn connect_lazy(
+        database_url: &str,
+        application_name: &str,
+        budget: PoolBudget,
+    ) -> Result<Self> {
         Ok(Self {
-            pool: lazy_pool(database_url, budget)?,
+            pool: lazy_pool(database_url, application_name, budget)?,
         })
     }
 }
 
-/// A lazily connecting pool within `budget`.
-pub fn lazy_pool(database_url: &str, budget: PoolBudget) -> Result<PgPool> {
+/// A lazily connecting pool within `budget`. Its sessions carry `application_name`, so that
+/// `pg_stat_activity` shows which process holds which connections.
+pub fn lazy_pool(database_url: &str, application_name: &str, budget: PoolBudget) -> Result<PgPool> {
     let options: PgConnectOptions = database_url.parse()?;
+    let options = options.application_name(application_name);
     Ok(PgPoolOptions::new()
         .max_connections(budget.max_connections)
         .min_connections(0)

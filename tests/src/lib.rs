@@ -418,8 +418,12 @@ impl TestApp {
             vars.insert((*k).into(), (*v).into());
         }
         let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("config");
-        let app_db = Db::connect_lazy(&config.database_url, db::PoolBudget::from_config(&config))
-            .expect("pool");
+        let app_db = Db::connect_lazy(
+            &config.database_url,
+            "signet-tests",
+            db::PoolBudget::from_config(&config),
+        )
+        .expect("pool");
         let server = Server::with_listener(listener, AppState::new(config.clone(), app_db));
         tokio::spawn(server.run_until(std::future::pending()));
         Self {

@@ -70,11 +70,15 @@ pub fn pools(config: &Config) -> Result<(Db, sqlx::PgPool), StartError> {
     if budget.max_connections <= QUEUE_CONNECTIONS {
         return Err(StartError::Budget(budget.max_connections));
     }
-    let queue =
-        signet_common::db::lazy_pool(&config.database_url, budget.with_max(QUEUE_CONNECTIONS))
-            .map_err(|e| StartError::Database(e.to_string()))?;
+    let queue = signet_common::db::lazy_pool(
+        &config.database_url,
+        "signet-worker",
+        budget.with_max(QUEUE_CONNECTIONS),
+    )
+    .map_err(|e| StartError::Database(e.to_string()))?;
     let jobs = Db::connect_lazy(
         &config.database_url,
+        "signet-worker",
         budget.with_max(budget.max_connections - QUEUE_CONNECTIONS),
     )
     .map_err(|e| StartError::Database(e.to_string()))?;

@@ -14,6 +14,7 @@ mod keys;
 mod lists;
 mod observability;
 mod openapi;
+mod scale_out;
 mod signing_flow;
 mod uploads;
 mod webhooks;

@@ -175,9 +175,4 @@ async fn two_workers_deliver_each_e_mail_once_and_stop_gracefully() {
             worker.log()
         );
     }
-    let sent_by: Vec<String> = [&a, &b].iter().map(|w| w.log()).collect();
-    assert!(
-        sent_by.iter().all(|log| log.contains("e-mail sent")),
-        "both workers took part"
-    );
 }
