@@ -71,6 +71,68 @@ enum EmailOutcome {
     },
 }
 
+/// A message that left (an e-mail, a webhook post) with the outcome to write for it.
+enum Sent {
+    Email(OutgoingEmail, EmailOutcome),
+    Webhook(Delivery, AttemptRecord),
+}
+
+impl Sent {
+    fn id(&self) -> uuid::Uuid {
+        match self {
+            Sent::Email(email, _) => email.id,
+            Sent::Webhook(delivery, _) => delivery.id,
+        }
+    }
+
+    /// Writes the outcome unless it was written already.
+    async fn record(&self, tx: &mut sqlx::PgConnection) -> Result<bool, Error> {
+        match self {
+            Sent::Email(email, outcome) => record_email(tx, email, outcome).await,
+            Sent::Webhook(delivery, record) => record_webhook(tx, delivery, record).await,
+        }
+    }
+}
+
+/// Writes what was sent on the transaction that locked it. If the database went away in the
+/// meantime, remembers the message (so that this process does not send it again) and returns
+/// it, to be written by `record_late` once the database is back.
+async fn record_or_remember(
+    state: &WorkerState,
+    mut tx: sqlx::Transaction<'static, sqlx::Postgres>,
+    sent: Sent,
+) -> Result<Option<Sent>, Error> {
+    let recorded = async {
+        sent.record(&mut tx).await?;
+        tx.commit().await?;
+        Ok::<_, Error>(())
+    }
+    .await;
+    match recorded {
+        Ok(()) => Ok(None),
+        Err(e) if e.is_unavailable() => {
+            tracing::warn!(id = %sent.id(), error = %e, "sent, but the database went away; recording it when it is back");
+            state.remember_unrecorded(sent.id());
+            Ok(Some(sent))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes the outcome of a message sent while the database was away, once it is back.
+async fn record_late(state: &WorkerState, sent: Option<Sent>) -> Result<(), Error> {
+    let Some(sent) = sent else { return Ok(()) };
+    until_available(|| async {
+        let mut tx = state.db.pool.begin().await?;
+        let recorded = sent.record(&mut tx).await?;
+        tx.commit().await?;
+        Ok(recorded)
+    })
+    .await?;
+    state.forget_unrecorded(sent.id());
+    Ok(())
+}
+
 /// Sends one outbox row. The row is locked while it is sent, so no two workers send it at once;
 /// a row already sent (or being sent elsewhere) is skipped. A failed send is recorded and
 /// retried later by a new, delayed job (EMAIL_RETRY_SCHEDULE, ±10 % jitter) until the schedule
@@ -84,30 +146,13 @@ pub async fn dispatch_email(
     let state = Arc::clone(&state);
     run_job(async move {
         let unrecorded = until_available(|| send_email(&state, &job)).await?;
-        if let Some((email, outcome)) = unrecorded {
-            until_available(|| async {
-                let mut tx = state.db.pool.begin().await?;
-                let recorded = record_email(&mut tx, &email, &outcome).await?;
-                tx.commit().await?;
-                Ok(recorded)
-            })
-            .await?;
-            state
-                .unrecorded
-                .lock()
-                .expect("not poisoned")
-                .remove(&email.id);
-        }
-        Ok(())
+        record_late(&state, unrecorded).await
     })
     .await
 }
 
 /// Locks, sends and records one e-mail; returns what was sent but could not be recorded.
-async fn send_email(
-    state: &WorkerState,
-    job: &DispatchEmail,
-) -> Result<Option<(OutgoingEmail, EmailOutcome)>, Error> {
+async fn send_email(state: &WorkerState, job: &DispatchEmail) -> Result<Option<Sent>, Error> {
     let mut tx = state.db.pool.begin().await?;
     let Some(email) = emails::lock_for_dispatch(&mut tx, job.email_id).await? else {
         tracing::debug!(email = %job.email_id, "e-mail missing or being sent by another worker");
@@ -153,25 +198,7 @@ async fn send_email(
             }
         }
     };
-    let recorded = async {
-        record_email(&mut tx, &email, &outcome).await?;
-        tx.commit().await?;
-        Ok::<_, Error>(())
-    }
-    .await;
-    match recorded {
-        Ok(()) => Ok(None),
-        Err(e) if e.is_unavailable() => {
-            tracing::warn!(email = %email.id, error = %e, "e-mail left but the database went away; recording it when it is back");
-            state
-                .unrecorded
-                .lock()
-                .expect("not poisoned")
-                .insert(email.id);
-            Ok(Some((email, outcome)))
-        }
-        Err(e) => Err(e),
-    }
+    record_or_remember(state, tx, Sent::Email(email, outcome)).await
 }
 
 /// Writes an e-mail's outcome (and queues its retry) unless it was written already.
@@ -255,31 +282,14 @@ pub async fn deliver_webhook(
     let state = Arc::clone(&state);
     run_job(async move {
         let unrecorded = until_available(|| post_webhook(&state, &job)).await?;
-        if let Some((delivery, record)) = unrecorded {
-            until_available(|| async {
-                let mut tx = state.db.pool.begin().await?;
-                let recorded = record_webhook(&mut tx, &delivery, &record).await?;
-                tx.commit().await?;
-                Ok(recorded)
-            })
-            .await?;
-            state
-                .unrecorded
-                .lock()
-                .expect("not poisoned")
-                .remove(&delivery.id);
-        }
-        Ok(())
+        record_late(&state, unrecorded).await
     })
     .await
 }
 
 /// Locks, posts and records one delivery attempt; returns what was posted but could not be
 /// recorded.
-async fn post_webhook(
-    state: &WorkerState,
-    job: &DeliverWebhook,
-) -> Result<Option<(Delivery, AttemptRecord)>, Error> {
+async fn post_webhook(state: &WorkerState, job: &DeliverWebhook) -> Result<Option<Sent>, Error> {
     let mut tx = state.db.pool.begin().await?;
     let Some(delivery) = webhooks::lock(&mut tx, job.delivery_id).await? else {
         return Ok(None);
@@ -378,25 +388,7 @@ async fn post_webhook(
         next_attempt_at,
         retry_in: retry_delay.filter(|_| outcome == "PENDING"),
     };
-    let recorded = async {
-        record_webhook(&mut tx, &delivery, &record).await?;
-        tx.commit().await?;
-        Ok::<_, Error>(())
-    }
-    .await;
-    match recorded {
-        Ok(()) => Ok(None),
-        Err(e) if e.is_unavailable() => {
-            tracing::warn!(delivery = %delivery.id, error = %e, "webhook posted but the database went away; recording it when it is back");
-            state
-                .unrecorded
-                .lock()
-                .expect("not poisoned")
-                .insert(delivery.id);
-            Ok(Some((delivery, record)))
-        }
-        Err(e) => Err(e),
-    }
+    record_or_remember(state, tx, Sent::Webhook(delivery, record)).await
 }
 
 /// Writes an attempt (and queues the next one) unless it was written already.

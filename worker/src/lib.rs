@@ -47,7 +47,21 @@ pub struct WorkerState {
     /// E-mails and webhook deliveries that went out but whose outcome is not yet written
     /// (the database went away in between). A job for one of them that runs again in this
     /// process meanwhile must not send it a second time.
-    pub unrecorded: Mutex<HashSet<uuid::Uuid>>,
+    unrecorded: Mutex<HashSet<uuid::Uuid>>,
+}
+
+impl WorkerState {
+    pub fn is_unrecorded(&self, id: uuid::Uuid) -> bool {
+        self.unrecorded.lock().expect("not poisoned").contains(&id)
+    }
+
+    pub fn remember_unrecorded(&self, id: uuid::Uuid) {
+        self.unrecorded.lock().expect("not poisoned").insert(id);
+    }
+
+    pub fn forget_unrecorded(&self, id: uuid::Uuid) {
+        self.unrecorded.lock().expect("not poisoned").remove(&id);
+    }
 }
 
 /// The labels of the job types that poll the queue (worker names start with them).

@@ -77,7 +77,7 @@ fn link(mail: &Mail) -> String {
 
 pub(crate) async fn invitations(mailbox: &Mailbox, count: usize) -> HashMap<String, String> {
     let mails = mailbox
-        .wait_for(count, Duration::from_secs(30), |m| {
+        .wait_for(count, Duration::from_secs(120), |m| {
             m.text.contains("/sign/")
         })
         .await;
@@ -120,14 +120,15 @@ pub(crate) async fn sign(app: &TestApp, link: &str, values: &[&str]) -> (u16, Va
 }
 
 pub(crate) async fn wait_for_status(app: &TestApp, key: &str, doc: Uuid, status: &str) -> Value {
-    for _ in 0..300 {
+    // Up to 120 s: generous for a loaded machine; the loop ends as soon as the status is there.
+    for _ in 0..1200 {
         let detail = app.get(&format!("/documents/{doc}"), key).await.1;
         if detail["data"]["status"] == status {
             return detail["data"].clone();
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("document {doc} never became {status}");
+    panic!("document {doc} did not become {status} within 120 s");
 }
 
 async fn audit(app: &TestApp, key: &str, doc: Uuid) -> Vec<Value> {

@@ -9,7 +9,7 @@ use signet_tests::{LETTER, Mailbox, TestApp, WorkerProcess};
 const CONCURRENCY: usize = 8;
 
 /// Sends `documents` documents with 100 recipients each: 100 × `documents` invitations.
-async fn queue_invitations(app: &TestApp, documents: usize) {
+pub(crate) async fn queue_invitations(app: &TestApp, documents: usize) {
     let (account, key) = app.account(10_000).await;
     for d in 0..documents {
         let doc = app
