@@ -46,13 +46,13 @@ where
     let mut delay = FIRST_RETRY;
     loop {
         match work().await {
-            Err(Error::Database(sqlx::Error::PoolTimedOut)) => {
-                tracing::info!(retry_in = ?delay, "no database connection free (all busy, or the database unreachable); will try again");
-                tokio::time::sleep(jitter(delay)).await;
-                delay = (delay * 2).min(MAX_RETRY);
-            }
             Err(e) if e.is_unavailable() => {
-                tracing::warn!(error = %e, retry_in = ?delay, "database unreachable; will try again");
+                if matches!(e, Error::Database(sqlx::Error::PoolTimedOut)) {
+                    // Every connection of the budget busy, or none to be had: back-pressure.
+                    tracing::info!(retry_in = ?delay, "no database connection free; will try again");
+                } else {
+                    tracing::warn!(error = %e, retry_in = ?delay, "database unreachable; will try again");
+                }
                 tokio::time::sleep(jitter(delay)).await;
                 delay = (delay * 2).min(MAX_RETRY);
             }
