@@ -138,11 +138,8 @@ pub fn validate_recipients(inputs: Vec<RecipientInput>) -> Result<Vec<RecipientI
             MAX_NAME_CHARS,
             true,
         );
-        if !is_valid_email(&email) {
-            problems.push(Problem::new(
-                format!("[{i}].email"),
-                "not a valid e-mail address",
-            ));
+        if let Err(reason) = mail_address(&email) {
+            problems.push(Problem::new(format!("[{i}].email"), reason));
         }
         let country_code = input.country_code.map(|c| c.trim().to_owned());
         if let Some(code) = &country_code
@@ -261,7 +258,34 @@ pub fn validate_title(title: &str) -> Result<String, Error> {
 
 /// A practical check of an addr-spec: `local@domain`, no spaces or quoting, a dotted domain of
 /// valid labels. Deliverability is the mail server's business.
+/// Why [`mail_address`] refuses internationalised addresses.
+pub const NON_ASCII_EMAIL: &str = "internationalised (non-ASCII) e-mail addresses are not supported: \
+     many mail servers cannot deliver them (SMTPUTF8); use the address's ASCII form (a domain's \
+     xn-- form works)";
+
+/// The address that the mail layer sends to: the one check of an e-mail address, used by the
+/// API before accepting a recipient and by the worker when it addresses the message, so that an
+/// address the worker cannot use is refused up front. It must pass lettre's own parser (which
+/// builds the SMTP envelope and the `To:` header) and these stricter rules: ASCII only (see
+/// [`NON_ASCII_EMAIL`]), a dot-atom local part of at most 64 characters, and a domain of at least
+/// two labels whose last is not all digits.
+pub fn mail_address(email: &str) -> Result<lettre::Address, &'static str> {
+    const INVALID: &str = "not a valid e-mail address";
+    if !email.is_ascii() {
+        return Err(NON_ASCII_EMAIL);
+    }
+    if !is_plain_email(email) {
+        return Err(INVALID);
+    }
+    email.parse::<lettre::Address>().map_err(|_| INVALID)
+}
+
+/// Whether the mail layer can send to `email` (see [`mail_address`]).
 pub fn is_valid_email(email: &str) -> bool {
+    mail_address(email).is_ok()
+}
+
+fn is_plain_email(email: &str) -> bool {
     if email.chars().count() > MAX_EMAIL_CHARS {
         return false;
     }
@@ -311,8 +335,16 @@ mod tests {
 
     #[test]
     fn emails() {
-        for ok in ["a@b.co", "first.last+tag@sub.example.org", "ünï@exämple.de"] {
+        for ok in [
+            "a@b.co",
+            "first.last+tag@sub.example.org",
+            "o'brien@xn--bcher-kva.example",
+        ] {
             assert!(is_valid_email(ok), "{ok}");
+        }
+        for international in ["ünï@exämple.de", "josé@bücher.example", "用户@例子.广告"]
+        {
+            assert_eq!(mail_address(international), Err(NON_ASCII_EMAIL));
         }
         for bad in [
             "",

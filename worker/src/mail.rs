@@ -4,7 +4,7 @@
 use chrono::SecondsFormat;
 use lettre::{
     AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor,
-    message::MultiPart,
+    message::{Mailbox, MultiPart},
 };
 use signet_common::{
     Config,
@@ -94,13 +94,12 @@ pub fn message(
     link: Option<&str>,
 ) -> Result<Message, String> {
     let rendered = render(email, link);
-    let to = format!(
-        "{} <{}>",
-        email.recipient_name.replace(['<', '>', '"'], ""),
-        email.recipient_email
-    )
-    .parse()
-    .map_err(|e| format!("recipient address: {e}"))?;
+    // Built from its parts, never formatted and parsed back: lettre encodes any name (commas,
+    // quotes, brackets, `@`, any script) as a quoted string or RFC 2047 encoded word.
+    let address = signet_common::inputs::mail_address(&email.recipient_email)
+        .map_err(|reason| format!("recipient address: {reason}"))?;
+    let name = email.recipient_name.trim();
+    let to = Mailbox::new((!name.is_empty()).then(|| name.to_owned()), address);
     Message::builder()
         .from(
             config
