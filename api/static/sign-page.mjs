@@ -25,6 +25,15 @@ await renderPages(root, root.dataset, fit, (frame, canvas, number, viewport, sca
   }
 });
 
+// Typed signatures and initials: the preview shows the value as the final PDF will, trimmed,
+// with runs of white space as one space, in the PDF's fonts.
+for (const preview of document.querySelectorAll(".typed-preview")) {
+  const input = document.getElementById(preview.dataset.for);
+  const show = () => { preview.textContent = input.value.trim().replace(/\s+/g, " "); };
+  input.addEventListener("input", show);
+  show();
+}
+
 // Signature pads: drawing replaces the typed value.
 const pads = new Map();
 for (const pad of document.querySelectorAll("canvas.pad")) {

@@ -27,6 +27,7 @@ pub mod signing;
 pub mod ssrf;
 pub mod stamp;
 pub mod telemetry;
+pub mod typeset;
 pub mod views;
 pub mod webhooks;
 pub mod workflow;

@@ -16,6 +16,7 @@ use lopdf::{Dictionary, Document, IncrementalDocument, Object, ObjectId, Stream,
 use sha2::{Digest, Sha256};
 
 use crate::pdf::{PageView, Rect, inherited};
+use crate::typeset::{self, Base, Fonts, Shaped};
 
 /// A filled field to stamp. Coordinates are PDF points with the origin at the top-left corner
 /// of the page as displayed: after its `/Rotate`, relative to its visible box (the CropBox
@@ -101,8 +102,9 @@ pub enum StampError {
 
 /// Stamps `fields` into `original` and appends the certificate pages.
 ///
-/// The output is deterministic: the same inputs give the same bytes. Values are drawn in
-/// Helvetica with WinAnsiEncoding, so characters outside it are drawn as `?`. A signature
+/// The output is deterministic: the same inputs give the same bytes. Text in any script is
+/// shaped, laid out and drawn with subsets of the shipped fonts (see [`crate::typeset`]). A
+/// signature
 /// whose PNG data URL cannot be decoded is stamped as the text "[signature]". Fields whose box
 /// has no area, or whose coordinates are not finite, are skipped.
 ///
@@ -288,9 +290,8 @@ impl PageView {
 // Stamping
 
 /// Objects created once and shared by every stamped page.
-#[derive(Default)]
 struct Shared {
-    font: Option<ObjectId>,
+    fonts: Fonts,
     /// The stream "q" put before a page's original content.
     save_state: Option<ObjectId>,
     /// Each distinct PNG data URL, decoded and added as an image, or `None` if it could not be
@@ -299,15 +300,6 @@ struct Shared {
 }
 
 impl Shared {
-    fn font(&mut self, doc: &mut Document) -> Result<ObjectId, StampError> {
-        if let Some(id) = self.font {
-            return Ok(id);
-        }
-        let id = doc.try_add_object(helvetica()).map_err(too_many_objects)?;
-        self.font = Some(id);
-        Ok(id)
-    }
-
     fn save_state(&mut self, doc: &mut Document) -> Result<ObjectId, StampError> {
         if let Some(id) = self.save_state {
             return Ok(id);
@@ -335,15 +327,6 @@ impl Shared {
     }
 }
 
-fn helvetica() -> Dictionary {
-    dictionary! {
-        "Type" => "Font",
-        "Subtype" => "Type1",
-        "BaseFont" => "Helvetica",
-        "Encoding" => "WinAnsiEncoding",
-    }
-}
-
 fn stamp_fields(
     doc: &mut Document,
     pages: &[ObjectId],
@@ -356,16 +339,20 @@ fn stamp_fields(
         }
         by_page.entry(field.page).or_default().push(field);
     }
-    let mut shared = Shared::default();
+    let mut shared = Shared {
+        fonts: Fonts::new(),
+        save_state: None,
+        images: HashMap::new(),
+    };
     for (number, fields) in by_page {
         stamp_page(doc, pages[number as usize - 1], &fields, &mut shared)?;
     }
-    Ok(())
+    shared.fonts.finish(doc).map_err(StampError::Write)
 }
 
 /// What to draw in a field's box.
 enum Mark {
-    Text { text: Vec<u8>, color: [f64; 3] },
+    Text { text: Shaped, color: [f64; 3] },
     Image(ImageXObject),
 }
 
@@ -375,7 +362,7 @@ const INK: [f64; 3] = [0.05, 0.15, 0.45];
 
 fn mark(doc: &mut Document, shared: &mut Shared, field: &StampField) -> Result<Mark, StampError> {
     let text = |value: &str, color| Mark::Text {
-        text: win_ansi(value.trim()),
+        text: typeset::shape(value.trim()),
         color,
     };
     Ok(match field.kind {
@@ -411,9 +398,16 @@ fn stamp_page(
         };
         match mark(doc, shared, field)? {
             Mark::Text { text, color } => {
-                let font = shared.font(doc)?;
-                let name = add_resource(doc, &mut resources, b"Font", "SgHelv", font);
-                ops.extend(text_ops(&name, &text, color, area));
+                let mut names = HashMap::new();
+                for (face, font) in shared
+                    .fonts
+                    .objects_for(doc, &text)
+                    .map_err(too_many_objects)?
+                {
+                    let name = add_resource(doc, &mut resources, b"Font", "SgFont", font);
+                    names.insert(face, String::from_utf8_lossy(&name).into_owned());
+                }
+                ops.extend(text_ops(&mut shared.fonts, &names, &text, color, area));
             }
             Mark::Image(image) => {
                 let name = add_resource(doc, &mut resources, b"XObject", "SgImg", image.id);
@@ -519,29 +513,41 @@ const TEXT_PADDING: f64 = 2.0;
 /// The largest font size, as a share of the box height.
 const MAX_SIZE_TO_HEIGHT: f64 = 0.7;
 
-/// Draws `text` left-aligned and vertically centred in `area`, as large as fits.
-fn text_ops(font: &[u8], text: &[u8], color: [f64; 3], area: Rect) -> Vec<u8> {
-    let units = text_width(text);
+/// Draws `text` vertically centred in `area`, as large as fits, aligned to the left, or to the
+/// right if its base direction is right to left. `names` are
+/// the page's resource names of the fonts it uses.
+fn text_ops(
+    fonts: &mut Fonts,
+    names: &HashMap<usize, String>,
+    text: &Shaped,
+    color: [f64; 3],
+    area: Rect,
+) -> Vec<u8> {
     let padding = TEXT_PADDING.min(area.width() / 4.0);
-    let fitting = (area.width() - 2.0 * padding) * 1000.0 / units as f64;
-    let size = (area.height() * MAX_SIZE_TO_HEIGHT).min(fitting);
-    if units == 0 || size.is_nan() || size <= 0.0 {
+    let fitting = (area.width() - 2.0 * padding) * 1000.0 / text.width;
+    // The fonts' whole extent, from the descender to the ascender, fits the height.
+    let extent_units = text.ascent - text.descent;
+    let size = (area.height() * MAX_SIZE_TO_HEIGHT)
+        .min(area.height() * 1000.0 / extent_units)
+        .min(fitting);
+    if text.width <= 0.0 || size.is_nan() || size <= 0.0 {
         return Vec::new();
     }
-    // Centre the glyphs' extent, from the descender to the ascender.
-    let extent = size * (HELVETICA_ASCENT - HELVETICA_DESCENT) / 1000.0;
-    let baseline = area.y0 + (area.height() - extent) / 2.0 - size * HELVETICA_DESCENT / 1000.0;
-    let mut ops = format!(
-        "BT\n{} rg\n/{} {} Tf\n{} Td\n",
-        numbers(&color),
-        String::from_utf8_lossy(font),
-        number_text(size),
-        numbers(&[area.x0 + padding, baseline]),
+    // Centre the glyphs' extent.
+    let extent = size * extent_units / 1000.0;
+    let baseline = area.y0 + (area.height() - extent) / 2.0 - size * text.descent / 1000.0;
+    fonts.draw(
+        text,
+        |face| names.get(&face).cloned().unwrap_or_default(),
+        size,
+        if text.rtl {
+            area.x1 - padding - text.width * size / 1000.0
+        } else {
+            area.x0 + padding
+        },
+        baseline,
+        Some(color),
     )
-    .into_bytes();
-    ops.extend(pdf_string(text));
-    ops.extend(b" Tj\nET\n");
-    ops
 }
 
 /// Draws `image` as large as fits in `area`, keeping its aspect ratio, centred.
@@ -560,7 +566,7 @@ fn image_ops(name: &[u8], image: ImageXObject, area: Rect) -> Vec<u8> {
 }
 
 /// A number as written in a content stream: at most three decimals, no exponent.
-fn number_text(value: f64) -> String {
+pub(crate) fn number_text(value: f64) -> String {
     let text = format!("{value:.3}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
     match text {
@@ -569,110 +575,12 @@ fn number_text(value: f64) -> String {
     }
 }
 
-fn numbers(values: &[f64]) -> String {
+pub(crate) fn numbers(values: &[f64]) -> String {
     values
         .iter()
         .map(|&value| number_text(value))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// A literal string with `(`, `)` and `\` escaped.
-fn pdf_string(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len() + 2);
-    out.push(b'(');
-    for &byte in bytes {
-        if matches!(byte, b'(' | b')' | b'\\') {
-            out.push(b'\\');
-        }
-        out.push(byte);
-    }
-    out.push(b')');
-    out
-}
-
-// ---------------------------------------------------------------------------------------------
-// Helvetica and WinAnsiEncoding
-
-const HELVETICA_ASCENT: f64 = 718.0;
-const HELVETICA_DESCENT: f64 = -207.0;
-
-/// Helvetica advance widths (thousandths of the font size) of the WinAnsiEncoding codes 32 to
-/// 255, sixteen to a row, from Adobe's AFM. Codes that WinAnsiEncoding leaves undefined, which
-/// [`win_ansi`] never produces, have the width of a space.
-#[rustfmt::skip]
-const HELVETICA_WIDTHS: [u16; 224] = [
-    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, // 0x20
-    556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, // 0x30
-   1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, // 0x40
-    667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, // 0x50
-    333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556, // 0x60
-    556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584, 278, // 0x70
-    556, 278, 222, 556, 333, 1000, 556, 556, 333, 1000, 667, 333, 1000, 278, 611, 278, // 0x80
-    278, 222, 222, 333, 333, 350, 556, 1000, 333, 1000, 500, 333, 944, 278, 500, 667, // 0x90
-    278, 333, 556, 556, 556, 556, 260, 556, 333, 737, 370, 556, 584, 333, 737, 333, // 0xA0
-    400, 584, 333, 333, 333, 556, 537, 278, 333, 333, 365, 556, 834, 834, 834, 611, // 0xB0
-    667, 667, 667, 667, 667, 667, 1000, 722, 667, 667, 667, 667, 278, 278, 278, 278, // 0xC0
-    722, 722, 778, 778, 778, 778, 778, 584, 778, 722, 722, 722, 722, 667, 667, 611, // 0xD0
-    556, 556, 556, 556, 556, 556, 889, 500, 556, 556, 556, 556, 278, 278, 278, 278, // 0xE0
-    556, 556, 556, 556, 556, 556, 556, 584, 611, 556, 556, 556, 556, 500, 556, 500, // 0xF0
-];
-
-/// The characters of WinAnsiEncoding's codes 0x80 to 0x9F; the other codes it shares with
-/// Latin-1.
-const WIN_ANSI_HIGH: [(char, u8); 27] = [
-    ('€', 0x80),
-    ('‚', 0x82),
-    ('ƒ', 0x83),
-    ('„', 0x84),
-    ('…', 0x85),
-    ('†', 0x86),
-    ('‡', 0x87),
-    ('ˆ', 0x88),
-    ('‰', 0x89),
-    ('Š', 0x8A),
-    ('‹', 0x8B),
-    ('Œ', 0x8C),
-    ('Ž', 0x8E),
-    ('‘', 0x91),
-    ('’', 0x92),
-    ('“', 0x93),
-    ('”', 0x94),
-    ('•', 0x95),
-    ('–', 0x96),
-    ('—', 0x97),
-    ('˜', 0x98),
-    ('™', 0x99),
-    ('š', 0x9A),
-    ('›', 0x9B),
-    ('œ', 0x9C),
-    ('ž', 0x9E),
-    ('Ÿ', 0x9F),
-];
-
-/// `text` in WinAnsiEncoding: white space becomes a space, and characters the encoding lacks
-/// become `?`.
-fn win_ansi(text: &str) -> Vec<u8> {
-    text.chars()
-        .map(|c| match c {
-            c if c.is_whitespace() => b' ',
-            ' '..='~' | '\u{A0}'..='\u{FF}' => c as u8,
-            c => WIN_ANSI_HIGH
-                .iter()
-                .find(|&&(high, _)| high == c)
-                .map_or(b'?', |&(_, code)| code),
-        })
-        .collect()
-}
-
-/// The advance width of WinAnsi-encoded `text`, in thousandths of the font size.
-fn text_width(text: &[u8]) -> u32 {
-    text.iter()
-        .map(|&code| {
-            let index = usize::from(code).saturating_sub(0x20);
-            u32::from(HELVETICA_WIDTHS.get(index).copied().unwrap_or(278))
-        })
-        .sum()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -875,13 +783,26 @@ fn append_certificate(
     let root = pages_root_for_appending(&mut update, root)?;
 
     let new = &mut update.new_document;
-    let font = new.try_add_object(helvetica()).map_err(too_many_objects)?;
-    let mut kids = Vec::new();
+    let mut fonts = Fonts::new();
+    let mut contents = Vec::new();
     for (index, lines) in pages.iter().enumerate() {
-        let mut content = Stream::new(
-            dictionary! {},
-            certificate_page_content(lines, index + 1, pages.len()),
-        );
+        contents.push(certificate_page_content(
+            new,
+            &mut fonts,
+            lines,
+            index + 1,
+            pages.len(),
+        )?);
+    }
+    // Every certificate page names every font the certificate uses.
+    let mut font_names = Dictionary::new();
+    for (face, id) in fonts.all() {
+        font_names.set(font_name(face), id);
+    }
+    fonts.finish(new).map_err(StampError::Write)?;
+    let mut kids = Vec::new();
+    for content in contents {
+        let mut content = Stream::new(dictionary! {}, content);
         content
             .compress()
             .map_err(|error| StampError::Write(error.to_string()))?;
@@ -894,7 +815,7 @@ fn append_certificate(
             "MediaBox" => letter.clone(),
             "CropBox" => letter,
             "Rotate" => 0,
-            "Resources" => dictionary! { "Font" => dictionary! { "F1" => font } },
+            "Resources" => dictionary! { "Font" => font_names.clone() },
             "Contents" => content,
         };
         kids.push(Object::Reference(
@@ -994,8 +915,7 @@ const DETAIL_INDENT: f64 = 14.0;
 /// A line of the certificate, before or after wrapping.
 #[derive(Debug, Clone)]
 struct Line {
-    /// WinAnsi-encoded.
-    text: Vec<u8>,
+    text: String,
     size: f64,
     indent: f64,
     space_before: f64,
@@ -1006,7 +926,7 @@ struct Line {
 impl Line {
     fn new(text: &str, size: f64) -> Line {
         Line {
-            text: win_ansi(text),
+            text: typeset::clean(text),
             size,
             indent: 0.0,
             space_before: 0.0,
@@ -1034,25 +954,24 @@ impl Line {
     }
 
     /// The lines this one takes at its indent within the margins, broken at spaces, and inside
-    /// words too long for a line of their own.
+    /// words too long for a line of their own. Widths are those of the shaped text.
     fn wrap(&self) -> Vec<Line> {
         let first_width = PAGE_WIDTH - 2.0 * MARGIN - self.indent;
         let max_units = |first: bool| {
             let width = first_width - if first { 0.0 } else { CONTINUATION_INDENT };
-            (width * 1000.0 / self.size).max(1.0) as u32
+            (width * 1000.0 / self.size).max(1.0)
         };
-        let mut texts: Vec<Vec<u8>> = Vec::new();
-        let mut current: Vec<u8> = Vec::new();
-        for word in self
-            .text
-            .split(|&byte| byte == b' ')
-            .filter(|w| !w.is_empty())
-        {
+        let space = typeset::shape_as(" ", Base::Ltr).width;
+        let mut texts: Vec<String> = Vec::new();
+        let mut current = String::new();
+        let mut current_width = 0.0;
+        for word in self.text.split(' ').filter(|w| !w.is_empty()) {
             let limit = max_units(texts.is_empty());
-            let joined = text_width(&current) + text_width(b" ") + text_width(word);
-            if !current.is_empty() && joined <= limit {
-                current.push(b' ');
-                current.extend(word);
+            let width = typeset::shape_as(word, Base::Ltr).width;
+            if !current.is_empty() && current_width + space + width <= limit {
+                current.push(' ');
+                current.push_str(word);
+                current_width += space + width;
                 continue;
             }
             if !current.is_empty() {
@@ -1065,10 +984,11 @@ impl Line {
                 if fits == rest.len() {
                     break;
                 }
-                texts.push(rest[..fits].to_vec());
+                texts.push(rest[..fits].to_owned());
                 rest = &rest[fits..];
             }
-            current = rest.to_vec();
+            current = rest.to_owned();
+            current_width = typeset::shape_as(rest, Base::Ltr).width;
         }
         if !current.is_empty() || texts.is_empty() {
             texts.push(current);
@@ -1088,16 +1008,24 @@ impl Line {
     }
 }
 
-/// How many bytes of `text` fit in `limit` units: at least one, so that wrapping advances.
-fn longest_fitting_prefix(text: &[u8], limit: u32) -> usize {
-    let mut width = 0;
-    for (index, &code) in text.iter().enumerate() {
-        width += text_width(&[code]);
-        if width > limit {
-            return index.max(1);
+/// How many bytes of `text` fit in `limit` thousandths of the font size, cut between
+/// characters: at least one character, so that wrapping advances.
+fn longest_fitting_prefix(text: &str, limit: f64) -> usize {
+    let ends: Vec<usize> = text
+        .char_indices()
+        .map(|(offset, c)| offset + c.len_utf8())
+        .collect();
+    // The widths of prefixes grow with their length: search for the longest that fits.
+    let (mut low, mut high) = (0, ends.len());
+    while low < high {
+        let middle = (low + high).div_ceil(2);
+        if typeset::shape_as(&text[..ends[middle - 1]], Base::Ltr).width <= limit {
+            low = middle;
+        } else {
+            high = middle - 1;
         }
     }
-    text.len()
+    ends[low.max(1) - 1]
 }
 
 fn certificate_lines(certificate: &Certificate, stamped_sha256: &str) -> Vec<Line> {
@@ -1216,19 +1144,57 @@ fn paginate(lines: &[Line]) -> Vec<Vec<Placed>> {
     pages
 }
 
-fn certificate_page_content(lines: &[Placed], number: usize, count: usize) -> Vec<u8> {
+/// The resource name of a font on certificate pages.
+fn font_name(face: usize) -> String {
+    format!("F{face}")
+}
+
+fn certificate_page_content(
+    doc: &mut Document,
+    fonts: &mut Fonts,
+    lines: &[Placed],
+    number: usize,
+    count: usize,
+) -> Result<Vec<u8>, StampError> {
     let heading = if number == 1 {
         "Certificate of completion"
     } else {
         "Certificate of completion (continued)"
     };
     let mut ops = Vec::new();
-    ops.extend(text_line(
-        &win_ansi(heading),
+    let mut line = |text: &Shaped, size: f64, x: f64, baseline: f64| {
+        fonts.objects_for(doc, text).map_err(too_many_objects)?;
+        ops.extend(fonts.draw(text, font_name, size, x, baseline, None));
+        Ok::<_, StampError>(())
+    };
+    line(
+        &typeset::shape_as(heading, Base::Ltr),
         HEADING_SIZE,
         MARGIN,
         HEADING_BASELINE,
-    ));
+    )?;
+    for placed in lines {
+        let Line {
+            text, size, indent, ..
+        } = &placed.line;
+        line(
+            &typeset::shape_as(text, Base::Ltr),
+            *size,
+            MARGIN + indent,
+            placed.baseline,
+        )?;
+    }
+    let footer = typeset::shape_as(
+        &format!("Signet certificate — page {number} of {count}"),
+        Base::Ltr,
+    );
+    let footer_width = footer.width * FOOTER_SIZE / 1000.0;
+    line(
+        &footer,
+        FOOTER_SIZE,
+        (PAGE_WIDTH - footer_width) / 2.0,
+        FOOTER_BASELINE,
+    )?;
     ops.extend(
         format!(
             "0.6 G 0.5 w {} m {} l S\n",
@@ -1237,33 +1203,7 @@ fn certificate_page_content(lines: &[Placed], number: usize, count: usize) -> Ve
         )
         .into_bytes(),
     );
-    for placed in lines {
-        let Line {
-            text, size, indent, ..
-        } = &placed.line;
-        ops.extend(text_line(text, *size, MARGIN + indent, placed.baseline));
-    }
-    let footer = win_ansi(&format!("Signet certificate — page {number} of {count}"));
-    let footer_width = f64::from(text_width(&footer)) * FOOTER_SIZE / 1000.0;
-    ops.extend(text_line(
-        &footer,
-        FOOTER_SIZE,
-        (PAGE_WIDTH - footer_width) / 2.0,
-        FOOTER_BASELINE,
-    ));
-    ops
-}
-
-fn text_line(text: &[u8], size: f64, x: f64, baseline: f64) -> Vec<u8> {
-    let mut ops = format!(
-        "BT\n/F1 {} Tf\n{} Td\n",
-        number_text(size),
-        numbers(&[x, baseline])
-    )
-    .into_bytes();
-    ops.extend(pdf_string(text));
-    ops.extend(b" Tj\nET\n");
-    ops
+    Ok(ops)
 }
 
 #[cfg(test)]
@@ -2227,13 +2167,7 @@ mod tests {
     }
 
     #[test]
-    fn text_is_encoded_escaped_and_fitted() {
-        assert_eq!(
-            win_ansi("Zoë €5 — 漢\tx"),
-            b"Zo\xEB \x805 \x97 ? x".to_vec()
-        );
-        assert_eq!(pdf_string(b"a(b)c\\"), b"(a\\(b\\)c\\\\)".to_vec());
-        assert_eq!(text_width(b"Hello"), 722 + 556 + 222 + 222 + 556);
+    fn text_is_fitted_to_its_box() {
         assert_eq!(number_text(12.0), "12");
         assert_eq!(number_text(-0.0001), "0");
         assert_eq!(number_text(1.23456), "1.235");
@@ -2245,22 +2179,31 @@ mod tests {
             y1: 40.0,
         };
         let size = |text: &str| {
-            let ops =
-                String::from_utf8_lossy(&text_ops(b"F", &win_ansi(text), BLACK, area)).into_owned();
+            let shaped = typeset::shape(text);
+            let mut fonts = Fonts::new();
+            let mut doc = Document::with_version("1.7");
+            let names = fonts
+                .objects_for(&mut doc, &shaped)
+                .expect("ids")
+                .into_iter()
+                .map(|(face, _)| (face, format!("F{face}")))
+                .collect();
+            let ops = String::from_utf8_lossy(&text_ops(&mut fonts, &names, &shaped, BLACK, area))
+                .into_owned();
             let size = ops
-                .split("/F ")
-                .nth(1)
-                .and_then(|rest| rest.split(' ').next())
+                .split(" Tf")
+                .next()
+                .and_then(|before| before.rsplit(' ').next())
                 .expect("a Tf");
-            size.parse::<f64>().expect("a size")
+            (size.parse::<f64>().expect("a size"), shaped.width)
         };
         // Short text is as large as the box allows; long text shrinks to fit the width.
-        assert_eq!(size("Hi"), 14.0);
-        let long = "A rather long value that cannot fit";
-        let fitted = size(long);
+        assert_eq!(size("Hi").0, 14.0);
+        let (fitted, width) = size("A rather long value that cannot fit");
         assert!(fitted < 14.0);
-        assert!(f64::from(text_width(&win_ansi(long))) * fitted / 1000.0 <= 96.0 + 0.01);
-        assert!(text_ops(b"F", b"", BLACK, area).is_empty());
+        assert!(width * fitted / 1000.0 <= 96.0 + 0.01);
+        let shaped = typeset::shape("");
+        assert!(text_ops(&mut Fonts::new(), &HashMap::new(), &shaped, BLACK, area).is_empty());
     }
 
     #[test]
@@ -2271,10 +2214,87 @@ mod tests {
         let width = PAGE_WIDTH - 2.0 * MARGIN;
         for line in &lines {
             assert!(
-                f64::from(text_width(&line.text)) * 10.0 / 1000.0 + line.indent <= width + 0.01
+                typeset::shape_as(&line.text, Base::Ltr).width * 10.0 / 1000.0 + line.indent
+                    <= width + 0.01
             );
         }
-        let joined: Vec<u8> = lines.iter().flat_map(|line| line.text.clone()).collect();
-        assert_eq!(joined, win_ansi(&format!("Hash:{}", "f".repeat(400))));
+        let joined: String = lines.iter().map(|line| line.text.as_str()).collect();
+        assert_eq!(joined, format!("Hash:{}", "f".repeat(400)));
+    }
+
+    /// Names and values in many scripts, as a signer would type them.
+    const SCRIPTS: [&str; 12] = [
+        "Zoë Ærøskøbing-Łukasiewicz",
+        "O'Brien, \"Bob\"",
+        "Ελένη Παπαδοπούλου",
+        "Юлия Соколова",
+        "王芳",
+        "山田 さくら",
+        "김민준",
+        "محمد الأحمد",
+        "דוד כהן",
+        "प्रिया शर्मा",
+        "José Müller; CFO",
+        "Nguyễn Thị Minh Khai",
+    ];
+
+    #[test]
+    fn every_script_is_stamped_and_certified_as_written() {
+        let original = original();
+        let fields: Vec<StampField> = SCRIPTS
+            .iter()
+            .enumerate()
+            .map(|(index, name)| {
+                let kind = if index % 2 == 0 {
+                    StampKind::Signature
+                } else {
+                    StampKind::Text
+                };
+                field(
+                    1,
+                    (72.0, 60.0 + 50.0 * index as f64, 300.0, 36.0),
+                    kind,
+                    name,
+                )
+            })
+            .collect();
+        let mut certificate = certificate(&original, 2);
+        certificate.recipients = SCRIPTS
+            .iter()
+            .map(|name| CertificateRecipient {
+                name: (*name).into(),
+                ..certificate.recipients[0].clone()
+            })
+            .collect();
+        certificate.title = "Договор — اتفاقية — 合同".into();
+        let result = render_final(&original, &fields, &certificate).expect("render");
+        assert_sizes_kept(&original, &result);
+        let doc = Document::load_mem(&result.bytes).expect("load");
+        let fonts: Vec<String> = doc
+            .objects
+            .values()
+            .filter_map(|object| object.as_dict().ok())
+            .filter(|dict| dict.has_type(b"Font"))
+            .filter_map(|dict| dict.get(b"Subtype").and_then(Object::as_name).ok())
+            .map(|name| String::from_utf8_lossy(name).into_owned())
+            .collect();
+        assert!(fonts.iter().any(|name| name == "Type0"), "{fonts:?}");
+        assert!(fonts.iter().any(|name| name == "CIDFontType2"), "{fonts:?}");
+        if !poppler_installed() {
+            return;
+        }
+        let stamped = pdftotext(&result.bytes, &["-f", "1", "-l", "1"]);
+        let certified = pdftotext(&result.bytes, &["-f", "4"]);
+        for name in SCRIPTS {
+            assert!(stamped.contains(name), "page 1 lacks {name:?}: {stamped}");
+            assert!(
+                certified.contains(name),
+                "the certificate lacks {name:?}: {certified}"
+            );
+        }
+        for piece in ["Договор — ", "اتفاقية", "合同"] {
+            assert!(certified.contains(piece), "{certified}");
+        }
+        assert!(!stamped.contains('?') && !certified.contains('?'));
     }
 }

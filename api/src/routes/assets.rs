@@ -48,7 +48,57 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
 ];
 
 pub fn router() -> Router<AppState> {
-    Router::new().route(&format!("{BASE}/{{name}}"), get(asset))
+    Router::new()
+        .route(&format!("{BASE}/{{name}}"), get(asset))
+        .route(&format!("{BASE}/fonts/{{name}}"), get(font))
+}
+
+/// The fonts the final PDF is drawn with, for previews that show text as the PDF will.
+async fn font(Path(name): Path<String>) -> Response {
+    match signet_common::typeset::font_files().find(|(file, _)| *file == name) {
+        Some((_, bytes)) => (
+            [
+                (header::CONTENT_TYPE, "font/ttf"),
+                (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
+            ],
+            bytes,
+        )
+            .into_response(),
+        None => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+/// `@font-face` rules naming the shipped fonts "Signet Text", in the order the final PDF picks
+/// them, each limited to the characters it is picked for, so that a browser fetches only the
+/// files a text needs.
+pub fn font_faces() -> String {
+    const FACES: [(&str, &str); 5] = [
+        (
+            "NotoSans-Regular.ttf",
+            "U+0000-058F, U+1E00-1FFF, U+2000-2BFF",
+        ),
+        (
+            "NotoSansArabic-Regular.ttf",
+            "U+0600-06FF, U+0750-077F, U+08A0-08FF, U+FB50-FDFF, U+FE70-FEFF",
+        ),
+        ("NotoSansHebrew-Regular.ttf", "U+0590-05FF, U+FB1D-FB4F"),
+        (
+            "NotoSansDevanagari-Regular.ttf",
+            "U+0900-097F, U+A8E0-A8FF, U+1CD0-1CFF",
+        ),
+        (
+            "wqy-microhei.ttc",
+            "U+3000-30FF, U+3100-318F, U+3400-4DBF, U+4E00-9FFF, U+AC00-D7AF, U+F900-FAFF, U+FF00-FFEF",
+        ),
+    ];
+    FACES
+        .iter()
+        .map(|(file, range)| {
+            format!(
+                "@font-face{{font-family:\"Signet Text\";src:url(\"{BASE}/fonts/{file}\");unicode-range:{range}}}"
+            )
+        })
+        .collect()
 }
 
 async fn asset(Path(name): Path<String>) -> Response {

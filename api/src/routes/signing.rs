@@ -9,7 +9,7 @@ use axum::{
     routing::{get, post},
 };
 use chrono::{SecondsFormat, Utc};
-use maud::{Markup, html};
+use maud::{Markup, PreEscaped, html};
 use serde::Serialize;
 use signet_common::{
     Error,
@@ -163,6 +163,10 @@ fn field_label(field: &FieldView) -> String {
     format!("{kind} — page {}", field.page)
 }
 
+/// The typed-signature preview: ink blue, as the final PDF stamps typed signatures.
+const TYPED_PREVIEW_STYLE: &str = ".typed-preview{font-family:\"Signet Text\",sans-serif;\
+     color:#0d2673;font-size:1.6rem;min-height:2.2rem;margin-top:4px;unicode-bidi:plaintext}";
+
 fn signing_page(token: &str, session: &SigningSession, file_url: &str) -> Markup {
     let document = &session.document;
     let recipient = &session.recipient;
@@ -222,6 +226,9 @@ fn signing_page(token: &str, session: &SigningSession, file_url: &str) -> Markup
                             FieldType::Text => input type="text" id=(field.id) name=(field.id) data-field required autocomplete="off";,
                             FieldType::Signature | FieldType::Initials => {
                                 input type="text" id=(field.id) name=(field.id) data-field autocomplete="off" placeholder="Type it, or draw it below";
+                                // What the final PDF will show for the typed value: the same
+                                // fonts, the same direction rule (the first strong character).
+                                div.typed-preview data-for=(field.id) dir="auto" aria-live="polite" {}
                                 canvas.pad data-for=(field.id) width="600" height="150" aria-label="Draw here" {}
                                 button.clear type="button" data-for=(field.id) { "Clear drawing" }
                             }
@@ -238,6 +245,7 @@ fn signing_page(token: &str, session: &SigningSession, file_url: &str) -> Markup
                     p.error id="decline-error" {}
                 }
             }
+            style { (PreEscaped(format!("{}{TYPED_PREVIEW_STYLE}", assets::font_faces()))) }
             script type="module" src=(format!("{}/sign-page.mjs", assets::BASE)) {}
             @if let Some(expiry) = document.expiry_date {
                 p { small { "Link valid until " (expiry.to_rfc3339_opts(SecondsFormat::Secs, true)) } }
