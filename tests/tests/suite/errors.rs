@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use signet_tests::{LETTER, TestApp, assert_error, read};
 use uuid::Uuid;
 
-const INVALID: &str = "Invalid request body or validation error";
+pub(crate) const INVALID: &str = "Invalid request body or validation error";
 
 fn signer(email: &str) -> Value {
     json!({"name": "Sam Signer", "email": email, "role": "SIGNER"})

@@ -14,6 +14,7 @@ mod keys;
 mod lists;
 mod observability;
 mod openapi;
+mod real_names;
 mod scale_out;
 mod signing_flow;
 mod uploads;

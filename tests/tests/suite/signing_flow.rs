@@ -138,7 +138,7 @@ async fn audit(app: &TestApp, key: &str, doc: Uuid) -> Vec<Value> {
         .clone()
 }
 
-fn pdftotext(pdf: &[u8]) -> String {
+pub(crate) fn pdftotext(pdf: &[u8]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f.pdf");
     std::fs::write(&path, pdf).unwrap();
