@@ -73,6 +73,7 @@ async fn insert_many(
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct OutgoingEmail {
     pub id: Uuid,
+    pub recipient_id: Uuid,
     pub account_id: Uuid,
     pub document_id: Uuid,
     #[sqlx(try_from = "String")]
@@ -104,7 +105,7 @@ pub async fn lock_for_dispatch(
     email_id: Uuid,
 ) -> Result<Option<OutgoingEmail>> {
     Ok(sqlx::query_as(
-        "SELECT e.id, e.account_id, e.document_id, e.kind, e.message_id, e.link_token, e.status,
+        "SELECT e.id, e.recipient_id, e.account_id, e.document_id, e.kind, e.message_id, e.link_token, e.status,
                 e.attempts, r.name AS recipient_name, r.email AS recipient_email,
                 r.role AS recipient_role, d.title AS document_title, d.code AS document_code,
                 d.status AS document_status, d.send_message, d.send_description, d.expiry_date,
@@ -136,6 +137,36 @@ pub async fn mark_sent(conn: &mut PgConnection, email_id: Uuid) -> Result<bool> 
     .execute(conn)
     .await?;
     Ok(updated.rows_affected() == 1)
+}
+
+/// Locks a recipient's invitation row (before its document, in the order dispatch locks
+/// them): its id and status, `None` if the recipient has none or is not the account's.
+pub async fn lock_invitation(
+    conn: &mut PgConnection,
+    account_id: Uuid,
+    recipient_id: Uuid,
+) -> Result<Option<(Uuid, Uuid, String)>> {
+    Ok(sqlx::query_as(
+        "SELECT id, document_id, status FROM outbound_emails
+         WHERE recipient_id = $1 AND account_id = $2 AND kind = 'INVITATION'
+         FOR UPDATE",
+    )
+    .bind(recipient_id)
+    .bind(account_id)
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// Puts a failed row back in the outbox, with its attempts reset.
+pub async fn requeue(conn: &mut PgConnection, email_id: Uuid) -> Result<()> {
+    sqlx::query(
+        "UPDATE outbound_emails SET status = 'PENDING', attempts = 0, last_error = NULL
+         WHERE id = $1",
+    )
+    .bind(email_id)
+    .execute(&mut *conn)
+    .await?;
+    jobs::enqueue(conn, &[DispatchEmail { email_id }]).await
 }
 
 /// Records a failed attempt on a PENDING row; `give_up` marks it FAILED. Returns the attempts

@@ -43,6 +43,8 @@ pub enum Rule {
     NotCancellable(String),
     #[error("Only signers can sign or decline this document")]
     NotASigner,
+    #[error("Only an invitation that failed for good, on a SENT document, can be sent again")]
+    NotResendable,
 }
 
 /// A signing action that the document's or recipient's state no longer allows.

@@ -8,6 +8,7 @@ pub mod completion;
 pub mod config;
 pub mod console;
 pub mod db;
+pub mod delivery;
 pub mod documents;
 pub mod emails;
 pub mod error;

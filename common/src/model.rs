@@ -44,6 +44,11 @@ text_enum!(RecipientStatus {
     Signed,
     Declined
 });
+text_enum!(
+    /// Where the recipient's invitation e-mail is: queued or being retried, handed to the SMTP
+    /// server, or failed for good (an SMTP 5xx, an unusable address, or retries used up).
+    DeliveryStatus { Pending, Sent, Failed }
+);
 text_enum!(FieldType {
     Signature,
     Text,
@@ -115,6 +120,25 @@ pub struct Recipient {
     pub signed_at: Option<DateTime<Utc>>,
     pub declined_at: Option<DateTime<Utc>>,
     pub decline_reason: Option<String>,
+    /// The state of the recipient's invitation e-mail; `None` before the document is sent.
+    #[sqlx(try_from = "Option<String>")]
+    pub delivery_status: OptionalDeliveryStatus,
+    /// Why the invitation failed for good, when it did.
+    pub delivery_error: Option<String>,
+}
+
+/// A nullable `DeliveryStatus` column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OptionalDeliveryStatus(pub Option<DeliveryStatus>);
+
+impl TryFrom<Option<String>> for OptionalDeliveryStatus {
+    type Error = strum::ParseError;
+    fn try_from(value: Option<String>) -> Result<Self, Self::Error> {
+        value
+            .map(|value| value.parse())
+            .transpose()
+            .map(OptionalDeliveryStatus)
+    }
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -11,7 +11,12 @@ use crate::{
 
 const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_code, \
                        phone_number, status, color_code, position, viewed_at, signed_at, \
-                       declined_at, decline_reason";
+                       declined_at, decline_reason, \
+                       (SELECT e.status FROM outbound_emails e WHERE e.recipient_id = recipients.id \
+                        AND e.kind = 'INVITATION') AS delivery_status, \
+                       (SELECT e.last_error FROM outbound_emails e \
+                        WHERE e.recipient_id = recipients.id AND e.kind = 'INVITATION' \
+                        AND e.status = 'FAILED') AS delivery_error";
 
 pub struct NewRecipient {
     pub id: Uuid,
@@ -69,6 +74,23 @@ pub async fn insert_many(
             e.into()
         }
     })?;
+    Ok(())
+}
+
+/// Changes a recipient's e-mail address; a duplicate on the document is refused.
+pub async fn set_email(conn: &mut PgConnection, id: Uuid, email: &str) -> Result<()> {
+    sqlx::query("UPDATE recipients SET email = $2 WHERE id = $1")
+        .bind(id)
+        .bind(email)
+        .execute(conn)
+        .await
+        .map_err(|e| {
+            if crate::db::is_unique_violation(&e, "recipients_email_per_document") {
+                Error::Rule(Rule::DuplicateRecipient)
+            } else {
+                e.into()
+            }
+        })?;
     Ok(())
 }
 

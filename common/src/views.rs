@@ -6,8 +6,8 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::model::{
-    AuditEntry, AuditEvent, Document, DocumentStatus, Field, FieldType, Recipient, RecipientRole,
-    RecipientStatus,
+    AuditEntry, AuditEvent, DeliveryStatus, Document, DocumentStatus, Field, FieldType, Recipient,
+    RecipientRole, RecipientStatus,
 };
 
 /// An instant, serialised as RFC 3339 UTC with milliseconds: `2026-11-21T22:38:39.123Z`.
@@ -87,6 +87,12 @@ pub struct RecipientView {
     /// `#RRGGBB`
     pub color_code: String,
     pub fields: Vec<FieldView>,
+    /// Additive: the state of the recipient's invitation e-mail, `null` until the document is
+    /// sent. `FAILED` means it will not be retried; `deliveryError` says why.
+    pub delivery_status: Option<DeliveryStatus>,
+    /// Additive: why the invitation failed for good (the SMTP server's answer or the reason
+    /// the address cannot be used); `null` unless `deliveryStatus` is `FAILED`.
+    pub delivery_error: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -159,6 +165,8 @@ impl DocumentDetail {
                         .filter(|f| f.recipient_id == r.id)
                         .map(FieldView::from)
                         .collect(),
+                    delivery_status: r.delivery_status.0,
+                    delivery_error: r.delivery_error.clone(),
                 })
                 .collect(),
         }

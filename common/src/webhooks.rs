@@ -34,6 +34,8 @@ pub enum EventType {
     Declined,
     #[strum(serialize = "document.expired")]
     Expired,
+    #[strum(serialize = "recipient.delivery_failed")]
+    DeliveryFailed,
 }
 
 #[derive(Serialize)]
@@ -42,6 +44,20 @@ struct Payload<'a> {
     event_type: &'a str,
     timestamp: String,
     data: DocumentDetail,
+    /// Only in `recipient.delivery_failed`: which e-mail failed and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delivery: Option<&'a FailedDelivery>,
+}
+
+/// An e-mail that failed for good, as `recipient.delivery_failed` reports it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedDelivery {
+    pub recipient_id: Uuid,
+    pub email: String,
+    /// INVITATION, COMPLETED, DECLINED, EXPIRED or CANCELLED.
+    pub email_kind: &'static str,
+    pub reason: String,
 }
 
 /// The signature header value for one attempt.
@@ -67,6 +83,29 @@ pub async fn record(
     event_type: EventType,
     links: &FileLinks,
 ) -> Result<()> {
+    record_with(conn, account_id, document_id, event_type, links, None).await
+}
+
+/// Records `recipient.delivery_failed` for `failure`, as [`record`] records other events.
+pub async fn record_delivery_failed(
+    conn: &mut PgConnection,
+    account_id: Uuid,
+    document_id: Uuid,
+    failure: &FailedDelivery,
+    links: &FileLinks,
+) -> Result<()> {
+    let event = EventType::DeliveryFailed;
+    record_with(conn, account_id, document_id, event, links, Some(failure)).await
+}
+
+async fn record_with(
+    conn: &mut PgConnection,
+    account_id: Uuid,
+    document_id: Uuid,
+    event_type: EventType,
+    links: &FileLinks,
+    delivery: Option<&FailedDelivery>,
+) -> Result<()> {
     let url: Option<String> = sqlx::query_scalar("SELECT webhook_url FROM accounts WHERE id = $1")
         .bind(account_id)
         .fetch_one(&mut *conn)
@@ -82,6 +121,7 @@ pub async fn record(
         event_type: event_type.into(),
         timestamp: now.to_rfc3339_opts(SecondsFormat::Millis, true),
         data: DocumentDetail::new(&document, links.url(document_id, now), &recipients, &fields),
+        delivery,
     })
     .expect("payloads serialise");
     let delivery_id = Uuid::now_v7();

@@ -12,7 +12,7 @@ use apalis_cron::Tick;
 use chrono::Utc;
 use rand::Rng;
 use signet_common::{
-    Error, completion, emails,
+    Error, completion, delivery, emails,
     emails::OutgoingEmail,
     expiry,
     jobs::{self, CheckCompletion, DeliverWebhook, DispatchEmail},
@@ -86,9 +86,13 @@ impl Sent {
     }
 
     /// Writes the outcome unless it was written already.
-    async fn record(&self, tx: &mut sqlx::PgConnection) -> Result<bool, Error> {
+    async fn record(
+        &self,
+        tx: &mut sqlx::PgConnection,
+        state: &WorkerState,
+    ) -> Result<bool, Error> {
         match self {
-            Sent::Email(email, outcome) => record_email(tx, email, outcome).await,
+            Sent::Email(email, outcome) => record_email(tx, email, outcome, &state.notifier).await,
             Sent::Webhook(delivery, record) => record_webhook(tx, delivery, record).await,
         }
     }
@@ -103,7 +107,7 @@ async fn record_or_remember(
     sent: Sent,
 ) -> Result<Option<Sent>, Error> {
     let recorded = async {
-        sent.record(&mut tx).await?;
+        sent.record(&mut tx, state).await?;
         tx.commit().await?;
         Ok::<_, Error>(())
     }
@@ -124,7 +128,7 @@ async fn record_late(state: &WorkerState, sent: Option<Sent>) -> Result<(), Erro
     let Some(sent) = sent else { return Ok(()) };
     until_available(|| async {
         let mut tx = state.db.pool.begin().await?;
-        let recorded = sent.record(&mut tx).await?;
+        let recorded = sent.record(&mut tx, state).await?;
         tx.commit().await?;
         Ok(recorded)
     })
@@ -206,6 +210,7 @@ async fn record_email(
     tx: &mut sqlx::PgConnection,
     email: &OutgoingEmail,
     outcome: &EmailOutcome,
+    notifier: &signet_common::notify::Notifier,
 ) -> Result<bool, Error> {
     let kind = email.kind.as_str();
     match outcome {
@@ -236,6 +241,7 @@ async fn record_email(
                     tracing::warn!(email = %email.id, %error, retry_in = ?delay, "e-mail failed; will retry");
                 }
                 None => {
+                    delivery::failed_for_good(tx, email, error, notifier).await?;
                     tracing::error!(email = %email.id, %error, attempts, "e-mail failed for good");
                 }
             }

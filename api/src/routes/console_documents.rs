@@ -11,9 +11,9 @@ use axum::{
 use chrono::{DateTime, SecondsFormat, Utc};
 use maud::html;
 use signet_common::{
-    documents,
+    delivery, documents,
     inputs::{FieldInput, RecipientInput, SendInput},
-    model::{DocumentStatus, RecipientRole},
+    model::{DeliveryStatus, DocumentStatus, RecipientRole},
     pdf,
     query::{ListQuery, SortBy, SortOrder, StatusFilter},
     workflow,
@@ -47,6 +47,10 @@ pub fn router() -> Router<AppState> {
         .route("/app/documents/{id}/place", get(place))
         .route("/app/documents/{id}/fields", post(save_fields))
         .route("/app/documents/{id}/send", post(send))
+        .route(
+            "/app/documents/{id}/recipients/{recipient}/resend",
+            post(resend_invitation),
+        )
 }
 
 fn time(t: DateTime<Utc>) -> String {
@@ -275,7 +279,21 @@ async fn render_detail(
             h2 { "Recipients" }
             @if recipients.is_empty() { p { "None yet." } }
             @for r in &recipients {
-                h3 { span.swatch style=(format!("background:{}", r.color_code)) {} (r.name) " <" (r.email) "> · " (r.role) " · " (r.status) }
+                h3 { span.swatch style=(format!("background:{}", r.color_code)) {} (r.name) " <" (r.email) "> · " (r.role) " · " (r.status)
+                    @if let Some(delivery) = r.delivery_status.0 { " · e-mail " span.delivery data-status=(delivery) { (delivery) } } }
+                @if r.delivery_status.0 == Some(DeliveryStatus::Failed) {
+                    div.failed-delivery {
+                        p.error { "The invitation could not be delivered: " (r.delivery_error.as_deref().unwrap_or("unknown reason")) }
+                        @if document.status == DocumentStatus::Sent {
+                            form method="post" action=(format!("/app/documents/{}/recipients/{}/resend", document.id, r.id)) {
+                                (console.csrf_field())
+                                label for=(format!("resend-{}", r.id)) { "Correct the address if it is wrong, then send the invitation again" }
+                                input type="email" id=(format!("resend-{}", r.id)) name="email" value=(r.email) required maxlength="254";
+                                button.primary type="submit" { "Send again" }
+                            }
+                        }
+                    }
+                }
                 ul {
                     @for f in fields.iter().filter(|f| f.recipient_id == r.id) {
                         li { (f.field_type) " on page " (f.page) " at " (f.x) ", " (f.y) " (" (f.width) " × " (f.height) ")"
@@ -471,6 +489,37 @@ async fn save_fields(
     )
     .await?;
     Ok(success("Fields added successfully", crate::error::Empty {}))
+}
+
+/// Sends a failed invitation again, to the corrected address if one was typed.
+async fn resend_invitation(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    Path((id, recipient)): Path<(String, String)>,
+    ConsoleForm(form): ConsoleForm,
+) -> Result<Response, Failure> {
+    console.check(&form)?;
+    let id = document_id(&id)?;
+    let Ok(recipient) = recipient.parse::<Uuid>() else {
+        return refused_or(
+            &state,
+            &console,
+            id,
+            Err(signet_common::Rule::NotResendable.into()),
+        )
+        .await;
+    };
+    let outcome = delivery::resend_invitation(
+        &state.db.pool,
+        console.session.account_id,
+        id,
+        recipient,
+        form.get("email").map(String::as_str),
+        &actor,
+    )
+    .await;
+    refused_or(&state, &console, id, outcome).await
 }
 
 async fn cancel(

@@ -9,21 +9,21 @@ use uuid::Uuid;
 const PASSWORD: &str = "correct horse battery staple";
 
 /// A browser: keeps the cookies the console sets.
-struct Browser<'a> {
+pub(crate) struct Browser<'a> {
     app: &'a TestApp,
     cookies: HashMap<String, String>,
 }
 
-struct Page {
-    status: StatusCode,
-    location: Option<String>,
-    set_cookies: Vec<String>,
-    body: String,
+pub(crate) struct Page {
+    pub(crate) status: StatusCode,
+    pub(crate) location: Option<String>,
+    pub(crate) set_cookies: Vec<String>,
+    pub(crate) body: String,
 }
 
 impl Page {
     /// The value of the first hidden `csrf` input.
-    fn csrf(&self) -> String {
+    pub(crate) fn csrf(&self) -> String {
         let at = self
             .body
             .find(r#"name="csrf" value=""#)
@@ -34,7 +34,7 @@ impl Page {
 }
 
 impl<'a> Browser<'a> {
-    fn new(app: &'a TestApp) -> Self {
+    pub(crate) fn new(app: &'a TestApp) -> Self {
         Self {
             app,
             cookies: HashMap::new(),
@@ -87,15 +87,15 @@ impl<'a> Browser<'a> {
         }
     }
 
-    async fn get(&mut self, path: &str) -> Page {
+    pub(crate) async fn get(&mut self, path: &str) -> Page {
         self.request(reqwest::Method::GET, path, &[]).await
     }
 
-    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
+    pub(crate) async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
         self.request(reqwest::Method::POST, path, form).await
     }
 
-    async fn sign_in(&mut self, email: &str, password: &str) -> Page {
+    pub(crate) async fn sign_in(&mut self, email: &str, password: &str) -> Page {
         let form = self.get("/app/sign-in").await;
         let csrf = form.csrf();
         self.post(

@@ -7,6 +7,7 @@ mod browser;
 mod concurrency;
 mod console;
 mod database_restart;
+mod delivery_failures;
 mod errors;
 mod files;
 mod isolation;

@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::signing_flow::{invitations, send_document, sign, wait_for_status};
 
 /// Checks a Standard Webhooks signature the way a receiver would, without the project's code.
-fn verify(secret: &str, request: &Received) -> bool {
+pub(crate) fn verify(secret: &str, request: &Received) -> bool {
     let key = base64::engine::general_purpose::STANDARD
         .decode(secret.trim_start_matches("whsec_"))
         .unwrap();

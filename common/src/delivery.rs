@@ -1,0 +1,119 @@
+//! E-mails that fail for good: how the sender learns of it, and how they fix it.
+//!
+//! When an e-mail fails for good (an SMTP 5xx, an address the mail layer cannot use, or the
+//! retry schedule used up), the failure is recorded in the document's audit trail as `UPDATED`
+//! (the spec's event list is fixed; the message says what failed and why) and a
+//! `recipient.delivery_failed` webhook event goes out. The recipient's `deliveryStatus` in the
+//! document detail reads `FAILED` with the reason. The sender can then send the invitation
+//! again, to a corrected address if it was wrong ([`resend_invitation`]).
+
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+use crate::{
+    audit, documents,
+    emails::{self, OutgoingEmail},
+    error::{Error, Result, Rule},
+    inputs,
+    model::{Actor, AuditEvent, DocumentStatus},
+    notify::Notifier,
+    recipients,
+    webhooks::{self, FailedDelivery},
+};
+
+/// The longest failure reason the audit trail keeps (SMTP answers can be long).
+const MAX_REASON_CHARS: usize = 300;
+
+/// Records that `email` failed for good, on the caller's transaction, which holds the
+/// e-mail's row lock: an `UPDATED` audit entry and a `recipient.delivery_failed` event.
+pub async fn failed_for_good(
+    conn: &mut PgConnection,
+    email: &OutgoingEmail,
+    reason: &str,
+    notifier: &Notifier,
+) -> Result<()> {
+    let reason: String = reason.chars().take(MAX_REASON_CHARS).collect();
+    let kind = email.kind.as_str().to_lowercase();
+    audit::append(
+        conn,
+        email.account_id,
+        email.document_id,
+        AuditEvent::Updated,
+        &format!(
+            "The {kind} e-mail to {} could not be delivered: {reason}",
+            email.recipient_email
+        ),
+        &Actor::worker(),
+    )
+    .await?;
+    let failure = FailedDelivery {
+        recipient_id: email.recipient_id,
+        email: email.recipient_email.clone(),
+        email_kind: email.kind.as_str(),
+        reason,
+    };
+    webhooks::record_delivery_failed(
+        conn,
+        email.account_id,
+        email.document_id,
+        &failure,
+        &notifier.payload_links,
+    )
+    .await
+}
+
+/// Sends a recipient's failed invitation again, to `corrected_email` if given (checked as the
+/// API checks addresses, and unique on the document). Only a FAILED invitation of a SENT
+/// document qualifies. The invitation carries the same signing link; an `UPDATED` audit
+/// entry records the change.
+pub async fn resend_invitation(
+    pool: &PgPool,
+    account_id: Uuid,
+    document_id: Uuid,
+    recipient_id: Uuid,
+    corrected_email: Option<&str>,
+    actor: &Actor,
+) -> Result<()> {
+    let corrected = corrected_email
+        .map(str::trim)
+        .filter(|email| !email.is_empty());
+    if let Some(email) = corrected
+        && let Err(reason) = inputs::mail_address(email)
+    {
+        return Err(Error::invalid("email", reason));
+    }
+    let mut tx = pool.begin().await?;
+    // The e-mail row first, then the document, as the dispatch job locks them.
+    let (email_id, status) =
+        match emails::lock_invitation(&mut tx, account_id, recipient_id).await? {
+            Some((email_id, document, status)) if document == document_id => (email_id, status),
+            _ => return Err(Rule::NotResendable.into()),
+        };
+    let document = documents::lock(&mut tx, account_id, document_id).await?;
+    if status != "FAILED" || document.status != DocumentStatus::Sent {
+        return Err(Rule::NotResendable.into());
+    }
+    let recipient = recipients::find(&mut tx, recipient_id).await?;
+    let message = match corrected {
+        Some(email) if email != recipient.email => {
+            recipients::set_email(&mut tx, recipient_id, email).await?;
+            format!(
+                "Recipient address corrected from {} to {email}; invitation sent again",
+                recipient.email
+            )
+        }
+        _ => format!("Invitation to {} sent again", recipient.email),
+    };
+    emails::requeue(&mut tx, email_id).await?;
+    audit::append(
+        &mut tx,
+        account_id,
+        document_id,
+        AuditEvent::Updated,
+        &message,
+        actor,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
