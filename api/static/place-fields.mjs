@@ -1,15 +1,19 @@
-// Field placement on a DRAFT document: the pages rendered with pdf.js; click a page to drop a
-// field for the chosen recipient and type, drag it to move it, double-click it to remove it;
-// Save sends them all through the same rules as POST /documents/:id/fields.
+// Field placement on a DRAFT document: the pages rendered with pdf.js, with the fields already
+// saved; click a page to drop a field for the chosen recipient and type, drag a field to move
+// it, drag its corner to resize it, double-click it to remove it. Save sends the saved fields
+// kept (with their boxes) and the new ones; saved fields left out are removed. New fields go
+// through the same rules as POST /documents/:id/fields.
 // Coordinates are PDF points from the top-left of the displayed page (the API's pixels).
 import { renderPages } from "./pages.mjs";
 
 const root = document.getElementById("placement");
 const { saveUrl, csrf, doneUrl } = root.dataset;
 const recipients = JSON.parse(root.dataset.recipients);
+const saved = JSON.parse(root.dataset.fields || "[]");
 
 const SCALE = 1.25;
 const DEFAULT = { width: 200, height: 50 };
+const MINIMUM = 8;
 const fields = [];
 const recipientSelect = document.getElementById("recipient");
 const typeSelect = document.getElementById("type");
@@ -17,6 +21,8 @@ const status = document.getElementById("placement-status");
 
 const pages = await renderPages(root, root.dataset, () => SCALE, (frame, canvas, number, viewport) => {
   frame.dataset.page = number;
+  const pageSize = { width: viewport.width / SCALE, height: viewport.height / SCALE };
+  for (const field of saved.filter((f) => f.page === number)) add(frame, { ...field }, pageSize);
   frame.addEventListener("click", (event) => {
     if (event.target !== canvas) return;
     const bounds = canvas.getBoundingClientRect();
@@ -33,13 +39,22 @@ const pages = await renderPages(root, root.dataset, () => SCALE, (frame, canvas,
     }, size);
   });
 });
-status.textContent = `${pages} page(s). Click a page to place a field.`;
+status.textContent = `${pages} page(s), ${saved.length} saved field(s). Click a page to place a field.`;
 
 function add(frame, field, size) {
   const recipient = recipients.find((r) => r.email === field.recipientEmail);
   const box = document.createElement("div");
   box.className = "field";
+  if (field.id) box.dataset.id = field.id;
   box.textContent = `${field.type} · ${recipient.name}`;
+  const handle = document.createElement("div");
+  handle.className = "resize";
+  handle.title = "Drag to resize";
+  Object.assign(handle.style, {
+    position: "absolute", right: "-5px", bottom: "-5px", width: "10px", height: "10px",
+    background: recipient.color, cursor: "nwse-resize", touchAction: "none",
+  });
+  box.append(handle);
   box.style.borderColor = recipient.color;
   box.style.background = `${recipient.color}33`;
   const place = () => {
@@ -49,6 +64,19 @@ function add(frame, field, size) {
     box.style.height = `${field.height * SCALE}px`;
   };
   place();
+  handle.addEventListener("pointerdown", (down) => {
+    down.preventDefault();
+    down.stopPropagation();
+    handle.setPointerCapture(down.pointerId);
+    const start = { width: field.width, height: field.height, px: down.clientX, py: down.clientY };
+    const resize = (event) => {
+      field.width = Math.max(MINIMUM, Math.min(start.width + (event.clientX - start.px) / SCALE, size.width - field.x));
+      field.height = Math.max(MINIMUM, Math.min(start.height + (event.clientY - start.py) / SCALE, size.height - field.y));
+      place();
+    };
+    handle.addEventListener("pointermove", resize);
+    handle.addEventListener("pointerup", () => handle.removeEventListener("pointermove", resize), { once: true });
+  });
   box.addEventListener("pointerdown", (down) => {
     down.preventDefault();
     box.setPointerCapture(down.pointerId);
@@ -70,7 +98,13 @@ function add(frame, field, size) {
 }
 
 document.getElementById("save").addEventListener("click", async () => {
-  const body = fields.map((f) => ({ ...f, x: Math.round(f.x), y: Math.round(f.y) }));
+  // Hundredths of a point: a saved field that was not touched keeps its box exactly.
+  const round = (value) => Math.round(value * 100) / 100;
+  const box = (f) => ({ x: round(f.x), y: round(f.y), width: round(f.width), height: round(f.height) });
+  const body = {
+    keep: fields.filter((f) => f.id).map((f) => ({ id: f.id, ...box(f) })),
+    add: fields.filter((f) => !f.id).map((f) => ({ recipientEmail: f.recipientEmail, type: f.type, page: f.page, ...box(f) })),
+  };
   const response = await fetch(saveUrl, {
     method: "POST",
     headers: { "content-type": "application/json", "x-csrf-token": csrf },

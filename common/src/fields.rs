@@ -29,6 +29,47 @@ pub async fn list(conn: &mut PgConnection, document_id: Uuid) -> Result<Vec<Fiel
     .await?)
 }
 
+/// Removes the document's fields with these ids.
+pub async fn delete_many(conn: &mut PgConnection, document_id: Uuid, ids: &[Uuid]) -> Result<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    sqlx::query("DELETE FROM fields WHERE document_id = $1 AND id = ANY($2)")
+        .bind(document_id)
+        .bind(ids)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Gives each of the document's fields `(id, x, y, width, height)` its new box.
+pub async fn move_many(
+    conn: &mut PgConnection,
+    document_id: Uuid,
+    boxes: &[(Uuid, f64, f64, f64, f64)],
+) -> Result<()> {
+    if boxes.is_empty() {
+        return Ok(());
+    }
+    let column =
+        |f: fn(&(Uuid, f64, f64, f64, f64)) -> f64| boxes.iter().map(f).collect::<Vec<_>>();
+    sqlx::query(
+        "UPDATE fields f SET x = t.x, y = t.y, width = t.width, height = t.height
+         FROM UNNEST($2::uuid[], $3::float8[], $4::float8[], $5::float8[], $6::float8[])
+              AS t(id, x, y, width, height)
+         WHERE f.document_id = $1 AND f.id = t.id",
+    )
+    .bind(document_id)
+    .bind(boxes.iter().map(|b| b.0).collect::<Vec<_>>())
+    .bind(column(|b| b.1))
+    .bind(column(|b| b.2))
+    .bind(column(|b| b.3))
+    .bind(column(|b| b.4))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 pub async fn count(conn: &mut PgConnection, document_id: Uuid) -> Result<i64> {
     Ok(
         sqlx::query_scalar("SELECT count(*) FROM fields WHERE document_id = $1")

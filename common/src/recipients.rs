@@ -94,6 +94,21 @@ pub async fn set_email(conn: &mut PgConnection, id: Uuid, email: &str) -> Result
     Ok(())
 }
 
+/// Removes a recipient and their fields.
+pub async fn delete(conn: &mut PgConnection, document_id: Uuid, id: Uuid) -> Result<()> {
+    sqlx::query("DELETE FROM fields WHERE document_id = $1 AND recipient_id = $2")
+        .bind(document_id)
+        .bind(id)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query("DELETE FROM recipients WHERE document_id = $1 AND id = $2")
+        .bind(document_id)
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 /// How many recipients of the document have no field assigned.
 pub async fn count_without_fields(conn: &mut PgConnection, document_id: Uuid) -> Result<i64> {
     Ok(sqlx::query_scalar(

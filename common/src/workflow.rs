@@ -101,11 +101,17 @@ pub async fn add_recipients(
             format!("a document has at most {MAX_RECIPIENTS_PER_DOCUMENT} recipients"),
         ));
     }
+    // After the last position taken: a removed recipient's position is not reused.
+    let next = existing
+        .iter()
+        .map(|r| r.position as usize + 1)
+        .max()
+        .unwrap_or(0);
     let new_recipients: Vec<NewRecipient> = additions
         .into_iter()
         .enumerate()
         .map(|(i, r)| {
-            let position = existing.len() + i;
+            let position = next + i;
             NewRecipient {
                 id: Uuid::now_v7(),
                 name: r.name,
@@ -134,28 +140,67 @@ pub async fn add_fields(
 ) -> Result<()> {
     let placed = inputs::validate_fields(inputs)?;
     let (mut tx, document, recipients) = begin_draft_change(pool, account_id, document_id).await?;
+    let new_fields = new_fields(&document, &recipients, placed)?;
+    let existing = fields::count(&mut tx, document_id).await? as usize;
+    if existing + new_fields.len() > MAX_FIELDS_PER_DOCUMENT {
+        return Err(Error::invalid(
+            "",
+            format!("a document has at most {MAX_FIELDS_PER_DOCUMENT} fields"),
+        ));
+    }
+    fields::insert_many(&mut tx, account_id, document_id, &new_fields).await?;
+    let message = format!("Fields added: {}", new_fields.len());
+    commit_update(tx, account_id, document_id, &message, actor).await
+}
+
+/// Checks that a field's box lies on its page.
+fn check_bounds(
+    document: &Document,
+    page: i64,
+    x: f64,
+    y: f64,
+    width: f64,
+    height: f64,
+) -> Result<()> {
+    let page_size = usize::try_from(page - 1)
+        .ok()
+        .and_then(|index| document.page_sizes.get(index))
+        .ok_or(Rule::PageOutOfRange {
+            page,
+            pages: document.pages,
+        })?;
+    // Half a point of slack absorbs rounding in clients that convert from other units.
+    const SLACK: f64 = 0.5;
+    if x < 0.0
+        || y < 0.0
+        || x + width > page_size.width + SLACK
+        || y + height > page_size.height + SLACK
+    {
+        return Err(Rule::FieldOutOfBounds(page).into());
+    }
+    Ok(())
+}
+
+/// Validated fields as rows to insert, each checked against its recipient and page.
+fn new_fields(
+    document: &Document,
+    recipients: &[Recipient],
+    placed: Vec<inputs::PlacedField>,
+) -> Result<Vec<NewField>> {
     let mut new_fields = Vec::with_capacity(placed.len());
     for field in placed {
         let recipient = recipients
             .iter()
             .find(|r| r.email.eq_ignore_ascii_case(&field.recipient_email))
             .ok_or_else(|| Rule::RecipientNotFound(field.recipient_email.clone()))?;
-        let page_size = usize::try_from(field.page - 1)
-            .ok()
-            .and_then(|index| document.page_sizes.get(index))
-            .ok_or(Rule::PageOutOfRange {
-                page: field.page,
-                pages: document.pages,
-            })?;
-        // Half a point of slack absorbs rounding in clients that convert from other units.
-        const SLACK: f64 = 0.5;
-        if field.x < 0.0
-            || field.y < 0.0
-            || field.x + field.width > page_size.width + SLACK
-            || field.y + field.height > page_size.height + SLACK
-        {
-            return Err(Rule::FieldOutOfBounds(field.page).into());
-        }
+        check_bounds(
+            document,
+            field.page,
+            field.x,
+            field.y,
+            field.width,
+            field.height,
+        )?;
         new_fields.push(NewField {
             id: Uuid::now_v7(),
             recipient_id: recipient.id,
@@ -167,15 +212,129 @@ pub async fn add_fields(
             height: field.height,
         });
     }
-    let existing = fields::count(&mut tx, document_id).await? as usize;
-    if existing + new_fields.len() > MAX_FIELDS_PER_DOCUMENT {
+    Ok(new_fields)
+}
+
+/// Where a field already on the document should now be: position and size on its page.
+#[derive(Debug, Clone, Copy, serde::Deserialize, utoipa::ToSchema)]
+pub struct FieldPlacement {
+    pub id: Uuid,
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+/// Rearranges a DRAFT document's fields in one change: the fields in `keep` move or resize to
+/// their new boxes (on the same page, within its bounds), the document's other fields are
+/// removed, and `add` is added by the rules of [`add_fields`]. One `UPDATED` entry counts what
+/// changed; nothing changed writes nothing.
+#[tracing::instrument(name = "workflow::arrange_fields", skip_all)]
+pub async fn arrange_fields(
+    pool: &PgPool,
+    account_id: Uuid,
+    document_id: Uuid,
+    keep: Vec<FieldPlacement>,
+    add: Vec<FieldInput>,
+    actor: &Actor,
+) -> Result<()> {
+    let placed = if add.is_empty() {
+        Vec::new()
+    } else {
+        inputs::validate_fields(add)?
+    };
+    let (mut tx, document, recipients) = begin_draft_change(pool, account_id, document_id).await?;
+    let existing = fields::list(&mut tx, document_id).await?;
+    let mut moved = Vec::new();
+    for (i, placement) in keep.iter().enumerate() {
+        let Some(field) = existing.iter().find(|f| f.id == placement.id) else {
+            return Err(Error::invalid(
+                format!("keep[{i}].id"),
+                "not a field of this document",
+            ));
+        };
+        if keep[..i].iter().any(|earlier| earlier.id == placement.id) {
+            return Err(Error::invalid(format!("keep[{i}].id"), "listed twice"));
+        }
+        let FieldPlacement {
+            x,
+            y,
+            width,
+            height,
+            ..
+        } = *placement;
+        for (name, value) in [("width", width), ("height", height)] {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(Error::invalid(
+                    format!("keep[{i}].{name}"),
+                    "must be a positive number",
+                ));
+            }
+        }
+        if !(x.is_finite() && y.is_finite()) {
+            return Err(Error::invalid(
+                format!("keep[{i}]"),
+                "x and y must be numbers",
+            ));
+        }
+        check_bounds(&document, i64::from(field.page), x, y, width, height)?;
+        if (field.x, field.y, field.width, field.height) != (x, y, width, height) {
+            moved.push(*placement);
+        }
+    }
+    let removed: Vec<Uuid> = existing
+        .iter()
+        .filter(|f| !keep.iter().any(|k| k.id == f.id))
+        .map(|f| f.id)
+        .collect();
+    let added = new_fields(&document, &recipients, placed)?;
+    if keep.len() + added.len() > MAX_FIELDS_PER_DOCUMENT {
         return Err(Error::invalid(
             "",
             format!("a document has at most {MAX_FIELDS_PER_DOCUMENT} fields"),
         ));
     }
-    fields::insert_many(&mut tx, account_id, document_id, &new_fields).await?;
-    let message = format!("Fields added: {}", new_fields.len());
+    if moved.is_empty() && removed.is_empty() && added.is_empty() {
+        return Ok(());
+    }
+    fields::delete_many(&mut tx, document_id, &removed).await?;
+    fields::move_many(
+        &mut tx,
+        document_id,
+        &moved
+            .iter()
+            .map(|p| (p.id, p.x, p.y, p.width, p.height))
+            .collect::<Vec<_>>(),
+    )
+    .await?;
+    fields::insert_many(&mut tx, account_id, document_id, &added).await?;
+    let message = format!(
+        "Fields changed: {} added, {} moved or resized, {} removed",
+        added.len(),
+        moved.len(),
+        removed.len()
+    );
+    commit_update(tx, account_id, document_id, &message, actor).await
+}
+
+/// Removes a recipient, and their fields, from a DRAFT document.
+#[tracing::instrument(name = "workflow::remove_recipient", skip_all)]
+pub async fn remove_recipient(
+    pool: &PgPool,
+    account_id: Uuid,
+    document_id: Uuid,
+    recipient_id: Uuid,
+    actor: &Actor,
+) -> Result<()> {
+    let (mut tx, _, recipients) = begin_draft_change(pool, account_id, document_id).await?;
+    let Some(recipient) = recipients.iter().find(|r| r.id == recipient_id) else {
+        return Err(Error::invalid(
+            "recipient",
+            "not a recipient of this document",
+        ));
+    };
+    recipients::delete(&mut tx, document_id, recipient_id).await?;
+    let message = format!("Recipient removed: {}", recipient.email);
     commit_update(tx, account_id, document_id, &message, actor).await
 }
 

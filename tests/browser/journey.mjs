@@ -60,6 +60,21 @@ try {
   }));
   await shot(owner, "02-place-fields");
   await go(owner, owner.click("#save"));
+  // Reopened, the placement page shows the saved fields; resize Ann's by dragging its corner
+  // 50 px right and 25 px down (40 and 20 points), then save again.
+  await go(owner, owner.click("#place-fields"));
+  await owner.waitForFunction(() => document.getElementById("placement-status").textContent.includes("2 saved field(s)"));
+  findings.savedFieldsShown = await owner.locator(".field").count();
+  const corner = await owner.locator(".field .resize").first().boundingBox();
+  await owner.mouse.move(corner.x + 5, corner.y + 5);
+  await owner.mouse.down();
+  await owner.mouse.move(corner.x + 55, corner.y + 30, { steps: 5 });
+  await owner.mouse.up();
+  findings.annAfterResize = await owner.locator(".field").first().evaluate((el) => ({
+    width: parseFloat(el.style.width) / 1.25,
+    height: parseFloat(el.style.height) / 1.25,
+  }));
+  await go(owner, owner.click("#save"));
   await owner.fill("#message", "Please sign the browser journey.");
   await go(owner, owner.click("#send button"));
   await shot(owner, "03-document-sent");

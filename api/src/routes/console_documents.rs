@@ -16,7 +16,7 @@ use signet_common::{
     model::{DeliveryStatus, DocumentStatus, RecipientRole},
     pdf,
     query::{ListQuery, SortBy, SortOrder, StatusFilter},
-    workflow,
+    workflow::{self, FieldPlacement},
 };
 use uuid::Uuid;
 
@@ -50,6 +50,10 @@ pub fn router() -> Router<AppState> {
         .route(
             "/app/documents/{id}/recipients/{recipient}/resend",
             post(resend_invitation),
+        )
+        .route(
+            "/app/documents/{id}/recipients/{recipient}/remove",
+            post(remove_recipient),
         )
 }
 
@@ -281,6 +285,12 @@ async fn render_detail(
             @for r in &recipients {
                 h3 { span.swatch style=(format!("background:{}", r.color_code)) {} (r.name) " <" (r.email) "> · " (r.role) " · " (r.status)
                     @if let Some(delivery) = r.delivery_status.0 { " · e-mail " span.delivery data-status=(delivery) { (delivery) } } }
+                @if draft {
+                    form.remove-recipient method="post" action=(format!("/app/documents/{}/recipients/{}/remove", document.id, r.id)) {
+                        (console.csrf_field())
+                        button.danger type="submit" { "Remove " (r.name) " and their fields" }
+                    }
+                }
                 @if r.delivery_status.0 == Some(DeliveryStatus::Failed) {
                     div.failed-delivery {
                         p.error { "The invitation could not be delivered: " (r.delivery_error.as_deref().unwrap_or("unknown reason")) }
@@ -430,11 +440,22 @@ async fn place(
     Path(id): Path<String>,
 ) -> Result<Response, Failure> {
     let id = document_id(&id)?;
-    let (document, recipients, _) =
+    let (document, recipients, fields) =
         workflow::document_detail(&state.db.pool, console.session.account_id, id).await?;
     let people: Vec<serde_json::Value> = recipients
         .iter()
         .map(|r| serde_json::json!({"email": r.email, "name": r.name, "color": r.color_code}))
+        .collect();
+    // The fields already saved, to show, move, resize and remove.
+    let saved: Vec<serde_json::Value> = fields
+        .iter()
+        .filter_map(|f| {
+            let recipient = recipients.iter().find(|r| r.id == f.recipient_id)?;
+            Some(serde_json::json!({
+                "id": f.id, "recipientEmail": recipient.email, "type": f.field_type,
+                "page": f.page, "x": f.x, "y": f.y, "width": f.width, "height": f.height,
+            }))
+        })
         .collect();
     let body = html! {
         (nav(&console))
@@ -444,7 +465,7 @@ async fn place(
             select id="recipient" { @for r in &recipients { option value=(r.email) { (r.name) " <" (r.email) ">" } } }
             label for="type" { "Field" }
             select id="type" { option { "SIGNATURE" } option { "INITIALS" } option { "DATE" } option { "TEXT" } }
-            p { small { "Click a page to place a field; drag to move it; double-click to remove it." } }
+            p { small { "Click a page to place a field; drag a field to move it, its corner to resize it; double-click it to remove it. Nothing changes until you save." } }
             button.primary type="button" id="save" { "Save fields" }
             " " a href=(format!("/app/documents/{id}")) { "Back" }
             p id="placement-status" role="status" style="white-space:pre-wrap" {}
@@ -456,21 +477,33 @@ async fn place(
             data-save-url=(format!("/app/documents/{id}/fields"))
             data-done-url=(format!("/app/documents/{id}"))
             data-csrf=(console.session.csrf_token)
-            data-recipients=(serde_json::to_string(&people).expect("serialisable")) {}
+            data-recipients=(serde_json::to_string(&people).expect("serialisable"))
+            data-fields=(serde_json::to_string(&saved).expect("serialisable")) {}
         script type="module" src=(format!("{}/place-fields.mjs", assets::BASE)) {}
     };
     Ok(page(StatusCode::OK, "Place fields", body))
 }
 
-/// Saves placed fields through the same rules as `POST /documents/:id/fields`; answers in the
-/// envelope so the page can show the API's messages.
+/// What the placement page saves: the saved fields it keeps, each with its box (moved or
+/// resized, or not), and the new ones. Saved fields it leaves out are removed.
+#[derive(serde::Deserialize)]
+struct Arrangement {
+    #[serde(default)]
+    keep: Vec<FieldPlacement>,
+    #[serde(default)]
+    add: Vec<FieldInput>,
+}
+
+/// Saves the placement page's fields in one change (`workflow::arrange_fields`: new fields by
+/// the rules of `POST /documents/:id/fields`); answers in the envelope so the page can show the
+/// API's messages.
 async fn save_fields(
     State(state): State<AppState>,
     console: Console,
     ClientActor(actor): ClientActor,
     headers: axum::http::HeaderMap,
     Path(id): Path<String>,
-    ApiJson(fields): ApiJson<Vec<FieldInput>>,
+    ApiJson(arrangement): ApiJson<Arrangement>,
 ) -> Result<Response, ApiError> {
     let token = headers
         .get("x-csrf-token")
@@ -480,15 +513,45 @@ async fn save_fields(
         return Err(ApiError::CsrfRejected);
     }
     let id: Uuid = id.parse().map_err(|_| ApiError::DocumentNotFound)?;
-    workflow::add_fields(
+    workflow::arrange_fields(
         &state.db.pool,
         console.session.account_id,
         id,
-        fields,
+        arrangement.keep,
+        arrangement.add,
         &actor,
     )
     .await?;
-    Ok(success("Fields added successfully", crate::error::Empty {}))
+    Ok(success("Fields saved", crate::error::Empty {}))
+}
+
+/// Removes a recipient and their fields from a DRAFT document.
+async fn remove_recipient(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    Path((id, recipient)): Path<(String, String)>,
+    ConsoleForm(form): ConsoleForm,
+) -> Result<Response, Failure> {
+    console.check(&form)?;
+    let id = document_id(&id)?;
+    let outcome = match recipient.parse::<Uuid>() {
+        Ok(recipient) => {
+            workflow::remove_recipient(
+                &state.db.pool,
+                console.session.account_id,
+                id,
+                recipient,
+                &actor,
+            )
+            .await
+        }
+        Err(_) => Err(signet_common::Error::invalid(
+            "recipient",
+            "not a recipient of this document",
+        )),
+    };
+    refused_or(&state, &console, id, outcome).await
 }
 
 /// Sends a failed invitation again, to the corrected address if one was typed.

@@ -128,6 +128,30 @@ async fn from_upload_to_signed_pdf_in_a_browser() {
         "{:?} vs {shown}",
         fields[1]
     );
+    // Reopened, the placement page showed both saved fields; Ann's was resized from 200 × 50 by
+    // dragging its corner, and saved at the size the page showed.
+    assert_eq!(findings["savedFieldsShown"], 2, "{findings}");
+    let resized = &findings["annAfterResize"];
+    let (width, height) = (
+        resized["width"].as_f64().unwrap(),
+        resized["height"].as_f64().unwrap(),
+    );
+    assert!(
+        (width - 240.0).abs() <= 2.0 && (height - 70.0).abs() <= 2.0,
+        "the corner drag resized the field: {resized}"
+    );
+    let ann: (f64, f64) = sqlx::query_as(
+        "SELECT f.width, f.height FROM fields f JOIN recipients r ON r.id = f.recipient_id
+         JOIN documents d ON d.id = f.document_id
+         WHERE d.title = 'Browser journey' AND r.email = 'ann@signet.test'",
+    )
+    .fetch_one(&app.db.pool)
+    .await
+    .unwrap();
+    assert!(
+        (ann.0 - width).abs() <= 0.01 && (ann.1 - height).abs() <= 0.01,
+        "{ann:?} vs {resized}"
+    );
     for shot in [
         "01-sign-in",
         "02-place-fields",

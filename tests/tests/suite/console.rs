@@ -11,7 +11,7 @@ const PASSWORD: &str = "correct horse battery staple";
 /// A browser: keeps the cookies the console sets.
 pub(crate) struct Browser<'a> {
     app: &'a TestApp,
-    cookies: HashMap<String, String>,
+    pub(crate) cookies: HashMap<String, String>,
 }
 
 pub(crate) struct Page {
@@ -703,7 +703,7 @@ async fn a_draft_is_prepared_and_sent_from_the_console() {
             .json(&body)
             .send()
     };
-    let field = |x: i64| serde_json::json!([{"recipientEmail": "sam@example.com", "type": "SIGNATURE", "page": 1, "x": x, "y": 100, "width": 200, "height": 50}]);
+    let field = |x: i64| serde_json::json!({"keep": [], "add": [{"recipientEmail": "sam@example.com", "type": "SIGNATURE", "page": 1, "x": x, "y": 100, "width": 200, "height": 50}]});
     assert_error(
         &signet_tests::read(save("forged", field(10)).await.unwrap()).await,
         403,
@@ -719,7 +719,7 @@ async fn a_draft_is_prepared_and_sent_from_the_console() {
     let (status, body) = signet_tests::read(save("", field(10)).await.unwrap()).await;
     assert_eq!(
         (status, body["message"].as_str()),
-        (200, Some("Fields added successfully"))
+        (200, Some("Fields saved"))
     );
 
     // Send: a past expiry is refused with the API's message; then it goes out.

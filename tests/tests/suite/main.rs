@@ -8,6 +8,7 @@ mod concurrency;
 mod console;
 mod database_restart;
 mod delivery_failures;
+mod draft_editing;
 mod errors;
 mod files;
 mod isolation;
