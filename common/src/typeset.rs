@@ -140,15 +140,23 @@ struct Run {
     actual: String,
 }
 
-/// `text` with white space made plain spaces and other control characters removed.
+/// `text` with each run of white space made one plain space and other control characters
+/// removed, as the signing page's preview shows a typed value.
 pub(crate) fn clean(text: &str) -> String {
-    text.chars()
-        .filter_map(|c| match c {
-            c if c.is_whitespace() => Some(' '),
-            c if c.is_control() => None,
-            c => Some(c),
-        })
-        .collect()
+    let mut cleaned = String::with_capacity(text.len());
+    let mut in_space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            if !in_space {
+                cleaned.push(' ');
+            }
+            in_space = true;
+        } else if !c.is_control() {
+            cleaned.push(c);
+            in_space = false;
+        }
+    }
+    cleaned
 }
 
 fn has_glyph(face: usize, c: char) -> bool {
@@ -663,5 +671,6 @@ mod tests {
             assert!(line.glyphs.iter().all(|g| Some(g.id) != question), "{text}");
         }
         assert_eq!(clean("a\tb\nc\u{0}"), "a b c");
+        assert_eq!(clean("Bob  \t Typed"), "Bob Typed");
     }
 }

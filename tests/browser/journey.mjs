@@ -108,6 +108,11 @@ try {
       await signer.mouse.up();
     } else {
       await signer.fill("#sign input[type=text]", "Bob Typed");
+      // The preview under the input shows the name as the PDF will, in the PDF's fonts.
+      findings.typedPreview = await signer.locator(".typed-preview").first().evaluate((el) => ({
+        text: el.textContent,
+        font: getComputedStyle(el).fontFamily,
+      }));
     }
     await go(signer, signer.click("#sign button[type=submit]"));
     findings[`${email} state`] = await signer.textContent("#state");

@@ -128,6 +128,14 @@ async fn from_upload_to_signed_pdf_in_a_browser() {
         "{:?} vs {shown}",
         fields[1]
     );
+    assert_eq!(findings["typedPreview"]["text"], "Bob Typed", "{findings}");
+    assert!(
+        findings["typedPreview"]["font"]
+            .as_str()
+            .unwrap()
+            .contains("Signet Text"),
+        "{findings}"
+    );
     // Reopened, the placement page showed both saved fields; Ann's was resized from 200 × 50 by
     // dragging its corner, and saved at the size the page showed.
     assert_eq!(findings["savedFieldsShown"], 2, "{findings}");
