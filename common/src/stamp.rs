@@ -954,23 +954,40 @@ impl Line {
     }
 
     /// The lines this one takes at its indent within the margins, broken at spaces, and inside
-    /// words too long for a line of their own. Widths are those of the shaped text.
+    /// words too long for a line of their own. Widths are those of the line shaped once as a
+    /// whole.
     fn wrap(&self) -> Vec<Line> {
         let first_width = PAGE_WIDTH - 2.0 * MARGIN - self.indent;
         let max_units = |first: bool| {
             let width = first_width - if first { 0.0 } else { CONTINUATION_INDENT };
             (width * 1000.0 / self.size).max(1.0)
         };
-        let space = typeset::shape_as(" ", Base::Ltr).width;
+        let shaped = typeset::shape_as(&self.text, Base::Ltr);
+        let space = shaped.space_width();
+        let mut words = Vec::new();
+        let mut start = None;
+        for (offset, c) in self.text.char_indices() {
+            match (c == ' ', start) {
+                (true, Some(begin)) => {
+                    words.push(begin..offset);
+                    start = None;
+                }
+                (false, None) => start = Some(offset),
+                _ => {}
+            }
+        }
+        if let Some(begin) = start {
+            words.push(begin..self.text.len());
+        }
         let mut texts: Vec<String> = Vec::new();
         let mut current = String::new();
         let mut current_width = 0.0;
-        for word in self.text.split(' ').filter(|w| !w.is_empty()) {
+        for word in words {
             let limit = max_units(texts.is_empty());
-            let width = typeset::shape_as(word, Base::Ltr).width;
+            let width = shaped.width_between(word.clone());
             if !current.is_empty() && current_width + space + width <= limit {
                 current.push(' ');
-                current.push_str(word);
+                current.push_str(&self.text[word]);
                 current_width += space + width;
                 continue;
             }
@@ -980,15 +997,15 @@ impl Line {
             let mut rest = word;
             loop {
                 let limit = max_units(texts.is_empty());
-                let fits = longest_fitting_prefix(rest, limit);
-                if fits == rest.len() {
+                let fits = longest_fitting_prefix(&self.text, &shaped, rest.clone(), limit);
+                if fits == rest.end {
                     break;
                 }
-                texts.push(rest[..fits].to_owned());
-                rest = &rest[fits..];
+                texts.push(self.text[rest.start..fits].to_owned());
+                rest = fits..rest.end;
             }
-            current = rest.to_owned();
-            current_width = typeset::shape_as(rest, Base::Ltr).width;
+            current_width = shaped.width_between(rest.clone());
+            current = self.text[rest].to_owned();
         }
         if !current.is_empty() || texts.is_empty() {
             texts.push(current);
@@ -1008,18 +1025,23 @@ impl Line {
     }
 }
 
-/// How many bytes of `text` fit in `limit` thousandths of the font size, cut between
-/// characters: at least one character, so that wrapping advances.
-fn longest_fitting_prefix(text: &str, limit: f64) -> usize {
-    let ends: Vec<usize> = text
+/// Where the longest start of `range` of `text` that fits in `limit` thousandths of the font
+/// size ends, cut between characters: after at least one character, so that wrapping advances.
+fn longest_fitting_prefix(
+    text: &str,
+    shaped: &Shaped,
+    range: std::ops::Range<usize>,
+    limit: f64,
+) -> usize {
+    let ends: Vec<usize> = text[range.clone()]
         .char_indices()
-        .map(|(offset, c)| offset + c.len_utf8())
+        .map(|(offset, c)| range.start + offset + c.len_utf8())
         .collect();
     // The widths of prefixes grow with their length: search for the longest that fits.
     let (mut low, mut high) = (0, ends.len());
     while low < high {
         let middle = (low + high).div_ceil(2);
-        if typeset::shape_as(&text[..ends[middle - 1]], Base::Ltr).width <= limit {
+        if shaped.width_between(range.start..ends[middle - 1]) <= limit {
             low = middle;
         } else {
             high = middle - 1;

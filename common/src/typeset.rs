@@ -108,6 +108,8 @@ pub(crate) struct Glyph {
     advance: f64,
     x_offset: f64,
     y_offset: f64,
+    /// The byte offset in the line's text of the cluster the glyph belongs to.
+    cluster: usize,
     /// The characters this glyph stands for, for the `ToUnicode` map: its cluster's text on
     /// the cluster's first glyph, empty on the others.
     text: String,
@@ -191,6 +193,27 @@ fn faces_for(text: &str) -> Vec<(usize, usize)> {
 
 fn is_joining(c: char) -> bool {
     matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}' | '\u{0300}'..='\u{036F}')
+}
+
+impl Shaped {
+    /// The advance of the glyphs that stand for the bytes `range` of the line's cleaned text.
+    pub(crate) fn width_between(&self, range: std::ops::Range<usize>) -> f64 {
+        self.glyphs
+            .iter()
+            .filter(|glyph| range.contains(&glyph.cluster))
+            .map(|glyph| glyph.advance)
+            .sum()
+    }
+
+    /// The advance of a space in the line's first font (Noto Sans for an empty line).
+    pub(crate) fn space_width(&self) -> f64 {
+        let face = self.glyphs.first().map_or(0, |glyph| glyph.face);
+        let shaper = &LOADED[face].shaper;
+        shaper
+            .glyph_index(' ')
+            .and_then(|id| shaper.glyph_hor_advance(id))
+            .map_or(250.0, |advance| f64::from(advance) * LOADED[face].scale)
+    }
 }
 
 /// The base direction of a line.
@@ -282,6 +305,7 @@ fn shape_piece(
     rtl: bool,
     glyphs: &mut Vec<Glyph>,
 ) {
+    let offset = range.start;
     let piece = &text[range];
     let loaded = &LOADED[face];
     let mut buffer = UnicodeBuffer::new();
@@ -318,6 +342,7 @@ fn shape_piece(
             advance: f64::from(position.x_advance) * loaded.scale,
             x_offset: f64::from(position.x_offset) * loaded.scale,
             y_offset: f64::from(position.y_offset) * loaded.scale,
+            cluster: offset + start,
             text,
         });
     }
