@@ -20,6 +20,7 @@ use signet_common::{
     api_keys,
     db::Db,
     files::{FileLinks, FileStore},
+    limits::Gates,
     notify::Notifier,
 };
 use tokio::net::TcpListener;
@@ -40,6 +41,7 @@ pub struct AppState {
     pub store: FileStore,
     pub links: FileLinks,
     pub notifier: Notifier,
+    pub gates: Gates,
 }
 
 impl AppState {
@@ -54,6 +56,7 @@ impl AppState {
                 config.file_url_ttl,
             ),
             notifier: Notifier::from_config(&config),
+            gates: Gates::new(&config.limits),
             config: Arc::new(config),
             db,
         }

@@ -296,7 +296,11 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
                 &store,
                 account,
                 &title,
-                &bytes,
+                bytes,
+                (
+                    config.limits.pdf,
+                    &signet_common::limits::Workers::new("pdf", 1),
+                ),
                 &Actor::operator(),
             )
             .await?;

@@ -58,6 +58,31 @@ pub struct Config {
     /// answers makes the worker's `/healthz` fail, so that an orchestrator restarts it.
     pub worker_stuck_after: Duration,
     pub log_format: LogFormat,
+    /// Bounds on untrusted input (docs/security.md).
+    pub limits: Limits,
+}
+
+/// Bounds on the work untrusted input can cause; each is described in docs/security.md.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// PDF_MAX_INFLATED_MIB and PDF_MAX_INSPECT_SECS.
+    pub pdf: crate::pdf::Limits,
+    /// UPLOAD_CONCURRENCY: PDF uploads read and inspected at once, over all accounts.
+    pub upload_concurrency: usize,
+    /// UPLOAD_CONCURRENCY_PER_ACCOUNT.
+    pub upload_concurrency_per_account: usize,
+    /// SIGN_IN_HASH_CONCURRENCY: password hashes computed at once (default: the CPU count).
+    pub sign_in_hash_concurrency: usize,
+    /// SIGN_IN_HASH_QUEUE: sign-ins that may wait for a hashing slot; more are refused.
+    pub sign_in_hash_queue: usize,
+    /// SIGN_IN_FREE_FAILURES: failed sign-ins for one e-mail address from one source before
+    /// each further attempt must wait.
+    pub sign_in_free_failures: i32,
+    /// SIGN_IN_SOURCE_FREE_FAILURES: failed sign-ins from one source, whatever the address.
+    pub sign_in_source_free_failures: i32,
+    /// SIGN_IN_FIRST_DELAY_SECS: the first wait once the free failures are used up; it doubles
+    /// with each further failure, up to 15 minutes.
+    pub sign_in_first_delay_secs: i32,
 }
 
 impl std::fmt::Debug for Config {
@@ -84,9 +109,10 @@ impl Config {
         let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let or = |name: &str, default: &str| get(name).unwrap_or_else(|| default.to_owned());
         let (file_url_secret, file_url_secret_generated) = match get("FILE_URL_SECRET") {
-            Some(secret) => (secret.into_bytes(), false),
+            Some(secret) => (file_url_secret(secret)?, false),
             None => (crate::secrets::random_bytes(32), true),
         };
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
         Ok(Self {
             database_url: or("DATABASE_URL", DEFAULT_DATABASE_URL),
             database_max_connections: positive(
@@ -175,6 +201,47 @@ impl Config {
                     });
                 }
             },
+            limits: Limits {
+                pdf: crate::pdf::Limits {
+                    max_inflated_bytes: positive(
+                        "PDF_MAX_INFLATED_MIB",
+                        &or("PDF_MAX_INFLATED_MIB", "64"),
+                    )?
+                    .min(4096) as usize
+                        * 1024
+                        * 1024,
+                    max_time: Duration::from_secs(positive(
+                        "PDF_MAX_INSPECT_SECS",
+                        &or("PDF_MAX_INSPECT_SECS", "10"),
+                    )?),
+                },
+                upload_concurrency: positive("UPLOAD_CONCURRENCY", &or("UPLOAD_CONCURRENCY", "2"))?
+                    as usize,
+                upload_concurrency_per_account: positive(
+                    "UPLOAD_CONCURRENCY_PER_ACCOUNT",
+                    &or("UPLOAD_CONCURRENCY_PER_ACCOUNT", "1"),
+                )? as usize,
+                sign_in_hash_concurrency: positive(
+                    "SIGN_IN_HASH_CONCURRENCY",
+                    &or("SIGN_IN_HASH_CONCURRENCY", &cores.to_string()),
+                )? as usize,
+                sign_in_hash_queue: parse("SIGN_IN_HASH_QUEUE", &or("SIGN_IN_HASH_QUEUE", "16"))?,
+                sign_in_free_failures: positive(
+                    "SIGN_IN_FREE_FAILURES",
+                    &or("SIGN_IN_FREE_FAILURES", "5"),
+                )?
+                .min(1000) as i32,
+                sign_in_source_free_failures: positive(
+                    "SIGN_IN_SOURCE_FREE_FAILURES",
+                    &or("SIGN_IN_SOURCE_FREE_FAILURES", "20"),
+                )?
+                .min(1_000_000) as i32,
+                sign_in_first_delay_secs: positive(
+                    "SIGN_IN_FIRST_DELAY_SECS",
+                    &or("SIGN_IN_FIRST_DELAY_SECS", "1"),
+                )?
+                .min(900) as i32,
+            },
         })
     }
 }
@@ -197,6 +264,35 @@ impl Config {
             })
             .unwrap_or_else(|| "signet.invalid".to_owned())
     }
+}
+
+/// Values that appear in examples and must never sign real links.
+const PLACEHOLDER_SECRETS: &[&str] = &[
+    "change-me",
+    "changeme",
+    "change-me-to-a-long-random-string",
+    "secret",
+    "password",
+];
+
+/// FILE_URL_SECRET signs file links: anyone who knows it can make them. A short value or a
+/// known placeholder is refused.
+fn file_url_secret(secret: String) -> Result<Vec<u8>, ConfigError> {
+    let normalised = secret.trim().to_ascii_lowercase();
+    let reason = if PLACEHOLDER_SECRETS.contains(&normalised.as_str())
+        || normalised.starts_with("change-me")
+        || normalised.starts_with("changeme")
+    {
+        "is a placeholder; set a random value, e.g. `openssl rand -hex 32`"
+    } else if secret.len() < 32 {
+        "must be at least 32 bytes; set a random value, e.g. `openssl rand -hex 32`"
+    } else {
+        return Ok(secret.into_bytes());
+    };
+    Err(ConfigError {
+        name: "FILE_URL_SECRET",
+        reason: reason.into(),
+    })
 }
 
 fn parse<T: FromStr>(name: &'static str, value: &str) -> Result<T, ConfigError>
@@ -284,13 +380,13 @@ mod tests {
         let c = config(&[
             ("PUBLIC_URL", "https://sign.example.com/"),
             ("TRUSTED_PROXIES", "10.0.0.0/8, 127.0.0.1"),
-            ("FILE_URL_SECRET", "s3cret"),
+            ("FILE_URL_SECRET", "0123456789abcdef0123456789abcdef"),
             ("LOG_FORMAT", "JSON"),
         ])
         .unwrap();
         assert_eq!(c.public_url, "https://sign.example.com");
         assert_eq!(c.trusted_proxies.len(), 2);
-        assert_eq!(c.file_url_secret, b"s3cret");
+        assert_eq!(c.file_url_secret, b"0123456789abcdef0123456789abcdef");
         assert_eq!(c.log_format, LogFormat::Json);
 
         let err = config(&[("API_USAGE_WINDOW_SECS", "0")]).unwrap_err();
@@ -299,5 +395,30 @@ mod tests {
         assert_eq!(err.name, "TRUSTED_PROXIES");
         let err = config(&[("BIND_ADDR", "localhost")]).unwrap_err();
         assert_eq!(err.name, "BIND_ADDR");
+    }
+
+    #[test]
+    fn a_short_or_placeholder_file_url_secret_is_refused() {
+        for secret in [
+            "s3cret",
+            "change-me",
+            "CHANGE-ME",
+            "change-me-please-to-something-long-enough",
+        ] {
+            let err = config(&[("FILE_URL_SECRET", secret)]).unwrap_err();
+            assert_eq!(err.name, "FILE_URL_SECRET", "{secret}");
+        }
+        assert!(config(&[("FILE_URL_SECRET", &"x".repeat(32))]).is_ok());
+    }
+
+    #[test]
+    fn limits_have_defaults_and_are_checked() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.limits.pdf.max_inflated_bytes, 64 * 1024 * 1024);
+        assert_eq!(c.limits.upload_concurrency, 2);
+        assert_eq!(c.limits.sign_in_free_failures, 5);
+        assert!(c.limits.sign_in_hash_concurrency >= 1);
+        let err = config(&[("SIGN_IN_HASH_CONCURRENCY", "0")]).unwrap_err();
+        assert_eq!(err.name, "SIGN_IN_HASH_CONCURRENCY");
     }
 }

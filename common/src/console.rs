@@ -1,21 +1,20 @@
 //! The web console's accounts side: passwords (argon2id), sign-in with a slowdown after repeated
-//! failures, and sessions (a random token in an HttpOnly cookie, stored hashed, each with its
+//! failures (by address and source alike, see docs/security.md), and sessions (a random token in an HttpOnly cookie, stored hashed, each with its
 //! CSRF token).
 
-use argon2::{Argon2, PasswordHash, PasswordHasher, PasswordVerifier, password_hash::SaltString};
+use argon2::{Argon2, PasswordHash, PasswordHasher, password_hash::SaltString};
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::{
     error::{Error, Result},
+    limits::{Gate, Workers},
     secrets,
 };
 
 pub const MIN_PASSWORD_CHARS: usize = 10;
 pub const MAX_PASSWORD_CHARS: usize = 1_000;
-/// Failed sign-ins allowed before each further attempt must wait.
-const FREE_FAILURES: i32 = 5;
 const SESSION_HOURS: i64 = 12;
 
 pub fn hash_password(password: &str) -> Result<String> {
@@ -35,33 +34,91 @@ pub fn hash_password(password: &str) -> Result<String> {
         .map_err(|e| Error::invalid("password", e.to_string()))
 }
 
+/// The most memory a stored hash may ask for (argon2's m_cost, KiB): 64 MiB. The default is 19 MiB.
+const MAX_HASH_MEMORY_KIB: u32 = 64 * 1024;
+
+thread_local! {
+    /// argon2's working memory, allocated once per hashing thread and reused: allocating and
+    /// freeing 19 MiB per sign-in leaves the C allocator holding far more than is in use.
+    static HASH_MEMORY: std::cell::RefCell<Vec<argon2::Block>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Whether `password` matches the PHC string `stored`, computed in this thread's reusable
+/// memory, constant-time compared.
 fn verify_password(password: &str, stored: &str) -> bool {
-    PasswordHash::new(stored).is_ok_and(|hash| {
-        Argon2::default()
-            .verify_password(password.as_bytes(), &hash)
+    let Ok(hash) = PasswordHash::new(stored) else {
+        return false;
+    };
+    let (Some(salt), Some(expected)) = (hash.salt, hash.hash) else {
+        return false;
+    };
+    let (Ok(algorithm), Ok(params)) = (
+        argon2::Algorithm::try_from(hash.algorithm),
+        argon2::Params::try_from(&hash),
+    ) else {
+        return false;
+    };
+    let version = hash
+        .version
+        .map_or(Ok(argon2::Version::default()), argon2::Version::try_from);
+    let (Ok(version), true) = (version, params.m_cost() <= MAX_HASH_MEMORY_KIB) else {
+        return false;
+    };
+    let mut salt_buffer = [0u8; 64];
+    let Ok(salt) = salt.decode_b64(&mut salt_buffer) else {
+        return false;
+    };
+    let mut computed = vec![0u8; expected.len()];
+    let blocks = params.block_count();
+    let argon2 = Argon2::new(algorithm, version, params);
+    HASH_MEMORY.with_borrow_mut(|memory| {
+        if memory.len() < blocks {
+            memory.resize(blocks, argon2::Block::default());
+        }
+        argon2
+            .hash_password_into_with_memory(
+                password.as_bytes(),
+                salt,
+                &mut computed,
+                &mut memory[..blocks],
+            )
             .is_ok()
+    }) && secrets::constant_time_eq(&computed, expected.as_bytes())
+}
+
+/// A stored hash with the default parameters that no password matches: verifying against it
+/// costs what verifying a real one does.
+fn decoy_hash() -> &'static str {
+    static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DECOY.get_or_init(|| {
+        hash_password(&secrets::base64url(&secrets::random_bytes(24))).expect("a decoy hash")
     })
 }
 
 pub async fn set_password(pool: &PgPool, account_id: Uuid, password: &str) -> Result<()> {
     let hash = hash_password(password)?;
-    let updated = sqlx::query(
-        "UPDATE accounts SET password_hash = $2, failed_sign_ins = 0, sign_in_blocked_until = NULL
-         WHERE id = $1",
-    )
-    .bind(account_id)
-    .bind(hash)
-    .execute(pool)
-    .await?
-    .rows_affected();
+    let updated = sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
+        .bind(account_id)
+        .bind(hash)
+        .execute(pool)
+        .await?
+        .rows_affected();
     if updated == 0 {
         return Err(Error::AccountNotFound(account_id));
     }
-    // A new password ends every open session.
+    // A new password ends every open session and forgives the address's failed sign-ins.
     sqlx::query("DELETE FROM console_sessions WHERE account_id = $1")
         .bind(account_id)
         .execute(pool)
         .await?;
+    sqlx::query(
+        "DELETE FROM sign_in_throttle WHERE starts_with(key,
+             'address:' || (SELECT lower(email) FROM accounts WHERE id = $1) || '|')",
+    )
+    .bind(account_id)
+    .execute(pool)
+    .await?;
     Ok(())
 }
 
@@ -81,65 +138,107 @@ pub enum SignIn {
     WrongCredentials,
     /// Too many failures: wait this many seconds.
     Throttled { retry_after_secs: i64 },
+    /// Every password-hashing slot and every place in its queue is taken: try again shortly.
+    Busy,
 }
 
-/// Checks the password and opens a session. After `FREE_FAILURES` failures in a row each further
-/// attempt is refused until a delay doubling with every failure (up to 15 minutes) has passed.
-#[tracing::instrument(name = "console::sign_in", skip_all)]
-pub async fn sign_in(pool: &PgPool, email: &str, password: &str) -> Result<SignIn> {
-    let account: Option<(Uuid, Option<String>, Option<DateTime<Utc>>)> = sqlx::query_as(
-        "SELECT id, password_hash, sign_in_blocked_until FROM accounts WHERE lower(email) = lower($1)",
-    )
-    .bind(email.trim())
-    .fetch_optional(pool)
-    .await?;
-    if let Some(until) = account
-        .as_ref()
-        .and_then(|(_, _, blocked_until)| *blocked_until)
-        .filter(|until| *until > Utc::now())
-    {
-        return Ok(SignIn::Throttled {
-            retry_after_secs: (until - Utc::now()).num_seconds().max(1),
-        });
+/// How many failures the throttle forgives (config `SIGN_IN_FREE_FAILURES` and
+/// `SIGN_IN_SOURCE_FREE_FAILURES`).
+#[derive(Debug, Clone, Copy)]
+pub struct Throttle {
+    /// For one address from one source.
+    pub free_failures: i32,
+    /// From one source, whatever the address.
+    pub source_free_failures: i32,
+    /// The first wait, doubled with each further failure up to 15 minutes.
+    pub first_delay_secs: i32,
+}
+
+impl From<&crate::config::Limits> for Throttle {
+    fn from(limits: &crate::config::Limits) -> Self {
+        Self {
+            free_failures: limits.sign_in_free_failures,
+            source_free_failures: limits.sign_in_source_free_failures,
+            first_delay_secs: limits.sign_in_first_delay_secs,
+        }
     }
-    let stored = account.as_ref().and_then(|(_, stored, _)| stored.clone());
+}
+
+/// Where a sign-in comes from, as the throttle counts it: an IPv4 address, or the /64 an IPv6
+/// address is in (one host usually holds a whole /64).
+pub fn source_of(ip: std::net::IpAddr) -> String {
+    match ip.to_canonical() {
+        std::net::IpAddr::V4(v4) => v4.to_string(),
+        std::net::IpAddr::V6(v6) => {
+            let s = v6.segments();
+            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
+    }
+}
+
+/// Checks the password and opens a session.
+///
+/// Every attempt is first counted as a failure, atomically with the check that it may be made,
+/// under two keys: the address (whether or not an account has it) from this source, and the
+/// source alone. After `free_failures` (resp. `source_free_failures`) each further attempt is
+/// refused until a delay doubling with every failure (up to 15 minutes) has passed. A success
+/// clears the address's count and takes its attempt back from the source's. Only then, and
+/// within `gate`, is the password hashed; when the gate is full the answer is [`SignIn::Busy`]
+/// at once.
+#[tracing::instrument(name = "console::sign_in", skip_all)]
+pub async fn sign_in(
+    pool: &PgPool,
+    gate: &Gate,
+    hashing: &Workers,
+    throttle: Throttle,
+    source: &str,
+    email: &str,
+    password: &str,
+) -> Result<SignIn> {
+    let Some(ticket) = gate.admit() else {
+        return Ok(SignIn::Busy);
+    };
+    let email = email.trim().to_lowercase();
+    let address_key = format!("address:{email}|{source}");
+    let source_key = format!("source:{source}");
+    if let Some(retry_after_secs) = count_attempt(pool, &address_key, &source_key, throttle).await?
+    {
+        return Ok(SignIn::Throttled { retry_after_secs });
+    }
+    let account: Option<(Uuid, Option<String>)> =
+        sqlx::query_as("SELECT id, password_hash FROM accounts WHERE lower(email) = $1")
+            .bind(&email)
+            .fetch_optional(pool)
+            .await?;
+    let stored = account.as_ref().and_then(|(_, stored)| stored.clone());
     let password = password.to_owned();
+    let running = ticket.run().await;
     // The same work for an unknown e-mail, an account without a password and a wrong password,
     // so timing does not tell them apart; off the async threads, as hashing is slow on purpose.
-    let verified = tokio::task::spawn_blocking(move || match stored {
-        Some(stored) => verify_password(&password, &stored),
-        None => {
-            let _ = hash_password("not-a-real-password-at-all");
-            false
-        }
-    })
-    .await
-    .unwrap_or(false);
-    let Some((account_id, _, _)) = account else {
+    let verified = hashing
+        .run(move || match stored {
+            Some(stored) => verify_password(&password, &stored),
+            None => {
+                let _ = verify_password(&password, decoy_hash());
+                false
+            }
+        })
+        .await
+        .unwrap_or(false);
+    drop(running);
+    let Some((account_id, _)) = account.filter(|_| verified) else {
         return Ok(SignIn::WrongCredentials);
     };
-    if !verified {
-        sqlx::query(
-            "UPDATE accounts SET failed_sign_ins = failed_sign_ins + 1,
-                 sign_in_blocked_until = CASE WHEN failed_sign_ins + 1 >= $2
-                     THEN now() + make_interval(secs => LEAST(900, power(2, failed_sign_ins + 1 - $2)))
-                     ELSE NULL END
-             WHERE id = $1",
-        )
-        .bind(account_id)
-        .bind(FREE_FAILURES)
-        .execute(pool)
-        .await?;
-        return Ok(SignIn::WrongCredentials);
-    }
     let token = secrets::base64url(&secrets::random_bytes(32));
     let mut tx = pool.begin().await?;
-    sqlx::query(
-        "UPDATE accounts SET failed_sign_ins = 0, sign_in_blocked_until = NULL WHERE id = $1",
-    )
-    .bind(account_id)
-    .execute(&mut *tx)
-    .await?;
+    sqlx::query("DELETE FROM sign_in_throttle WHERE key = $1")
+        .bind(&address_key)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("UPDATE sign_in_throttle SET failures = GREATEST(failures - 1, 0) WHERE key = $1")
+        .bind(&source_key)
+        .execute(&mut *tx)
+        .await?;
     sqlx::query(
         "INSERT INTO console_sessions (token_hash, account_id, csrf_token, expires_at)
          VALUES ($1, $2, $3, now() + make_interval(hours => $4))",
@@ -152,6 +251,63 @@ pub async fn sign_in(pool: &PgPool, email: &str, password: &str) -> Result<SignI
     .await?;
     tx.commit().await?;
     Ok(SignIn::Ok { token })
+}
+
+/// Counts an attempt under both keys if neither is blocked, in one transaction holding both
+/// rows; otherwise counts nothing and returns the seconds to wait.
+async fn count_attempt(
+    pool: &PgPool,
+    address_key: &str,
+    source_key: &str,
+    throttle: Throttle,
+) -> Result<Option<i64>> {
+    let mut tx = pool.begin().await?;
+    // Forget what has been quiet for a day, a little at a time.
+    sqlx::query(
+        "DELETE FROM sign_in_throttle WHERE key IN (
+             SELECT key FROM sign_in_throttle WHERE updated_at < now() - interval '1 day' LIMIT 100)",
+    )
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO sign_in_throttle (key) VALUES ($1), ($2) ON CONFLICT (key) DO NOTHING",
+    )
+    .bind(address_key)
+    .bind(source_key)
+    .execute(&mut *tx)
+    .await?;
+    // Locked in key order, so that concurrent attempts never wait on each other in a cycle.
+    let wait: Option<f64> = sqlx::query_scalar(
+        "SELECT max(extract(epoch FROM blocked_until - now()))::float8 FROM (
+             SELECT blocked_until FROM sign_in_throttle WHERE key IN ($1, $2)
+             ORDER BY key FOR UPDATE) AS held
+         WHERE blocked_until > now()",
+    )
+    .bind(address_key)
+    .bind(source_key)
+    .fetch_one(&mut *tx)
+    .await?;
+    if let Some(wait) = wait {
+        tx.rollback().await?;
+        return Ok(Some((wait.ceil() as i64).max(1)));
+    }
+    sqlx::query(
+        "UPDATE sign_in_throttle AS t SET failures = t.failures + 1, updated_at = now(),
+             blocked_until = CASE WHEN t.failures + 1 >= f.free
+                 THEN now() + make_interval(secs => LEAST(900, $5 * power(2, t.failures + 1 - f.free)))
+                 ELSE NULL END
+         FROM (VALUES ($1, $3::int), ($2, $4::int)) AS f (key, free)
+         WHERE t.key = f.key",
+    )
+    .bind(address_key)
+    .bind(source_key)
+    .bind(throttle.free_failures)
+    .bind(throttle.source_free_failures)
+    .bind(throttle.first_delay_secs)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(None)
 }
 
 pub async fn session(pool: &PgPool, token: &str) -> Result<Option<Session>> {

@@ -17,6 +17,7 @@ pub mod fields;
 pub mod files;
 pub mod inputs;
 pub mod jobs;
+pub mod limits;
 pub mod model;
 pub mod notify;
 pub mod pdf;

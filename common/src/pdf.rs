@@ -1,9 +1,13 @@
 //! Checks an uploaded PDF and reads what the rest of Signet needs from it: its page count, the
 //! size of each page and the SHA-256 of the file.
 
-use std::collections::HashSet;
+use std::{
+    cell::RefCell,
+    collections::HashSet,
+    time::{Duration, Instant},
+};
 
-use lopdf::{Dictionary, Document, Object};
+use lopdf::{Dictionary, Document, LoadOptions, Object, ObjectId};
 use sha2::{Digest, Sha256};
 
 pub const MAX_UPLOAD_BYTES: usize = 50 * 1024 * 1024;
@@ -25,6 +29,25 @@ const US_LETTER: Rect = Rect {
 pub struct PageSize {
     pub width: f64,
     pub height: f64,
+}
+
+/// Bounds on the work one inspection may do, whatever the file asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most bytes that the streams decoded while reading the file (object streams) may
+    /// inflate to, all together. Also the bound on any single stream. `PDF_MAX_INFLATED_MIB`.
+    pub max_inflated_bytes: usize,
+    /// The longest one inspection may take. `PDF_MAX_INSPECT_SECS`.
+    pub max_time: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_inflated_bytes: 64 * 1024 * 1024,
+            max_time: Duration::from_secs(10),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -51,6 +74,10 @@ pub enum PdfError {
     NoPages,
     #[error("the PDF has {0} pages; at most 2000 are accepted")]
     TooManyPages(usize),
+    #[error("the PDF's compressed data expands to more than {0} MiB")]
+    TooMuchInflated(usize),
+    #[error("the PDF takes longer than {0} seconds to read")]
+    TooSlow(u64),
 }
 
 /// Validates an uploaded PDF and returns its page count, page sizes and SHA-256.
@@ -66,6 +93,12 @@ pub enum PdfError {
 ///
 /// Parsing is CPU-bound: from async code, call this inside `spawn_blocking`.
 pub fn inspect(bytes: &[u8]) -> Result<InspectedPdf, PdfError> {
+    inspect_with(bytes, Limits::default())
+}
+
+/// [`inspect`] within `limits`: a file whose object streams inflate to more than
+/// `max_inflated_bytes` in all, or that takes longer than `max_time` to read, is refused.
+pub fn inspect_with(bytes: &[u8], limits: Limits) -> Result<InspectedPdf, PdfError> {
     if bytes.is_empty() {
         return Err(PdfError::Empty);
     }
@@ -77,7 +110,12 @@ pub fn inspect(bytes: &[u8]) -> Result<InspectedPdf, PdfError> {
         return Err(PdfError::NotPdf);
     }
 
-    let doc = load(bytes)?;
+    // An encrypted file is refused before lopdf decrypts and inflates its streams, work that
+    // the budget below does not see.
+    if names_encrypt(bytes) {
+        return Err(PdfError::Encrypted);
+    }
+    let doc = load(bytes, limits)?;
     // When the empty user password opens the file, lopdf decrypts it and removes /Encrypt from
     // the trailer; `was_encrypted` still tells. Otherwise /Encrypt stays and no object is loaded.
     if doc.trailer.has(b"Encrypt") || doc.was_encrypted() {
@@ -97,18 +135,39 @@ pub fn inspect(bytes: &[u8]) -> Result<InspectedPdf, PdfError> {
     })
 }
 
-fn load(bytes: &[u8]) -> Result<Document, PdfError> {
+fn load(bytes: &[u8], limits: Limits) -> Result<Document, PdfError> {
+    let options = LoadOptions {
+        filter: Some(charge_budget),
+        max_decompressed_size: Some(limits.max_inflated_bytes),
+        ..LoadOptions::default()
+    };
+    BUDGET.set(Some(Budget {
+        remaining: limits.max_inflated_bytes,
+        deadline: Instant::now() + limits.max_time,
+        exceeded: None,
+    }));
     // lopdf is a large parser and this input is untrusted: a bug in it must not bring down the
     // caller.
-    match std::panic::catch_unwind(|| Document::load_mem(bytes)) {
+    let loaded = std::panic::catch_unwind(|| Document::load_mem_with_options(bytes, options));
+    let budget = BUDGET.take();
+    match budget.and_then(|budget| budget.exceeded) {
+        Some(Exceeded::Bytes) => {
+            return Err(PdfError::TooMuchInflated(
+                limits.max_inflated_bytes / (1024 * 1024),
+            ));
+        }
+        Some(Exceeded::Time) => return Err(PdfError::TooSlow(limits.max_time.as_secs())),
+        None => {}
+    }
+    match loaded {
         Ok(Ok(doc)) => Ok(doc),
-        // Setting up decryption fails with errors of many kinds; the /Encrypt key says why.
-        Ok(Err(error))
-            if matches!(
-                error,
-                lopdf::Error::Decryption(_) | lopdf::Error::InvalidPassword
-            ) || names_encrypt(bytes) =>
-        {
+        Ok(Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
+            ..
+        }))) => Err(PdfError::TooMuchInflated(
+            limits.max_inflated_bytes / (1024 * 1024),
+        )),
+        // Setting up decryption fails with errors of many kinds.
+        Ok(Err(lopdf::Error::Decryption(_) | lopdf::Error::InvalidPassword)) => {
             Err(PdfError::Encrypted)
         }
         Ok(Err(error)) => Err(PdfError::Corrupt(error.to_string())),
@@ -116,12 +175,110 @@ fn load(bytes: &[u8]) -> Result<Document, PdfError> {
     }
 }
 
-/// Whether the file contains the name `/Encrypt` (but not `/EncryptMetadata` or the like),
-/// which only the trailer of an encrypted file has.
+/// What one inspection may still spend. lopdf calls [`charge_budget`] for each object it reads,
+/// on the thread that called it (lopdf is built without rayon), before it decodes an object
+/// stream.
+struct Budget {
+    remaining: usize,
+    deadline: Instant,
+    exceeded: Option<Exceeded>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Exceeded {
+    Bytes,
+    Time,
+}
+
+thread_local! {
+    static BUDGET: RefCell<Option<Budget>> = const { RefCell::new(None) };
+}
+
+/// lopdf's load filter: inflates each object stream here, within what is left of the budget,
+/// and hands lopdf the plain bytes, so that lopdf does not inflate it again. Once the budget or
+/// the time is spent, every further object is dropped (which makes the rest of the load cheap)
+/// and the inspection fails.
+fn charge_budget(id: ObjectId, object: &mut Object) -> Option<(ObjectId, Object)> {
+    let keep = BUDGET.with_borrow_mut(|budget| {
+        let Some(budget) = budget else {
+            return true;
+        };
+        if budget.exceeded.is_some() {
+            return false;
+        }
+        if Instant::now() > budget.deadline {
+            budget.exceeded = Some(Exceeded::Time);
+            return false;
+        }
+        let Object::Stream(stream) = object else {
+            return true;
+        };
+        if !stream.dict.has_type(b"ObjStm") {
+            return true;
+        }
+        match stream.decompressed_content_with_limit(budget.remaining) {
+            Ok(plain) => {
+                budget.remaining -= plain.len();
+                stream.set_plain_content(plain);
+                true
+            }
+            Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
+                ..
+            })) => {
+                budget.exceeded = Some(Exceeded::Bytes);
+                false
+            }
+            // Undecodable: lopdf reports or skips it as it would have.
+            Err(_) => true,
+        }
+    });
+    // For a top-level object lopdf only asks whether to keep it; for an object inside an
+    // object stream (never itself a stream) it keeps the copy returned.
+    match (keep, &*object) {
+        (false, _) => None,
+        (true, Object::Stream(_)) => Some((id, Object::Null)),
+        (true, object) => Some((id, object.clone())),
+    }
+}
+
+/// Whether the file names an `/Encrypt` entry (not `/EncryptMetadata` or the like), which only
+/// the trailer of an encrypted file has: the name, spelled plainly or with `#xx` escapes,
+/// followed by a reference or a dictionary.
 fn names_encrypt(bytes: &[u8]) -> bool {
-    bytes
-        .windows(9)
-        .any(|window| window.starts_with(b"/Encrypt") && !window[8].is_ascii_alphanumeric())
+    let mut at = 0;
+    while let Some(offset) = bytes[at..].iter().position(|&b| b == b'/') {
+        at += offset + 1;
+        let (name, next) = pdf_name(&bytes[at..]);
+        if name == b"Encrypt" {
+            let rest = bytes[at + next..].trim_ascii_start();
+            if rest.starts_with(b"<<") || rest.first().is_some_and(u8::is_ascii_digit) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// A PDF name's bytes after its `/`, with `#xx` escapes decoded, and how many input bytes it
+/// took.
+fn pdf_name(bytes: &[u8]) -> (Vec<u8>, usize) {
+    let is_end = |b: u8| b.is_ascii_whitespace() || b"/<>[]()%{}".contains(&b) || b == 0;
+    let mut name = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() && !is_end(bytes[i]) && name.len() <= 16 {
+        match (bytes[i], bytes.get(i + 1..i + 3)) {
+            (b'#', Some(hex)) if hex.iter().all(u8::is_ascii_hexdigit) => {
+                let hex = std::str::from_utf8(hex).unwrap_or("00");
+                name.push(u8::from_str_radix(hex, 16).unwrap_or(0));
+                i += 3;
+            }
+            (byte, _) => {
+                name.push(byte);
+                i += 1;
+            }
+        }
+    }
+    (name, i)
 }
 
 /// The leaf pages of the page tree, in order. A node reached twice (a loop, or a kid listed
@@ -656,6 +813,107 @@ mod tests {
         );
         // ...but it is refused all the same.
         assert!(matches!(inspect(&bytes), Err(PdfError::Encrypted)));
+    }
+
+    /// A one-page PDF that also holds an object stream for each of `inflated`, inflating to that
+    /// many zero bytes. Written by hand: lopdf drops object streams when it saves.
+    fn bomb(inflated: &[usize]) -> Vec<u8> {
+        let mut objects: Vec<Vec<u8>> = vec![
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>".to_vec(),
+        ];
+        for &size in inflated {
+            let mut stream = lopdf::Stream::new(dictionary! {}, vec![0; size]);
+            stream.compress().expect("compress");
+            let mut object = format!(
+                "<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length {} >>\nstream\n",
+                stream.content.len()
+            )
+            .into_bytes();
+            object.extend(&stream.content);
+            object.extend(b"\nendstream");
+            objects.push(object);
+        }
+        let mut pdf = b"%PDF-1.7\n".to_vec();
+        let mut offsets = Vec::new();
+        for (i, object) in objects.iter().enumerate() {
+            offsets.push(pdf.len());
+            pdf.extend(format!("{} 0 obj\n", i + 1).as_bytes());
+            pdf.extend(object);
+            pdf.extend(b"\nendobj\n");
+        }
+        let xref = pdf.len();
+        pdf.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+        for offset in offsets {
+            pdf.extend(format!("{offset:010} 00000 n \n").as_bytes());
+        }
+        pdf.extend(
+            format!(
+                "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+                objects.len() + 1
+            )
+            .as_bytes(),
+        );
+        pdf
+    }
+
+    #[test]
+    fn streams_inflating_past_the_budget_are_refused() {
+        let limits = Limits {
+            max_inflated_bytes: 1024 * 1024,
+            ..Limits::default()
+        };
+        let under = bomb(&[512 * 1024]);
+        assert_eq!(inspect_with(&under, limits).expect("inspect").pages, 1);
+        let over = bomb(&[2 * 1024 * 1024]);
+        assert!(
+            matches!(
+                inspect_with(&over, limits),
+                Err(PdfError::TooMuchInflated(1))
+            ),
+            "{:?}",
+            inspect_with(&over, limits)
+        );
+        // The default budget refuses the probe's 250 MB stream without inflating it all.
+        assert!(matches!(
+            inspect(&bomb(&[250 * 1000 * 1000])),
+            Err(PdfError::TooMuchInflated(64))
+        ));
+    }
+
+    #[test]
+    fn the_budget_is_for_all_object_streams_together() {
+        let limits = Limits {
+            max_inflated_bytes: 1024 * 1024,
+            ..Limits::default()
+        };
+        assert!(inspect_with(&bomb(&[600 * 1024]), limits).is_ok());
+        let bytes = bomb(&[600 * 1024, 600 * 1024]);
+        assert!(matches!(
+            inspect_with(&bytes, limits),
+            Err(PdfError::TooMuchInflated(1))
+        ));
+    }
+
+    #[test]
+    fn reading_past_the_time_limit_is_refused() {
+        let limits = Limits {
+            max_time: Duration::ZERO,
+            ..Limits::default()
+        };
+        assert!(matches!(
+            inspect_with(&simple_pdf(3, 3), limits),
+            Err(PdfError::TooSlow(0))
+        ));
+    }
+
+    #[test]
+    fn an_escaped_encrypt_name_is_still_seen() {
+        assert!(names_encrypt(b"trailer << /Encrypt 5 0 R >>"));
+        assert!(names_encrypt(b"trailer << /Encr#79pt << /V 2 >> >>"));
+        assert!(!names_encrypt(b"<< /EncryptMetadata false >>"));
+        assert!(!names_encrypt(b"(a text about /Encrypt keys)"));
     }
 
     #[test]

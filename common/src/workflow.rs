@@ -14,6 +14,7 @@ use crate::{
         self, FieldInput, MAX_FIELDS_PER_DOCUMENT, MAX_RECIPIENTS_PER_DOCUMENT, RecipientInput,
         SendInput,
     },
+    limits::Workers,
     model::{Actor, AuditEntry, AuditEvent, Document, DocumentStatus, EmailKind, Field, Recipient},
     notify::Notifier,
     pdf,
@@ -28,22 +29,33 @@ pub const PALETTE: [&str; 12] = [
     "#469990", "#9A6324", "#800000", "#000075",
 ];
 
-/// Stores a PDF and creates its DRAFT document with the CREATED audit entry.
+/// Stores a PDF and creates its DRAFT document with the CREATED audit entry. The PDF is
+/// inspected within `limits` on one of `workers`' threads: it never holds up the async runtime.
 #[tracing::instrument(name = "workflow::upload_document", skip_all)]
 pub async fn upload_document(
     pool: &PgPool,
     store: &FileStore,
     account_id: Uuid,
     title: &str,
-    bytes: &[u8],
+    bytes: Vec<u8>,
+    (limits, workers): (pdf::Limits, &Workers),
     actor: &Actor,
 ) -> Result<Document> {
     let title = inputs::validate_title(title)?;
-    let inspected = pdf::inspect(bytes)?;
+    let span = tracing::Span::current();
+    let (bytes, inspected) = workers
+        .run(move || {
+            let _entered = span.enter();
+            let inspected = pdf::inspect_with(&bytes, limits);
+            (bytes, inspected)
+        })
+        .await
+        .ok_or_else(|| pdf::PdfError::Corrupt("the PDF parser failed on it".into()))?;
+    let inspected = inspected?;
     accounts::find(pool, account_id).await?;
     let id = Uuid::now_v7();
     let file_key = FileStore::original_key(account_id, id);
-    store.put(&file_key, bytes).await?;
+    store.put(&file_key, &bytes).await?;
     let created = async {
         let mut tx = pool.begin().await?;
         let document = documents::insert(

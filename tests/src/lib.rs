@@ -409,7 +409,10 @@ impl TestApp {
             ("DATABASE_URL".into(), db.url()),
             ("PUBLIC_URL".into(), format!("http://{addr}")),
             ("FILE_STORE_DIR".into(), files.path().display().to_string()),
-            ("FILE_URL_SECRET".into(), "test-file-url-secret".into()),
+            (
+                "FILE_URL_SECRET".into(),
+                "test-file-url-secret-0123456789abcdef".into(),
+            ),
             // Tests share the machine's PostgreSQL with each other (and with whatever else runs
             // there): each in-process API keeps to a small budget.
             ("DATABASE_MAX_CONNECTIONS".into(), "4".into()),
@@ -479,7 +482,11 @@ impl TestApp {
             &self.store(),
             account_id,
             title,
-            &pdf(pages),
+            pdf(pages),
+            (
+                self.config.limits.pdf,
+                &signet_common::limits::Workers::new("pdf", 1),
+            ),
             &Actor::operator(),
         )
         .await
@@ -763,7 +770,7 @@ impl WorkerProcess {
             .env("DATABASE_URL", app.db.url())
             .env("PUBLIC_URL", &app.base)
             .env("FILE_STORE_DIR", app.files.path())
-            .env("FILE_URL_SECRET", "test-file-url-secret")
+            .env("FILE_URL_SECRET", "test-file-url-secret-0123456789abcdef")
             .env("SMTP_URL", smtp_url)
             .env("MAIL_FROM", "Signet <no-reply@signet.test>")
             .env("WORKER_HEARTBEAT_SECS", "1")
@@ -1068,7 +1075,7 @@ impl ApiProcess {
             .env("BIND_ADDR", format!("127.0.0.1:{port}"))
             .env("PUBLIC_URL", &base)
             .env("FILE_STORE_DIR", app.files.path())
-            .env("FILE_URL_SECRET", "test-file-url-secret")
+            .env("FILE_URL_SECRET", "test-file-url-secret-0123456789abcdef")
             .env("MAIL_FROM", "Signet <no-reply@signet.test>")
             .env("DATABASE_MAX_CONNECTIONS", "4")
             .env("RUST_LOG", "warn")
@@ -1095,6 +1102,13 @@ impl ApiProcess {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
         panic!("signet-api did not start on {}", api.base);
+    }
+}
+
+impl ApiProcess {
+    /// The process id, e.g. to read its memory use from `/proc`.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 }
 

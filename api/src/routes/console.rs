@@ -21,7 +21,7 @@ use signet_common::{
 };
 use uuid::Uuid;
 
-use crate::{AppState, error::ApiError, html::layout};
+use crate::{AppState, error::ApiError, extract::ClientActor, html::layout};
 
 const SESSION_COOKIE: &str = "signet_session";
 /// Webhook deliveries the settings page lists, newest first.
@@ -209,6 +209,7 @@ fn sign_in_form(state: &AppState, status: StatusCode, error: Option<String>) -> 
 async fn sign_in(
     State(state): State<AppState>,
     headers: HeaderMap,
+    ClientActor(actor): ClientActor,
     ConsoleForm(form): ConsoleForm,
 ) -> Response {
     let expected = cookie(&headers, SIGN_IN_COOKIE).unwrap_or_default();
@@ -218,7 +219,21 @@ async fn sign_in(
     }
     let email = form.get("email").map(String::as_str).unwrap_or_default();
     let password = form.get("password").map(String::as_str).unwrap_or_default();
-    match console::sign_in(&state.db.pool, email, password).await {
+    let source = actor
+        .ip_address
+        .parse()
+        .map_or_else(|_| actor.ip_address.clone(), console::source_of);
+    let outcome = console::sign_in(
+        &state.db.pool,
+        &state.gates.sign_in,
+        &state.gates.hashing,
+        console::Throttle::from(&state.config.limits),
+        &source,
+        email,
+        password,
+    )
+    .await;
+    match outcome {
         Ok(SignIn::Ok { token }) => {
             let mut response = Redirect::to("/app/documents").into_response();
             let headers = response.headers_mut();
@@ -237,15 +252,33 @@ async fn sign_in(
             StatusCode::UNAUTHORIZED,
             Some("Wrong e-mail or password.".into()),
         ),
-        Ok(SignIn::Throttled { retry_after_secs }) => sign_in_form(
-            &state,
-            StatusCode::TOO_MANY_REQUESTS,
-            Some(format!(
-                "Too many failed sign-ins. Try again in {retry_after_secs} seconds."
-            )),
+        Ok(SignIn::Throttled { retry_after_secs }) => with_retry_after(
+            sign_in_form(
+                &state,
+                StatusCode::TOO_MANY_REQUESTS,
+                Some(format!(
+                    "Too many failed sign-ins. Try again in {retry_after_secs} seconds."
+                )),
+            ),
+            retry_after_secs,
+        ),
+        Ok(SignIn::Busy) => with_retry_after(
+            sign_in_form(
+                &state,
+                StatusCode::SERVICE_UNAVAILABLE,
+                Some("Too many sign-ins at once. Try again in a moment.".into()),
+            ),
+            1,
         ),
         Err(e) => Failure::from(e).into_response(),
     }
+}
+
+fn with_retry_after(mut response: Response, secs: i64) -> Response {
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    response
 }
 
 async fn sign_out(

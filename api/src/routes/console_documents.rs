@@ -4,7 +4,7 @@
 use axum::{
     Router,
     extract::{DefaultBodyLimit, Multipart, Path, RawQuery, State},
-    http::StatusCode,
+    http::{HeaderValue, StatusCode, header},
     response::{IntoResponse, Redirect, Response},
     routing::{get, post},
 };
@@ -170,6 +170,27 @@ async fn upload(
     ClientActor(actor): ClientActor,
     mut multipart: Multipart,
 ) -> Result<Response, Failure> {
+    // Before the body is read: each upload holds up to 50 MiB and a blocking thread.
+    let account_slot = state
+        .gates
+        .uploads_per_account
+        .try_acquire(console.session.account_id);
+    let slot = state.gates.uploads.admit();
+    let (Some(_account_slot), Some(_slot)) = (account_slot, slot) else {
+        let mut response = render_list(
+            &state,
+            &console,
+            "",
+            Some("Too many uploads at once. Try again in a moment.".into()),
+            StatusCode::TOO_MANY_REQUESTS,
+        )
+        .await?;
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+        return Ok(response);
+    };
+    let _running = _slot.run().await;
     let (mut csrf, mut title, mut file_name, mut bytes) =
         (String::new(), String::new(), String::new(), Vec::new());
     let mut too_large = false;
@@ -209,7 +230,8 @@ async fn upload(
         &state.store,
         console.session.account_id,
         &title,
-        &bytes,
+        bytes,
+        (state.config.limits.pdf, &state.gates.inspecting),
         &actor,
     )
     .await

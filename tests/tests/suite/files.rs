@@ -37,7 +37,7 @@ async fn file_path_serves_the_pdf_and_refuses_tampered_or_expired_links() {
     let swapped = url.replace(&doc.to_string(), &other_doc.to_string());
     let expired = FileLinks::new(
         &app.base,
-        b"test-file-url-secret",
+        b"test-file-url-secret-0123456789abcdef",
         std::time::Duration::from_secs(60),
     )
     .url(doc, Utc::now() - Duration::hours(2));

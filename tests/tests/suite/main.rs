@@ -18,6 +18,7 @@ mod observability;
 mod openapi;
 mod real_names;
 mod scale_out;
+mod security;
 mod signing_flow;
 mod uploads;
 mod webhooks;

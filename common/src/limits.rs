@@ -1,0 +1,249 @@
+//! Bounds on how much costly work (password hashing, PDF inspection) runs at once, so that no
+//! number of requests can take all the memory or all the threads. A request over a bound is
+//! refused at once rather than queued without end.
+
+use std::{
+    collections::HashMap,
+    hash::Hash,
+    sync::{Arc, Mutex},
+};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// At most `concurrency` holders run at once and at most `queue` more wait for their turn;
+/// anyone beyond that is turned away by [`Gate::admit`].
+#[derive(Debug, Clone)]
+pub struct Gate {
+    admitted: Arc<Semaphore>,
+    running: Arc<Semaphore>,
+}
+
+/// A place in the gate: in the queue until [`Ticket::run`] returns.
+#[derive(Debug)]
+pub struct Ticket {
+    _admitted: OwnedSemaphorePermit,
+    running: Arc<Semaphore>,
+}
+
+/// The right to run, held for as long as the work runs.
+#[derive(Debug)]
+pub struct Running {
+    _admitted: OwnedSemaphorePermit,
+    _running: OwnedSemaphorePermit,
+}
+
+impl Gate {
+    pub fn new(concurrency: usize, queue: usize) -> Self {
+        Self {
+            admitted: Arc::new(Semaphore::new(concurrency + queue)),
+            running: Arc::new(Semaphore::new(concurrency)),
+        }
+    }
+
+    /// A place in the queue, or `None` when the gate is full.
+    pub fn admit(&self) -> Option<Ticket> {
+        let admitted = self.admitted.clone().try_acquire_owned().ok()?;
+        Some(Ticket {
+            _admitted: admitted,
+            running: self.running.clone(),
+        })
+    }
+
+    /// How many more could be admitted now.
+    pub fn available(&self) -> usize {
+        self.admitted.available_permits()
+    }
+}
+
+impl Ticket {
+    /// Waits for a free slot.
+    pub async fn run(self) -> Running {
+        let running = self
+            .running
+            .acquire_owned()
+            .await
+            .expect("the gate's semaphore is never closed");
+        Running {
+            _admitted: self._admitted,
+            _running: running,
+        }
+    }
+}
+
+/// At most `per_key` holders per key (such as an account) at once.
+#[derive(Debug, Clone)]
+pub struct PerKey<K: Eq + Hash + Clone> {
+    per_key: usize,
+    counts: Arc<Mutex<HashMap<K, usize>>>,
+}
+
+/// One of a key's places, given back when dropped.
+#[derive(Debug)]
+pub struct KeyPermit<K: Eq + Hash + Clone> {
+    key: K,
+    counts: Arc<Mutex<HashMap<K, usize>>>,
+}
+
+impl<K: Eq + Hash + Clone> PerKey<K> {
+    pub fn new(per_key: usize) -> Self {
+        Self {
+            per_key,
+            counts: Arc::default(),
+        }
+    }
+
+    /// One of `key`'s places, or `None` when it holds them all.
+    pub fn try_acquire(&self, key: K) -> Option<KeyPermit<K>> {
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let count = counts.entry(key.clone()).or_default();
+        if *count >= self.per_key {
+            return None;
+        }
+        *count += 1;
+        Some(KeyPermit {
+            key,
+            counts: self.counts.clone(),
+        })
+    }
+}
+
+impl<K: Eq + Hash + Clone> Drop for KeyPermit<K> {
+    fn drop(&mut self) {
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = counts.get_mut(&self.key) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(&self.key);
+            }
+        }
+    }
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// A fixed set of threads for CPU- and memory-heavy work (password hashing, PDF parsing).
+///
+/// Not tokio's blocking pool: that pool grows to hundreds of threads, and the C allocator keeps
+/// a heap per thread, so 19 MiB argon2 buffers or 64 MiB of inflated PDF streams freed on one
+/// thread stay resident there. With a fixed set the memory held is bounded by its size.
+#[derive(Clone)]
+pub struct Workers {
+    jobs: std::sync::mpsc::Sender<Job>,
+}
+
+impl std::fmt::Debug for Workers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workers").finish_non_exhaustive()
+    }
+}
+
+impl Workers {
+    /// Starts `threads` threads named `name`; they end when the last handle is dropped.
+    pub fn new(name: &str, threads: usize) -> Self {
+        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+        let queue = Arc::new(Mutex::new(queue));
+        for i in 0..threads.max(1) {
+            let queue = queue.clone();
+            std::thread::Builder::new()
+                .name(format!("{name}-{i}"))
+                .spawn(move || {
+                    loop {
+                        let job = queue.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                        match job {
+                            Ok(job) => job(),
+                            Err(_) => return,
+                        }
+                    }
+                })
+                .expect("start a worker thread");
+        }
+        Self { jobs }
+    }
+
+    /// Runs `work` on one of the threads and waits for it without blocking the async runtime;
+    /// `None` if it panicked.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Option<T> {
+        let (done, result) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move || {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+            let _ = done.send(outcome.ok());
+        });
+        self.jobs.send(job).ok()?;
+        result.await.ok().flatten()
+    }
+}
+
+/// The gates of one API process, sized from [`crate::config::Limits`].
+#[derive(Debug, Clone)]
+pub struct Gates {
+    /// PDF uploads being read and inspected, over all accounts; none wait.
+    pub uploads: Gate,
+    pub uploads_per_account: PerKey<uuid::Uuid>,
+    /// Password hashes.
+    pub sign_in: Gate,
+    /// The threads that hash passwords, as many as may hash at once.
+    pub hashing: Workers,
+    /// The threads that inspect PDFs, as many as may be uploaded at once.
+    pub inspecting: Workers,
+}
+
+impl Gates {
+    pub fn new(limits: &crate::config::Limits) -> Self {
+        Self {
+            uploads: Gate::new(limits.upload_concurrency, 0),
+            uploads_per_account: PerKey::new(limits.upload_concurrency_per_account),
+            sign_in: Gate::new(limits.sign_in_hash_concurrency, limits.sign_in_hash_queue),
+            hashing: Workers::new("hashing", limits.sign_in_hash_concurrency),
+            inspecting: Workers::new("pdf", limits.upload_concurrency),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_gate_admits_its_runners_and_queue_and_no_more() {
+        let gate = Gate::new(2, 1);
+        let tickets: Vec<_> = (0..3).map(|_| gate.admit().expect("admitted")).collect();
+        assert!(
+            gate.admit().is_none(),
+            "two running and one waiting fill it"
+        );
+        let mut tickets = tickets.into_iter();
+        let first = tickets.next().unwrap().run().await;
+        let _second = tickets.next().unwrap().run().await;
+        let third = tickets.next().unwrap();
+        drop(first);
+        let _third = third.run().await;
+        assert!(
+            gate.admit().is_some(),
+            "the first one's place is free again"
+        );
+    }
+
+    #[tokio::test]
+    async fn workers_run_the_work_and_survive_a_panic() {
+        let workers = Workers::new("test", 1);
+        assert_eq!(workers.run(|| 6 * 7).await, Some(42));
+        assert_eq!(workers.run(|| -> i32 { panic!("boom") }).await, None);
+        let name = workers
+            .run(|| std::thread::current().name().map(str::to_owned))
+            .await;
+        assert_eq!(name, Some(Some("test-0".to_owned())));
+    }
+
+    #[test]
+    fn per_key_places_are_counted_per_key_and_given_back() {
+        let limit = PerKey::new(1);
+        let a = limit.try_acquire("a").expect("a's place");
+        assert!(limit.try_acquire("a").is_none());
+        let _b = limit.try_acquire("b").expect("b has its own");
+        drop(a);
+        assert!(limit.try_acquire("a").is_some());
+    }
+}
