@@ -17,7 +17,7 @@ use crate::{
     inputs,
     model::{Actor, AuditEvent, DocumentStatus},
     notify::Notifier,
-    recipients,
+    recipients, secrets,
     webhooks::{self, FailedDelivery},
 };
 
@@ -64,8 +64,9 @@ pub async fn failed_for_good(
 
 /// Sends a recipient's failed invitation again, to `corrected_email` if given (checked as the
 /// API checks addresses, and unique on the document). Only a FAILED invitation of a SENT
-/// document qualifies. The invitation carries the same signing link; an `UPDATED` audit
-/// entry records the change.
+/// document qualifies. The invitation carries a new signing link (a failed invitation keeps no
+/// clear token, and the old link was never delivered); an `UPDATED` audit entry records the
+/// change.
 pub async fn resend_invitation(
     pool: &PgPool,
     account_id: Uuid,
@@ -104,7 +105,13 @@ pub async fn resend_invitation(
         }
         _ => format!("Invitation to {} sent again", recipient.email),
     };
-    emails::requeue(&mut tx, email_id).await?;
+    let token = secrets::base64url(&secrets::random_bytes(32));
+    recipients::set_signing_token_hashes(
+        &mut tx,
+        &[(recipient_id, secrets::sha256(token.as_bytes()))],
+    )
+    .await?;
+    emails::requeue_invitation(&mut tx, email_id, &token).await?;
     audit::append(
         &mut tx,
         account_id,

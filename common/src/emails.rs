@@ -157,20 +157,53 @@ pub async fn lock_invitation(
     .await?)
 }
 
-/// Puts a failed row back in the outbox, with its attempts reset.
-pub async fn requeue(conn: &mut PgConnection, email_id: Uuid) -> Result<()> {
+/// Puts a failed invitation back in the outbox with a new signing token (a failed row keeps
+/// no clear token), its attempts reset.
+pub async fn requeue_invitation(
+    conn: &mut PgConnection,
+    email_id: Uuid,
+    link_token: &str,
+) -> Result<()> {
     sqlx::query(
-        "UPDATE outbound_emails SET status = 'PENDING', attempts = 0, last_error = NULL
+        "UPDATE outbound_emails SET status = 'PENDING', attempts = 0, last_error = NULL,
+             link_token = $2
          WHERE id = $1",
     )
     .bind(email_id)
+    .bind(link_token)
     .execute(&mut *conn)
     .await?;
     jobs::enqueue(conn, &[DispatchEmail { email_id }]).await
 }
 
-/// Records a failed attempt on a PENDING row; `give_up` marks it FAILED. Returns the attempts
-/// so far, or None when the row was no longer PENDING.
+/// Withdraws the document's invitations not sent yet (its signing tokens are dropped with them):
+/// in the transaction that takes the document out of SENT.
+pub async fn withdraw_invitations(conn: &mut PgConnection, document_id: Uuid) -> Result<u64> {
+    Ok(sqlx::query(
+        "UPDATE outbound_emails SET status = 'WITHDRAWN', link_token = NULL
+         WHERE document_id = $1 AND kind = 'INVITATION' AND status = 'PENDING'",
+    )
+    .bind(document_id)
+    .execute(conn)
+    .await?
+    .rows_affected())
+}
+
+/// Withdraws one unsent e-mail whose document has left SENT.
+pub async fn withdraw(conn: &mut PgConnection, email_id: Uuid) -> Result<()> {
+    sqlx::query(
+        "UPDATE outbound_emails SET status = 'WITHDRAWN', link_token = NULL
+         WHERE id = $1 AND status = 'PENDING'",
+    )
+    .bind(email_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Records a failed attempt on a PENDING row; `give_up` marks it FAILED and drops the signing
+/// token it carried, which nothing will send any more. Returns the attempts so far, or None when
+/// the row was no longer PENDING.
 pub async fn record_failure(
     conn: &mut PgConnection,
     email_id: Uuid,
@@ -179,7 +212,8 @@ pub async fn record_failure(
 ) -> Result<Option<i32>> {
     Ok(sqlx::query_scalar(
         "UPDATE outbound_emails SET attempts = attempts + 1, last_error = $2,
-             status = CASE WHEN $3 THEN 'FAILED' ELSE status END
+             status = CASE WHEN $3 THEN 'FAILED' ELSE status END,
+             link_token = CASE WHEN $3 THEN NULL ELSE link_token END
          WHERE id = $1 AND status = 'PENDING' RETURNING attempts",
     )
     .bind(email_id)

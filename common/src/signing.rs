@@ -62,6 +62,18 @@ impl SigningSession {
             && self.recipient.status != RecipientStatus::Signed
             && !is_past_expiry(&self.document)
     }
+
+    /// Whether the link may still hand out the PDF: while the document is out for signing and
+    /// not past its expiry (the original, to read and sign), and once it is COMPLETED (the
+    /// signed PDF, which every recipient is also e-mailed). A cancelled, declined or expired
+    /// document is withdrawn: its link shows the final state only.
+    pub fn may_download(&self) -> bool {
+        match self.document.status {
+            DocumentStatus::Sent => !is_past_expiry(&self.document),
+            DocumentStatus::Completed => true,
+            _ => false,
+        }
+    }
 }
 
 /// Opens the link: the first opening while the document is out for signing records VIEWED.

@@ -444,6 +444,8 @@ pub async fn cancel_document(
         return Err(Rule::NotCancellable(document.status.to_string()).into());
     }
     documents::set_status(&mut tx, document_id, DocumentStatus::Cancelled).await?;
+    // Invitations still in the outbox must not go out with working links.
+    emails::withdraw_invitations(&mut tx, document_id).await?;
     audit::append(
         &mut tx,
         account_id,

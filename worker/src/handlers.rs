@@ -16,7 +16,7 @@ use signet_common::{
     emails::OutgoingEmail,
     expiry,
     jobs::{self, CheckCompletion, DeliverWebhook, DispatchEmail},
-    model::EmailKind,
+    model::{DocumentStatus, EmailKind},
     webhooks::{self, AttemptRecord, Delivery},
 };
 use tracing::Instrument;
@@ -172,6 +172,16 @@ async fn send_email(state: &WorkerState, job: &DispatchEmail) -> Result<Option<S
         .contains(&email.id)
     {
         tracing::info!(email = %email.id, "e-mail already sent; its outcome is being recorded");
+        return Ok(None);
+    }
+    // An invitation whose document has left SENT (cancelled, declined, expired), or is past its
+    // expiry before the sweep has run, is withdrawn: its link would not work.
+    let withdrawn = email.document_status != DocumentStatus::Sent
+        || email.expiry_date.is_some_and(|expiry| expiry <= Utc::now());
+    if email.kind == EmailKind::Invitation && withdrawn {
+        emails::withdraw(&mut tx, email.id).await?;
+        tx.commit().await?;
+        tracing::info!(email = %email.id, document_status = %email.document_status, "invitation withdrawn");
         return Ok(None);
     }
     let link = match email.kind {

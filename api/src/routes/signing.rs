@@ -52,7 +52,8 @@ struct SessionDocument {
     title: String,
     status: DocumentStatus,
     pages: i32,
-    file_url: String,
+    /// Null once the document is withdrawn (cancelled, declined, expired).
+    file_url: Option<String>,
     message: Option<String>,
     description: Option<String>,
     expiry_date: Option<Timestamp>,
@@ -67,7 +68,7 @@ struct SessionRecipient {
 }
 
 impl SessionView {
-    fn new(session: &SigningSession, file_url: String) -> Self {
+    fn new(session: &SigningSession, file_url: Option<String>) -> Self {
         let d = &session.document;
         let r = &session.recipient;
         Self {
@@ -100,7 +101,9 @@ async fn session(
     ClientActor(actor): ClientActor,
 ) -> Result<Response, ApiError> {
     let session = signing::open(&state.db.pool, &token, &actor, &state.notifier).await?;
-    let file_url = state.links.url(session.document.id, Utc::now());
+    let file_url = session
+        .may_download()
+        .then(|| state.links.url(session.document.id, Utc::now()));
     Ok(success(
         "Signing session retrieved successfully",
         SessionView::new(&session, file_url),
@@ -135,8 +138,10 @@ async fn page(
 ) -> Response {
     match signing::open(&state.db.pool, &token, &actor, &state.notifier).await {
         Ok(session) => {
-            let file_url = state.links.url(session.document.id, Utc::now());
-            signing_page(&token, &session, &file_url).into_response()
+            let file_url = session
+                .may_download()
+                .then(|| state.links.url(session.document.id, Utc::now()));
+            signing_page(&token, &session, file_url.as_deref()).into_response()
         }
         Err(Error::SigningLinkNotFound) => (
             StatusCode::NOT_FOUND,
@@ -167,7 +172,7 @@ fn field_label(field: &FieldView) -> String {
 const TYPED_PREVIEW_STYLE: &str = ".typed-preview{font-family:\"Signet Text\",sans-serif;\
      color:#0d2673;font-size:1.6rem;min-height:2.2rem;margin-top:4px;unicode-bidi:plaintext}";
 
-fn signing_page(token: &str, session: &SigningSession, file_url: &str) -> Markup {
+fn signing_page(token: &str, session: &SigningSession, file_url: Option<&str>) -> Markup {
     let document = &session.document;
     let recipient = &session.recipient;
     let fields: Vec<FieldView> = session.fields.iter().map(FieldView::from).collect();
@@ -203,15 +208,17 @@ fn signing_page(token: &str, session: &SigningSession, file_url: &str) -> Markup
             @if let Some(message) = document.send_message.as_deref().filter(|m| !m.is_empty()) {
                 div.card { p { (message) } @if let Some(d) = document.send_description.as_deref().filter(|d| !d.is_empty()) { p { (d) } } }
             }
-            div.card {
-                div #pages
-                    data-pdfjs-url=(format!("{}/pdf.min.mjs", assets::BASE))
-                    data-worker-url=(format!("{}/pdf.worker.min.mjs", assets::BASE))
-                    data-file-url=(file_url)
-                    data-color=(recipient.color_code)
-                    data-base=(format!("/sign/{token}"))
-                    data-fields=(serde_json::to_string(&fields).expect("serialisable")) {}
-                p { a href=(file_url) { "Open or download the PDF" } }
+            @if let Some(file_url) = file_url {
+                div.card {
+                    div #pages
+                        data-pdfjs-url=(format!("{}/pdf.min.mjs", assets::BASE))
+                        data-worker-url=(format!("{}/pdf.worker.min.mjs", assets::BASE))
+                        data-file-url=(file_url)
+                        data-color=(recipient.color_code)
+                        data-base=(format!("/sign/{token}"))
+                        data-fields=(serde_json::to_string(&fields).expect("serialisable")) {}
+                    p { a href=(file_url) { "Open or download the PDF" } }
+                }
             }
             @if session.can_act() {
                 form.card id="sign" {
@@ -246,7 +253,9 @@ fn signing_page(token: &str, session: &SigningSession, file_url: &str) -> Markup
                 }
             }
             style { (PreEscaped(format!("{}{TYPED_PREVIEW_STYLE}", assets::font_faces()))) }
-            script type="module" src=(format!("{}/sign-page.mjs", assets::BASE)) {}
+            @if file_url.is_some() {
+                script type="module" src=(format!("{}/sign-page.mjs", assets::BASE)) {}
+            }
             @if let Some(expiry) = document.expiry_date {
                 p { small { "Link valid until " (expiry.to_rfc3339_opts(SecondsFormat::Secs, true)) } }
             }

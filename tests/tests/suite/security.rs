@@ -611,3 +611,213 @@ async fn a_placeholder_file_url_secret_stops_the_binaries() {
     assert!(!compose.contains("change-me"));
     assert!(compose.contains("FILE_URL_SECRET: ${FILE_URL_SECRET:?"));
 }
+
+async fn wait_for_email_jobs(app: &TestApp) {
+    for _ in 0..300 {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM apalis.jobs
+             WHERE job_type = $1 AND status IN ('Pending', 'Queued', 'Running')",
+        )
+        .bind(<signet_common::jobs::DispatchEmail as signet_common::jobs::Job>::QUEUE)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+        if waiting == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the e-mail jobs never ran");
+}
+
+async fn invitation_tokens(app: &TestApp, doc: uuid::Uuid) -> Vec<String> {
+    sqlx::query_scalar(
+        "SELECT link_token FROM outbound_emails
+         WHERE document_id = $1 AND kind = 'INVITATION' ORDER BY id",
+    )
+    .bind(doc)
+    .fetch_all(&app.db.pool)
+    .await
+    .unwrap()
+}
+
+async fn invitation_rows(app: &TestApp, doc: uuid::Uuid) -> Vec<(String, Option<String>)> {
+    sqlx::query_as(
+        "SELECT status, link_token FROM outbound_emails WHERE document_id = $1 AND kind = 'INVITATION'",
+    )
+    .bind(doc)
+    .fetch_all(&app.db.pool)
+    .await
+    .unwrap()
+}
+
+/// Issue 11 items 3 and 4: cancelling 20 recipients at once, all 20 invitations still went out
+/// with working links, and a signing link kept serving the PDF after cancel, decline or expiry.
+/// Now cancel withdraws the queued invitations, the job re-checks the document (a decline
+/// withdraws the others' invitations when their jobs run), and a withdrawn document's link
+/// shows its final state without a file link.
+#[tokio::test]
+async fn withdrawn_documents_send_no_invitations_and_serve_no_pdf() {
+    use crate::signing_flow::send_document;
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let mailbox = Mailbox::start().await;
+
+    let cancelled = app.document(account, "Twenty signers", &[LETTER]).await;
+    let people: Vec<_> = (0..20)
+        .map(|i| serde_json::json!({"name": format!("R {i}"), "email": format!("r{i}@signet.test"), "role": "SIGNER"}))
+        .collect();
+    let fields: Vec<_> = (0..20)
+        .map(|i| serde_json::json!({"recipientEmail": format!("r{i}@signet.test"), "type": "SIGNATURE", "page": 1, "x": 40 + 270 * (i % 2), "y": 40 + 70 * (i / 2), "width": 220, "height": 40}))
+        .collect();
+    for (path, body) in [
+        ("recipients", serde_json::json!(people)),
+        ("fields", serde_json::json!(fields)),
+        (
+            "send",
+            serde_json::json!({"message": "Please sign.", "description": "", "expiryDate": "2099-01-01T00:00:00Z"}),
+        ),
+    ] {
+        let (status, answer) = app
+            .post(&format!("/documents/{cancelled}/{path}"), &key, &body)
+            .await;
+        assert_eq!(status, 200, "{path}: {answer}");
+    }
+    let cancelled_tokens = invitation_tokens(&app, cancelled).await;
+    signet_common::workflow::cancel_document(
+        &app.db.pool,
+        account,
+        cancelled,
+        &signet_common::model::Actor::operator(),
+    )
+    .await
+    .unwrap();
+    assert!(
+        invitation_rows(&app, cancelled)
+            .await
+            .iter()
+            .all(|row| *row == ("WITHDRAWN".to_owned(), None)),
+        "withdrawn, with their clear tokens, in the cancel transaction"
+    );
+
+    let pair = [("ann@signet.test", "SIGNER"), ("bob@signet.test", "SIGNER")];
+    let declined = send_document(
+        &app,
+        account,
+        &key,
+        &pair,
+        &[
+            ("ann@signet.test", "SIGNATURE"),
+            ("bob@signet.test", "SIGNATURE"),
+        ],
+        "2099-01-01T00:00:00Z",
+    )
+    .await;
+    let declined_tokens = invitation_tokens(&app, declined).await;
+    let answer = app
+        .client
+        .post(format!("{}/sign/{}/decline", app.base, declined_tokens[0]))
+        .json(&serde_json::json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+
+    let expired = send_document(
+        &app,
+        account,
+        &key,
+        &[("cy@signet.test", "SIGNER")],
+        &[("cy@signet.test", "SIGNATURE")],
+        "2099-01-01T00:00:00Z",
+    )
+    .await;
+    let expired_token = invitation_tokens(&app, expired).await.remove(0);
+    sqlx::query("UPDATE documents SET expiry_date = now() - interval '1 minute' WHERE id = $1")
+        .bind(expired)
+        .execute(&app.db.pool)
+        .await
+        .unwrap();
+
+    // Only now does a worker run the queued jobs.
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    wait_for_email_jobs(&app).await;
+    let invitations: Vec<_> = mailbox
+        .messages()
+        .into_iter()
+        .filter(|m| m.text.contains("/sign/"))
+        .collect();
+    assert!(
+        invitations.is_empty(),
+        "no invitation of a cancelled, declined or expired document went out: {invitations:#?}"
+    );
+    for doc in [cancelled, declined, expired] {
+        assert!(
+            invitation_rows(&app, doc)
+                .await
+                .iter()
+                .all(|(status, token)| status != "PENDING" && status != "SENT" && token.is_none()),
+            "{:?}",
+            invitation_rows(&app, doc).await
+        );
+    }
+
+    for (token, status) in [
+        (&cancelled_tokens[3], "CANCELLED"),
+        (&declined_tokens[1], "DECLINED"),
+        (&expired_token, "SENT"),
+    ] {
+        let link = format!("{}/sign/{token}", app.base);
+        let (code, body) = read(
+            app.client
+                .get(format!("{link}/session"))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(code, 200, "{body}");
+        assert_eq!(body["data"]["document"]["status"], status);
+        assert!(body["data"]["document"]["fileUrl"].is_null(), "{body}");
+        assert_eq!(body["data"]["canSign"], false);
+        let page = app
+            .client
+            .get(&link)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(!page.contains("/files/"), "the page links no file: {page}");
+    }
+}
+
+/// Issue 11 item 9: an invitation that failed for good kept its clear signing token forever.
+#[tokio::test]
+async fn a_failed_invitation_keeps_no_clear_token() {
+    use crate::signing_flow::send_document;
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let doc = send_document(
+        &app,
+        account,
+        &key,
+        &[("ann@signet.test", "SIGNER")],
+        &[("ann@signet.test", "SIGNATURE")],
+        "2099-01-01T00:00:00Z",
+    )
+    .await;
+    // Nothing listens there: every attempt fails; one retry, then FAILED.
+    let smtp = format!("smtp://127.0.0.1:{}", free_port());
+    let _worker = WorkerProcess::start(&app, &smtp, &[("EMAIL_RETRY_SCHEDULE", "1")]);
+    for _ in 0..300 {
+        let rows = invitation_rows(&app, doc).await;
+        if rows[0].0 == "FAILED" {
+            assert_eq!(rows[0].1, None, "the clear token is dropped");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the invitation never failed for good");
+}
