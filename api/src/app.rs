@@ -105,7 +105,7 @@ pub fn guard<S: Clone + Send + Sync + 'static>(routes: Router<S>) -> Router<S> {
 /// One span per request — continuing the caller's trace when it sends `traceparent` — named by
 /// method and matched route (never the raw path, which holds tokens), and the request metrics.
 async fn observe(req: Request, next: Next) -> Response {
-    let method = req.method().clone();
+    let method = method_label(req.method());
     let route = req
         .extensions()
         .get::<MatchedPath>()
@@ -129,7 +129,7 @@ async fn observe(req: Request, next: Next) -> Response {
     let status = response.status().as_u16();
     span.record("http.response.status_code", status);
     let labels = [
-        ("method", method.to_string()),
+        ("method", method.to_owned()),
         ("route", route),
         ("status", status.to_string()),
     ];
@@ -137,6 +137,25 @@ async fn observe(req: Request, next: Next) -> Response {
     metrics::histogram!("signet_http_request_duration_seconds", &labels[..2])
         .record(started.elapsed().as_secs_f64());
     response
+}
+
+/// The method as telemetry names it: one of the standard methods, else `_OTHER` (as the
+/// OpenTelemetry conventions say), so that a client cannot mint new metric labels or span
+/// names by inventing methods.
+fn method_label(method: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        Method::CONNECT => "CONNECT",
+        Method::TRACE => "TRACE",
+        _ => "_OTHER",
+    }
 }
 
 /// Reads W3C trace context from request headers.

@@ -821,3 +821,45 @@ async fn a_failed_invitation_keeps_no_clear_token() {
     }
     panic!("the invitation never failed for good");
 }
+
+/// Issue 11 item 6: any method, of any length, became a new metric label. Now only the standard
+/// methods are named; the rest are `_OTHER`, and routes are the matched ones or `unmatched`.
+#[tokio::test]
+async fn invented_methods_do_not_become_metric_labels() {
+    let app = TestApp::spawn().await;
+    let api = ApiProcess::start(&app, &[]).await;
+    let client = reqwest::Client::new();
+    let long = "X".repeat(5_000);
+    for method in ["PROBEMETHOD123", long.as_str()] {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let _ = client
+            .request(method, format!("{}/healthz", api.base))
+            .send()
+            .await;
+        let _ = client
+            .get(format!("{}/no/such/{}", api.base, uuid::Uuid::new_v4()))
+            .send()
+            .await;
+    }
+    let metrics = client
+        .get(format!("{}/metrics", api.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let requests: Vec<&str> = metrics
+        .lines()
+        .filter(|l| l.starts_with("signet_http_requests_total{"))
+        .collect();
+    assert!(
+        requests
+            .iter()
+            .any(|l| l.contains(r#"method="_OTHER""#) && l.contains(r#"route="/healthz""#)),
+        "{requests:#?}"
+    );
+    assert!(!metrics.contains("PROBEMETHOD"), "{requests:#?}");
+    assert!(!metrics.contains("XXXXXXXX"));
+    assert!(!metrics.contains("/no/such/"), "unmatched paths are not labels");
+}
