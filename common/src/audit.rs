@@ -55,6 +55,22 @@ pub async fn append(
     message: &str,
     actor: &Actor,
 ) -> Result<AuditEntry> {
+    // PostgreSQL keeps microseconds; hash exactly what will be stored.
+    let at = (Uuid::now_v7(), Utc::now().trunc_subsecs(6));
+    append_at(conn, account_id, document_id, event, message, actor, at).await
+}
+
+/// [`append`] with the entry's id and time chosen by the caller (microsecond precision), for an
+/// entry that something made earlier already shows, such as the final PDF's certificate.
+pub async fn append_at(
+    conn: &mut PgConnection,
+    account_id: Uuid,
+    document_id: Uuid,
+    event: AuditEvent,
+    message: &str,
+    actor: &Actor,
+    (id, created_at): (Uuid, DateTime<Utc>),
+) -> Result<AuditEntry> {
     sqlx::query("SELECT 1 FROM documents WHERE id = $1 FOR UPDATE")
         .bind(document_id)
         .execute(&mut *conn)
@@ -66,9 +82,6 @@ pub async fn append(
     .fetch_optional(&mut *conn)
     .await?
     .unwrap_or_else(|| GENESIS.to_vec());
-    let id = Uuid::now_v7();
-    // PostgreSQL keeps microseconds; hash exactly what will be stored.
-    let created_at = Utc::now().trunc_subsecs(6);
     let hash = chain_hash(
         &prev_hash,
         &canonical(

@@ -1,8 +1,9 @@
 //! Completion: when every signer has signed, the document becomes COMPLETED exactly once, with
 //! its final PDF (fields stamped, certificate appended), the COMPLETED entry and the completion
-//! e-mails, all in one transaction under the document's row lock.
+//! e-mails, committed in one transaction under the document's row lock. The PDF is rendered
+//! before that transaction, with no lock and no connection held.
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -31,6 +32,13 @@ pub enum Outcome {
     Completed,
 }
 
+/// How many times completion renders again because the audit trail grew meanwhile.
+const RENDER_ATTEMPTS: usize = 3;
+
+/// Completes the document once every signer has signed. The final PDF is rendered with no row
+/// lock and no database connection held; the completion is then committed under the row lock
+/// if the document is still SENT and its audit trail (which the certificate lists) has not
+/// changed meanwhile, else the rendering is discarded and, for a changed trail, done again.
 #[tracing::instrument(name = "completion::check", skip_all)]
 pub async fn check(
     pool: &PgPool,
@@ -38,70 +46,119 @@ pub async fn check(
     document_id: Uuid,
     notifier: &Notifier,
 ) -> Result<Outcome> {
-    let mut tx = pool.begin().await?;
-    let document = documents::lock_for_job(&mut tx, document_id).await?;
-    if document.status != DocumentStatus::Sent {
-        return Ok(Outcome::NotSent);
-    }
-    let recipients = recipients::list(&mut tx, document_id).await?;
-    let all_signed = recipients
-        .iter()
-        .filter(|r| r.role == RecipientRole::Signer)
-        .all(|r| r.status == RecipientStatus::Signed);
-    if !all_signed {
-        return Ok(Outcome::Waiting);
-    }
-    let fields = fields::list(&mut tx, document_id).await?;
-    // The COMPLETED entry comes first so that the certificate can list it too.
-    let completed = audit::append(
-        &mut tx,
-        document.account_id,
-        document_id,
-        AuditEvent::Completed,
-        "All recipients have signed",
-        &Actor::worker(),
-    )
-    .await?;
-    // Read inside the transaction (it holds the COMPLETED entry): one connection per job, so
-    // a small pool cannot deadlock with every job holding one and waiting for a second.
-    let trail = audit::list(&mut *tx, document.account_id, document_id).await?;
-    let original = tokio::fs::read(store.path(&document.file_key)).await?;
-    let certificate = certificate(&document, &recipients, &trail, completed.created_at);
-    let stamps = stamp_fields(&fields);
-    let rendered =
-        tokio::task::spawn_blocking(move || stamp::render_final(&original, &stamps, &certificate))
-            .await
-            .map_err(|e| std::io::Error::other(format!("rendering task failed: {e}")))??;
-    let final_key = FileStore::final_key(document.account_id, document_id);
-    store.put(&final_key, &rendered.bytes).await?;
-    documents::mark_completed(&mut tx, document_id, &final_key, &rendered.sha256).await?;
-    let notices: Vec<emails::NewEmail> = recipients
-        .iter()
-        .map(|r| emails::NewEmail {
-            recipient_id: r.id,
-            kind: EmailKind::Completed,
-            link_token: None,
+    for _ in 0..RENDER_ATTEMPTS {
+        // What to render, read in a short transaction.
+        let mut tx = pool.begin().await?;
+        let document = documents::lock_for_job(&mut tx, document_id).await?;
+        if document.status != DocumentStatus::Sent {
+            return Ok(Outcome::NotSent);
+        }
+        let recipients = recipients::list(&mut tx, document_id).await?;
+        let all_signed = recipients
+            .iter()
+            .filter(|r| r.role == RecipientRole::Signer)
+            .all(|r| r.status == RecipientStatus::Signed);
+        if !all_signed {
+            return Ok(Outcome::Waiting);
+        }
+        let fields = fields::list(&mut tx, document_id).await?;
+        // In the same transaction: one connection per job, so a small pool cannot deadlock
+        // with every job holding one and waiting for a second.
+        let mut trail = audit::list(&mut *tx, document.account_id, document_id).await?;
+        tx.commit().await?;
+        let last_entry = trail.last().map(|entry| entry.id);
+
+        // The COMPLETED entry is chosen now so that the certificate can list it too.
+        let actor = Actor::worker();
+        let (completed_id, completed_at) = (Uuid::now_v7(), Utc::now().trunc_subsecs(6));
+        trail.push(AuditEntry {
+            seq: trail.last().map_or(1, |entry| entry.seq + 1),
+            id: completed_id,
+            account_id: document.account_id,
+            document_id,
+            event: AuditEvent::Completed,
+            message: COMPLETED_MESSAGE.to_owned(),
+            ip_address: actor.ip_address.clone(),
+            user_agent: actor.user_agent.clone(),
+            created_at: completed_at,
+            prev_hash: Vec::new(),
+            hash: Vec::new(),
+        });
+        let original = tokio::fs::read(store.path(&document.file_key)).await?;
+        let certificate = certificate(&document, &recipients, &trail, completed_at);
+        let stamps = stamp_fields(&fields);
+        let rendered = tokio::task::spawn_blocking(move || {
+            stamp::render_final(&original, &stamps, &certificate)
         })
-        .collect();
-    emails::queue(
-        &mut tx,
-        document.account_id,
-        document_id,
-        &notices,
-        &notifier.message_id_domain,
-    )
-    .await?;
-    webhooks::record(
-        &mut tx,
-        document.account_id,
-        document_id,
-        EventType::Completed,
-        &notifier.payload_links,
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(Outcome::Completed)
+        .await
+        .map_err(|e| std::io::Error::other(format!("rendering task failed: {e}")))??;
+        // A key of its own per rendering: a concurrent completion never overwrites the file
+        // that another one recorded.
+        let final_key = format!(
+            "{}/{}/final-{completed_id}.pdf",
+            document.account_id, document_id
+        );
+        store.put(&final_key, &rendered.bytes).await?;
+
+        let mut tx = pool.begin().await?;
+        let current = documents::lock_for_job(&mut tx, document_id).await?;
+        let still_last: Option<Uuid> = sqlx::query_scalar(
+            "SELECT id FROM audit_entries WHERE document_id = $1 ORDER BY seq DESC LIMIT 1",
+        )
+        .bind(document_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if current.status != DocumentStatus::Sent || still_last != last_entry {
+            drop(tx);
+            let _ = store.remove(&final_key).await;
+            if current.status != DocumentStatus::Sent {
+                return Ok(Outcome::NotSent);
+            }
+            continue;
+        }
+        audit::append_at(
+            &mut tx,
+            document.account_id,
+            document_id,
+            AuditEvent::Completed,
+            COMPLETED_MESSAGE,
+            &actor,
+            (completed_id, completed_at),
+        )
+        .await?;
+        documents::mark_completed(&mut tx, document_id, &final_key, &rendered.sha256).await?;
+        let notices: Vec<emails::NewEmail> = recipients
+            .iter()
+            .map(|r| emails::NewEmail {
+                recipient_id: r.id,
+                kind: EmailKind::Completed,
+                link_token: None,
+            })
+            .collect();
+        emails::queue(
+            &mut tx,
+            document.account_id,
+            document_id,
+            &notices,
+            &notifier.message_id_domain,
+        )
+        .await?;
+        webhooks::record(
+            &mut tx,
+            document.account_id,
+            document_id,
+            EventType::Completed,
+            &notifier.payload_links,
+        )
+        .await?;
+        tx.commit().await?;
+        return Ok(Outcome::Completed);
+    }
+    // The trail kept changing (viewers opening their links, say): the job runs again later.
+    Ok(Outcome::Waiting)
 }
+
+const COMPLETED_MESSAGE: &str = "All recipients have signed";
 
 /// Queues completion again for SENT documents whose signers have all signed but whose
 /// completion jobs gave up (a file store outage, say). Run by the periodic sweep; the job is

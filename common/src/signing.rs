@@ -24,6 +24,11 @@ use crate::{
 pub const MAX_TEXT_CHARS: usize = 1_000;
 pub const MAX_TYPED_SIGNATURE_CHARS: usize = 200;
 pub const MAX_SIGNATURE_IMAGE_BYTES: usize = 512 * 1024;
+/// A drawn signature is at most this wide and tall, in pixels: the signing page's pad is
+/// 600 × 150, so this leaves room for a phone's higher density and refuses images that only
+/// make decoding (and the final PDF) expensive.
+pub const MAX_SIGNATURE_IMAGE_WIDTH: u32 = 2_000;
+pub const MAX_SIGNATURE_IMAGE_HEIGHT: u32 = 1_000;
 const PNG_DATA_URL: &str = "data:image/png;base64,";
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -109,7 +114,10 @@ pub async fn submit(
         .into_iter()
         .filter(|f| f.recipient_id == recipient.id)
         .collect();
-    let values = validate_values(&own_fields, input)?;
+    // Images are decoded off the async threads.
+    let values = tokio::task::spawn_blocking(move || validate_values(&own_fields, input))
+        .await
+        .map_err(|e| std::io::Error::other(format!("validation task failed: {e}")))??;
     if recipient.status == RecipientStatus::Pending {
         record_view(&mut tx, &document, &recipient, actor, notifier).await?;
     }
@@ -338,6 +346,36 @@ fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(Uuid, Strin
     }
 }
 
+/// Decodes a drawn signature whole, after checking its size from its header: a small file can
+/// claim a huge image (a 2 KB 1-bit PNG decodes to 16 M pixels), and the final PDF is rendered
+/// from it later.
+fn check_signature_png(bytes: &[u8]) -> std::result::Result<(), String> {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder
+        .read_info()
+        .map_err(|_| "the PNG image cannot be read".to_owned())?;
+    let (width, height) = reader.info().size();
+    if width == 0
+        || height == 0
+        || width > MAX_SIGNATURE_IMAGE_WIDTH
+        || height > MAX_SIGNATURE_IMAGE_HEIGHT
+    {
+        return Err(format!(
+            "a signature image is at most {MAX_SIGNATURE_IMAGE_WIDTH} × \
+             {MAX_SIGNATURE_IMAGE_HEIGHT} pixels; this one is {width} × {height}"
+        ));
+    }
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| "the PNG image cannot be read".to_owned())?;
+    let mut buffer = vec![0; size];
+    reader
+        .next_frame(&mut buffer)
+        .map_err(|_| "the PNG image is corrupt".to_owned())?;
+    Ok(())
+}
+
 fn normalise_value(field_type: FieldType, raw: &str) -> std::result::Result<String, String> {
     let value = raw.trim();
     if value.is_empty() {
@@ -358,6 +396,7 @@ fn normalise_value(field_type: FieldType, raw: &str) -> std::result::Result<Stri
                 if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
                     return Err("the data URL does not hold a PNG image".into());
                 }
+                check_signature_png(&bytes)?;
                 Ok(value.to_owned())
             } else if value.starts_with("data:") {
                 Err("only PNG data URLs (data:image/png;base64,...) are accepted".into())
@@ -386,13 +425,43 @@ fn normalise_value(field_type: FieldType, raw: &str) -> std::result::Result<Stri
 mod tests {
     use super::*;
 
+    /// A PNG data URL of a blank 1-bit grey image.
+    fn png_url(width: u32, height: u32) -> String {
+        use base64::Engine;
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, width, height);
+        encoder.set_color(png::ColorType::Grayscale);
+        encoder.set_depth(png::BitDepth::One);
+        let mut writer = encoder.write_header().unwrap();
+        writer
+            .write_image_data(&vec![0; width.div_ceil(8) as usize * height as usize])
+            .unwrap();
+        writer.finish().unwrap();
+        format!(
+            "{PNG_DATA_URL}{}",
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        )
+    }
+
+    #[test]
+    fn a_drawn_signature_is_decoded_and_its_size_bounded() {
+        assert!(normalise_value(FieldType::Signature, &png_url(600, 150)).is_ok());
+        let huge = png_url(4000, 4000);
+        assert!(
+            huge.len() < 64 * 1024,
+            "a few KB claim 16 M pixels: {}",
+            huge.len()
+        );
+        let refused = normalise_value(FieldType::Signature, &huge).unwrap_err();
+        assert!(refused.contains("at most 2000 × 1000 pixels"), "{refused}");
+        let mut truncated = png_url(600, 150);
+        truncated.truncate(truncated.len() - 40);
+        assert!(normalise_value(FieldType::Signature, &truncated).is_err());
+    }
+
     #[test]
     fn values_are_checked_by_type() {
-        use base64::Engine;
-        let png = format!(
-            "{PNG_DATA_URL}{}",
-            base64::engine::general_purpose::STANDARD.encode(b"\x89PNG\r\n\x1a\nrest")
-        );
+        let png = png_url(2, 1);
         assert_eq!(
             normalise_value(FieldType::Signature, " Ann Lee "),
             Ok("Ann Lee".into())
