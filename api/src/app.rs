@@ -88,6 +88,43 @@ pub fn router(state: AppState) -> Router {
     .with_state(state)
 }
 
+/// What the console's and signing links' pages may load: their own scripts, styles (inline
+/// `style` attributes too), images, fonts and pdf.js's worker, nothing else; no framing.
+const PAGE_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+     img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; \
+     worker-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; \
+     frame-ancestors 'none'";
+
+/// Browser protections for the console (`/app…`) and signing links (`/sign/…`): a content
+/// security policy, no framing, no MIME sniffing, no referrer (the signing link's token is in
+/// its path), and no caching of pages that show keys, secrets or documents — unless the
+/// response set its own caching (the versioned static assets).
+async fn page_headers(req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    let protect = path == "/app" || path.starts_with("/app/") || path.starts_with("/sign/");
+    let mut response = next.run(req).await;
+    if protect {
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(PAGE_CSP),
+        );
+        headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        headers.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
+        headers.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        );
+        headers
+            .entry(header::CACHE_CONTROL)
+            .or_insert(HeaderValue::from_static("no-store"));
+    }
+    response
+}
+
 /// The layers that keep every response an envelope: panics, time limit, body limit, and a
 /// last check that no non-JSON error escapes; outermost, the request's span and metrics.
 pub fn guard<S: Clone + Send + Sync + 'static>(routes: Router<S>) -> Router<S> {
@@ -99,6 +136,7 @@ pub fn guard<S: Clone + Send + Sync + 'static>(routes: Router<S>) -> Router<S> {
             ApiError::Internal.into_response()
         }))
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
+        .layer(middleware::from_fn(page_headers))
         .layer(middleware::from_fn(observe))
 }
 

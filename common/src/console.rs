@@ -199,6 +199,10 @@ pub async fn sign_in(
         return Ok(SignIn::Busy);
     };
     let email = email.trim().to_lowercase();
+    // No account has such an address, and PostgreSQL refuses NUL in text.
+    if crate::inputs::has_control_chars(&email) {
+        return Ok(SignIn::WrongCredentials);
+    }
     let address_key = format!("address:{email}|{source}");
     let source_key = format!("source:{source}");
     if let Some(retry_after_secs) = count_attempt(pool, &address_key, &source_key, throttle).await?

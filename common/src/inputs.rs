@@ -99,6 +99,16 @@ fn check_list_size(len: usize, max: usize, problems: &mut Vec<Problem>) {
     }
 }
 
+/// Whether `value` holds a control character other than a line break or a tab: NUL and the
+/// like, which PostgreSQL refuses in text and which no name, title or message needs.
+pub fn has_control_chars(value: &str) -> bool {
+    value
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+}
+
+pub const CONTROL_CHARS: &str = "must not contain control characters";
+
 fn check_text(
     problems: &mut Vec<Problem>,
     field: String,
@@ -108,6 +118,8 @@ fn check_text(
 ) {
     if required && value.trim().is_empty() {
         problems.push(Problem::new(field, "must not be empty"));
+    } else if has_control_chars(value) {
+        problems.push(Problem::new(field, CONTROL_CHARS));
     } else if value.chars().count() > max_chars {
         problems.push(Problem::new(
             field,

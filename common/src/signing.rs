@@ -168,6 +168,12 @@ pub async fn decline(
         .filter(|r| !r.is_empty());
     if reason
         .as_ref()
+        .is_some_and(|r| crate::inputs::has_control_chars(r))
+    {
+        return Err(Error::invalid("reason", crate::inputs::CONTROL_CHARS));
+    }
+    if reason
+        .as_ref()
         .is_some_and(|r| r.chars().count() > MAX_TEXT_CHARS)
     {
         return Err(Error::invalid(
@@ -380,6 +386,9 @@ fn normalise_value(field_type: FieldType, raw: &str) -> std::result::Result<Stri
     let value = raw.trim();
     if value.is_empty() {
         return Err("must not be empty".into());
+    }
+    if crate::inputs::has_control_chars(value) {
+        return Err(crate::inputs::CONTROL_CHARS.into());
     }
     match field_type {
         FieldType::Signature | FieldType::Initials => {

@@ -174,8 +174,9 @@ fn check_bounds(
     width: f64,
     height: f64,
 ) -> Result<()> {
-    let page_size = usize::try_from(page - 1)
-        .ok()
+    let page_size = page
+        .checked_sub(1)
+        .and_then(|index| usize::try_from(index).ok())
         .and_then(|index| document.page_sizes.get(index))
         .ok_or(Rule::PageOutOfRange {
             page,

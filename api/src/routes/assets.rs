@@ -41,6 +41,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../static/place-fields.mjs"),
     ),
     (
+        "copy.mjs",
+        "text/javascript",
+        include_bytes!("../../static/copy.mjs"),
+    ),
+    (
         "sign-page.mjs",
         "text/javascript",
         include_bytes!("../../static/sign-page.mjs"),

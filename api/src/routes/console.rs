@@ -342,7 +342,8 @@ async fn settings_page(
             @if let Some(new_key) = &flash.new_key {
                 p.banner { "Copy your new key now. It will not be shown again." }
                 p { code id="new-key" { (new_key) } " "
-                    button type="button" onclick="navigator.clipboard.writeText(document.getElementById('new-key').textContent)" { "Copy" } }
+                    button type="button" data-copy="new-key" { "Copy" } }
+                script type="module" src=(format!("{}/copy.mjs", super::assets::BASE)) {}
             }
             @match &key {
                 Some(key) => {

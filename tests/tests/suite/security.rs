@@ -955,3 +955,144 @@ async fn oversized_drawn_signatures_are_refused_at_submit() {
     assert_eq!(status, 200, "{body}");
     wait_for_status(&app, &key, doc, "COMPLETED").await;
 }
+
+/// Issue 11 item 12: NUL bytes reached PostgreSQL (500) and `"page": i64::MIN` overflowed
+/// (500). Now each is a 400 in the envelope that changes nothing.
+#[tokio::test]
+async fn nul_bytes_and_extreme_numbers_are_refused_with_a_400() {
+    let app = TestApp::spawn().await;
+    let api = ApiProcess::start(&app, &[]).await;
+    let (account, key) = app.account(1000).await;
+    let doc = app.document(account, "Probe", &[LETTER]).await;
+    let client = reqwest::Client::new();
+    let call = |method: reqwest::Method, path: &str, body: Option<serde_json::Value>| {
+        let mut request = client
+            .request(method, format!("{}/external/api/v1{path}", api.base))
+            .header("X-API-KEY", &key);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        async move { read(request.send().await.unwrap()).await }
+    };
+
+    let (status, body) = call(reqwest::Method::GET, "/documents?search=a%00b", None).await;
+    assert_error(
+        &(status, body),
+        400,
+        "ERROR",
+        "Invalid query parameter: search",
+    );
+
+    let (status, body) = call(
+        reqwest::Method::POST,
+        &format!("/documents/{doc}/recipients"),
+        Some(serde_json::json!([{"name": "Ann\u{0}Lee", "email": "ann@signet.test", "role": "SIGNER"}])),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["message"], "Invalid request body or validation error");
+    assert_eq!(
+        body["errors"][0]["reason"],
+        "must not contain control characters"
+    );
+
+    let (status, _) = call(
+        reqwest::Method::POST,
+        &format!("/documents/{doc}/recipients"),
+        Some(
+            serde_json::json!([{"name": "Ann Lee", "email": "ann@signet.test", "role": "SIGNER"}]),
+        ),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, body) = call(
+        reqwest::Method::POST,
+        &format!("/documents/{doc}/fields"),
+        Some(serde_json::json!([{"recipientEmail": "ann@signet.test", "type": "SIGNATURE", "page": i64::MIN, "x": 10, "y": 10}])),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        body["message"],
+        format!("Page {} is out of range (document has 1 pages)", i64::MIN)
+    );
+    let fields: i64 = sqlx::query_scalar("SELECT count(*) FROM fields WHERE document_id = $1")
+        .bind(doc)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(fields, 0, "nothing changed");
+
+    // The console's sign-in with a NUL in the address: the ordinary wrong-credentials answer.
+    let answer = Console::new(&api.base)
+        .sign_in("a\u{0}b@example.com", "wrong password!!")
+        .await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+}
+
+/// Issue 11 item 13: console and signing pages had no CSP, framing, sniffing, referrer or
+/// caching protections, the page that shows a new key once included.
+#[tokio::test]
+async fn console_and_signing_pages_carry_browser_protections() {
+    let app = TestApp::spawn().await;
+    let api = ApiProcess::start(&app, &[]).await;
+    let (_, mut console) = signed_in(&app, &api).await;
+    let settings = console.get("/app/settings/api").await;
+    let csrf = csrf(&settings.body);
+    let request = console
+        .client
+        .post(format!("{}/app/settings/api/key/generate", api.base))
+        .form(&[("csrf", csrf.as_str())]);
+    let shown_once = console.send(request).await;
+    assert_eq!(shown_once.status, StatusCode::OK);
+    let sign_page = Console::new(&api.base).get("/sign/not-a-token").await;
+    let sign_in = Console::new(&api.base).get("/app/sign-in").await;
+    for (what, answer) in [
+        ("settings", &settings),
+        ("new key", &shown_once),
+        ("signing page", &sign_page),
+        ("sign-in", &sign_in),
+    ] {
+        let header = |name: &str| {
+            answer
+                .headers
+                .get(name)
+                .map(|v| v.to_str().unwrap().to_owned())
+                .unwrap_or_else(|| panic!("{what}: no {name}"))
+        };
+        assert!(
+            header("content-security-policy").contains("frame-ancestors 'none'"),
+            "{what}"
+        );
+        assert!(
+            header("content-security-policy").contains("script-src 'self'"),
+            "{what}"
+        );
+        assert_eq!(header("x-frame-options"), "DENY", "{what}");
+        assert_eq!(header("x-content-type-options"), "nosniff", "{what}");
+        assert_eq!(header("referrer-policy"), "no-referrer", "{what}");
+        assert_eq!(header("cache-control"), "no-store", "{what}");
+        assert!(
+            !answer.body.contains("onclick="),
+            "{what}: no inline handlers"
+        );
+    }
+    assert!(
+        shown_once.body.contains("Copy your new key now"),
+        "{}",
+        shown_once.body
+    );
+    // The versioned static assets keep their long caching.
+    let asset = reqwest::get(format!(
+        "{}/app/static/{}/copy.mjs",
+        api.base,
+        env!("CARGO_PKG_VERSION")
+    ))
+    .await
+    .unwrap();
+    assert_eq!(asset.status(), 200);
+    assert_eq!(
+        asset.headers()["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+}
