@@ -1,6 +1,7 @@
 //! The guard against webhook URLs that point into the server's own network: only http(s), and
 //! no address that is private, loopback, link-local, shared (CGNAT), multicast, reserved or
-//! documentation-only — including IPv4 addresses hidden inside IPv6 (mapped, compatible, NAT64).
+//! documentation-only — including IPv4 addresses hidden inside IPv6 (mapped, compatible, NAT64,
+//! 6to4), local-use NAT64, Teredo and site-local ranges.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -41,6 +42,7 @@ fn is_internal_v4(ip: Ipv4Addr) -> bool {
         || (a == 198 && b == 51 && c == 100)
         || (a == 203 && b == 0 && c == 113)
         || (a == 198 && (b == 18 || b == 19)) // benchmarking
+        || (a == 192 && b == 88 && c == 99) // 6to4 relay anycast, deprecated
         || ip.is_multicast()
         || a >= 240 // reserved, and the broadcast address
 }
@@ -65,7 +67,20 @@ fn is_internal_v6(ip: Ipv6Addr) -> bool {
     if segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
         return is_internal_v4(embedded_v4()); // NAT64
     }
-    (segments[0] & 0xfe00) == 0xfc00 // unique local fc00::/7
+    if segments[0] == 0x2002 {
+        // 6to4: the IPv4 address of the site follows the prefix.
+        let v4 = Ipv4Addr::new(
+            (segments[1] >> 8) as u8,
+            segments[1] as u8,
+            (segments[2] >> 8) as u8,
+            segments[2] as u8,
+        );
+        return is_internal_v4(v4);
+    }
+    (segments[0] == 0x64 && segments[1] == 0xff9b && segments[2] == 1) // local-use NAT64 64:ff9b:1::/48
+        || (segments[0] == 0x2001 && segments[1] == 0) // Teredo 2001::/32: tunnels to anywhere
+        || (segments[0] & 0xffc0) == 0xfec0 // site-local fec0::/10, deprecated
+        || (segments[0] & 0xfe00) == 0xfc00 // unique local fc00::/7
         || (segments[0] & 0xffc0) == 0xfe80 // link-local fe80::/10
         || (segments[0] & 0xff00) == 0xff00 // multicast
         || (segments[0] == 0x2001 && segments[1] == 0x0db8) // documentation
@@ -107,6 +122,12 @@ mod tests {
     #[test]
     fn internal_addresses_are_refused_and_public_ones_allowed() {
         for internal in [
+            "64:ff9b:1::a00:1",
+            "2002:7f00:1::",
+            "2002:a00:1::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "fec0::1",
+            "192.88.99.1",
             "127.0.0.1",
             "127.1.2.3",
             "::1",
@@ -157,6 +178,8 @@ mod tests {
             "2606:4700:4700::1111",
             "::ffff:8.8.8.8",
             "64:ff9b::808:808",
+            "2002:808:808::1",
+            "2001:db9::1",
         ] {
             assert!(
                 !is_internal(public.parse().unwrap()),

@@ -1,4 +1,4 @@
-//! The webhook HTTP client: no redirects, a 15 s timeout, and an SSRF guard in the DNS
+//! The webhook HTTP client: no redirects, no proxy, a 15 s timeout, and an SSRF guard in the DNS
 //! resolver, so the address that is checked is the address that is dialled.
 
 use std::{net::SocketAddr, sync::Arc, time::Duration};
@@ -28,6 +28,9 @@ impl WebhookClient {
     pub fn new(allow_internal: bool) -> Self {
         let client = Client::builder()
             .redirect(redirect::Policy::none())
+            // A proxy from HTTP(S)_PROXY would resolve and dial the target itself, past the
+            // address check below.
+            .no_proxy()
             .timeout(TIMEOUT)
             .user_agent(format!("Signet-Webhooks/{VERSION}"))
             .dns_resolver(Arc::new(GuardedResolver { allow_internal }))

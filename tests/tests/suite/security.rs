@@ -1096,3 +1096,87 @@ async fn console_and_signing_pages_carry_browser_protections() {
         "public, max-age=31536000, immutable"
     );
 }
+
+/// Issue 11 item 10: the webhook client honoured HTTP(S)_PROXY, and a proxy dials the target
+/// itself, past the address check. Now it never uses one: with a proxy in the worker's
+/// environment, the event still goes straight to the receiver and the proxy sees nothing.
+#[tokio::test]
+async fn webhooks_ignore_proxies_from_the_environment() {
+    use crate::signing_flow::send_document;
+    let app = TestApp::spawn().await;
+    let receiver = Receiver::start().await;
+    let proxy = Receiver::start().await;
+    let (account, key) = app.account(1000).await;
+    signet_common::accounts::update(
+        &app.db.pool,
+        account,
+        &signet_common::accounts::AccountUpdate {
+            usage_limit: None,
+            webhook_url: Some(Some(receiver.url())),
+        },
+    )
+    .await
+    .unwrap();
+    let proxy_url = proxy.url();
+    let proxy_origin = proxy_url.split("/").take(3).collect::<Vec<_>>().join("/");
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(
+        &app,
+        &mailbox.url(),
+        &[
+            ("WEBHOOK_ALLOW_PRIVATE", "true"),
+            ("HTTP_PROXY", &proxy_origin),
+            ("http_proxy", &proxy_origin),
+            ("ALL_PROXY", &proxy_origin),
+            ("NO_PROXY", ""),
+            ("no_proxy", ""),
+        ],
+    );
+    send_document(
+        &app,
+        account,
+        &key,
+        &[("ann@signet.test", "SIGNER")],
+        &[("ann@signet.test", "SIGNATURE")],
+        "2099-01-01T00:00:00Z",
+    )
+    .await;
+    let events = receiver
+        .wait_for(1, Duration::from_secs(30), |_| true)
+        .await;
+    assert_eq!(events[0].event_type(), "document.sent");
+    assert!(proxy.requests().is_empty(), "the proxy was not used");
+}
+
+/// Issue 11 item 10: addresses in 64:ff9b:1::/48, 6to4, Teredo, site-local and the 6to4 relay
+/// range were accepted as webhook targets with private targets disallowed.
+#[tokio::test]
+async fn webhook_targets_in_tunnel_and_legacy_ranges_are_refused() {
+    let app = TestApp::spawn().await;
+    let (account, _) = app.account(1000).await;
+    for url in [
+        "http://[64:ff9b:1::a00:1]/hooks",
+        "http://[2002:7f00:1::]/hooks",
+        "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hooks",
+        "http://[fec0::1]/hooks",
+        "http://192.88.99.1/hooks",
+    ] {
+        let output = std::process::Command::new(binary("signet-api"))
+            .args([
+                "account",
+                "update",
+                "--id",
+                &account.to_string(),
+                "--webhook-url",
+                url,
+            ])
+            .env("DATABASE_URL", app.db.url())
+            .env("FILE_URL_SECRET", "test-file-url-secret-0123456789abcdef")
+            .env("WEBHOOK_ALLOW_PRIVATE", "false")
+            .output()
+            .expect("run signet-api");
+        assert!(!output.status.success(), "{url} was accepted");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("internal address"), "{url}: {stderr}");
+    }
+}
