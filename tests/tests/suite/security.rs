@@ -396,7 +396,8 @@ async fn concurrent_uploads_are_bounded_per_account_and_overall() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_hundred_concurrent_sign_ins_are_bounded() {
     let app = TestApp::spawn().await;
-    let api = ApiProcess::start(&app, &[]).await;
+    // A first wait longer than the attempts take, so that none comes after the source's block.
+    let api = ApiProcess::start(&app, &[("SIGN_IN_FIRST_DELAY_SECS", "600")]).await;
     let (_, key) = app.account(100_000).await;
     let (_, email) = app.console_account(PASSWORD).await;
 
