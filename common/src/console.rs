@@ -280,17 +280,22 @@ async fn count_attempt(
     .bind(source_key)
     .execute(&mut *tx)
     .await?;
-    // Locked in key order, so that concurrent attempts never wait on each other in a cycle.
-    let wait: Option<f64> = sqlx::query_scalar(
-        "SELECT max(extract(epoch FROM blocked_until - now()))::float8 FROM (
-             SELECT blocked_until FROM sign_in_throttle WHERE key IN ($1, $2)
-             ORDER BY key FOR UPDATE) AS held
-         WHERE blocked_until > now()",
+    // Both rows locked, in key order so that concurrent attempts never wait on each other in a
+    // cycle, and only then checked: a filter in the locking query could skip rows it does not
+    // lock.
+    let waits: Vec<Option<f64>> = sqlx::query_scalar(
+        "SELECT extract(epoch FROM blocked_until - now())::float8 FROM sign_in_throttle
+         WHERE key IN ($1, $2) ORDER BY key FOR UPDATE",
     )
     .bind(address_key)
     .bind(source_key)
-    .fetch_one(&mut *tx)
+    .fetch_all(&mut *tx)
     .await?;
+    let wait = waits
+        .into_iter()
+        .flatten()
+        .filter(|wait| *wait > 0.0)
+        .reduce(f64::max);
     if let Some(wait) = wait {
         tx.rollback().await?;
         return Ok(Some((wait.ceil() as i64).max(1)));
