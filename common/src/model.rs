@@ -46,8 +46,9 @@ text_enum!(RecipientStatus {
 });
 text_enum!(
     /// Where the recipient's invitation e-mail is: queued or being retried, handed to the SMTP
-    /// server, or failed for good (an SMTP 5xx, an unusable address, or retries used up).
-    DeliveryStatus { Pending, Sent, Failed }
+    /// server, failed for good (an SMTP 5xx, an unusable address, or retries used up), or
+    /// withdrawn unsent because the document left SENT first.
+    DeliveryStatus { Pending, Sent, Failed, Withdrawn }
 );
 text_enum!(FieldType {
     Signature,
