@@ -11,8 +11,12 @@ source scripts/lib.sh
 
 ensure_postgres
 
-log "building (cargo build --workspace --bins)"
-cargo build --workspace --bins >&2
+# SIGNET_SKIP_BUILD=1 uses the binaries already in target/debug (the test suite sets it: a build
+# inside the suite would replace binaries that other tests are running).
+if [[ ${SIGNET_SKIP_BUILD:-} != 1 ]]; then
+    log "building (cargo build --workspace --bins)"
+    cargo build --workspace --bins >&2
+fi
 
 SIGNET_DATA_DIR="${SIGNET_DATA_DIR:-./data}"
 mkdir -p "$SIGNET_DATA_DIR"/{files,mail,logs,run}

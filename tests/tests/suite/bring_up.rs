@@ -14,6 +14,9 @@ async fn bring_up_prints_curl_commands_that_work() {
         listener.local_addr().unwrap().port()
     };
     let env = [
+        // scripts/test.sh built the binaries; rebuilding here would replace them under the
+        // tests running beside this one.
+        ("SIGNET_SKIP_BUILD", "1".to_owned()),
         ("DATABASE_URL", db.url()),
         ("SIGNET_DATA_DIR", data.path().display().to_string()),
         ("BIND_ADDR", format!("127.0.0.1:{port}")),

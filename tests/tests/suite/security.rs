@@ -397,7 +397,16 @@ async fn concurrent_uploads_are_bounded_per_account_and_overall() {
 async fn two_hundred_concurrent_sign_ins_are_bounded() {
     let app = TestApp::spawn().await;
     // A first wait longer than the attempts take, so that none comes after the source's block.
-    let api = ApiProcess::start(&app, &[("SIGN_IN_FIRST_DELAY_SECS", "600")]).await;
+    // The production connection budget (the suite's processes default to a smaller one), so
+    // that the printed figures are a deployment's.
+    let api = ApiProcess::start(
+        &app,
+        &[
+            ("SIGN_IN_FIRST_DELAY_SECS", "600"),
+            ("DATABASE_MAX_CONNECTIONS", "8"),
+        ],
+    )
+    .await;
     let (_, key) = app.account(100_000).await;
     let (_, email) = app.console_account(PASSWORD).await;
 
@@ -451,6 +460,8 @@ async fn password_hashing_is_bounded_whatever_the_sources() {
             ("TRUSTED_PROXIES", "127.0.0.1"),
             ("SIGN_IN_HASH_CONCURRENCY", "2"),
             ("SIGN_IN_HASH_QUEUE", "4"),
+            // The production connection budget, as in the test above.
+            ("DATABASE_MAX_CONNECTIONS", "8"),
         ],
     )
     .await;
