@@ -135,6 +135,9 @@ async fn wait_for_workers_down(worker: &WorkerProcess) {
 
 struct Progress {
     emails: i64,
+    /// Sent, or withdrawn: an invitation whose document completed before it went out (the
+    /// worker may run a completion before that document's invitation) is withdrawn, not sent.
+    emails_settled: i64,
     emails_sent: i64,
     deliveries: i64,
     delivered: i64,
@@ -142,8 +145,10 @@ struct Progress {
 }
 
 async fn progress(app: &TestApp, to_complete: &[Uuid]) -> Progress {
-    let (emails, emails_sent): (i64, i64) = sqlx::query_as(
-        "SELECT count(*), count(*) FILTER (WHERE status = 'SENT') FROM outbound_emails",
+    let (emails, emails_settled, emails_sent): (i64, i64, i64) = sqlx::query_as(
+        "SELECT count(*), count(*) FILTER (WHERE status IN ('SENT', 'WITHDRAWN')),
+                count(*) FILTER (WHERE status = 'SENT')
+         FROM outbound_emails",
     )
     .fetch_one(&app.db.pool)
     .await
@@ -163,6 +168,7 @@ async fn progress(app: &TestApp, to_complete: &[Uuid]) -> Progress {
     .unwrap();
     Progress {
         emails,
+        emails_settled,
         emails_sent,
         deliveries,
         delivered,
@@ -172,15 +178,15 @@ async fn progress(app: &TestApp, to_complete: &[Uuid]) -> Progress {
 
 impl Progress {
     fn done(&self) -> bool {
-        self.emails_sent == self.emails
+        self.emails_settled == self.emails
             && self.delivered == self.deliveries
             && self.completed == COMPLETIONS as i64
     }
 
     fn describe(&self) -> String {
         format!(
-            "{}/{} e-mails sent, {}/{} webhooks delivered, {}/{COMPLETIONS} documents completed",
-            self.emails_sent, self.emails, self.delivered, self.deliveries, self.completed
+            "{}/{} e-mails sent or withdrawn, {}/{} webhooks delivered, {}/{COMPLETIONS} documents completed",
+            self.emails_settled, self.emails, self.delivered, self.deliveries, self.completed
         )
     }
 }
@@ -313,7 +319,22 @@ async fn survive(outages: &[Outage]) {
     );
     let twice: Vec<_> = copies.iter().filter(|(_, n)| **n > 1).collect();
     assert!(twice.is_empty(), "e-mails sent more than once: {twice:?}");
-    assert_eq!(copies.len() as i64, done.emails, "one message per e-mail");
+    assert_eq!(
+        copies.len() as i64,
+        done.emails_sent,
+        "one message per e-mail sent"
+    );
+    let wrongly_withdrawn: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM outbound_emails e JOIN documents d ON d.id = e.document_id
+         WHERE e.status = 'WITHDRAWN' AND (e.kind <> 'INVITATION' OR d.status <> 'COMPLETED')",
+    )
+    .fetch_one(&app.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        wrongly_withdrawn, 0,
+        "only invitations of completed documents are withdrawn"
+    );
     let mut posts: HashMap<String, usize> = HashMap::new();
     for request in receiver.requests() {
         *posts
@@ -369,7 +390,6 @@ async fn two_restarts_in_a_row_lose_nothing() {
 /// PostgreSQL answers but refuses every connection of the application ("too many connections
 /// for role"), as when other tenants have taken every slot: nothing fails for good meanwhile.
 #[tokio::test]
-#[ignore = "one run in three on a clean clone left 1 of 400 e-mails PENDING after the refusal; cause not yet found (see the closing note of this change)"]
 async fn twenty_seconds_of_refused_connections_lose_nothing() {
     survive(&[Outage::Refuse {
         during: Duration::from_secs(20),
