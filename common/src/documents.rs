@@ -112,55 +112,138 @@ struct ListedDocument {
 }
 
 /// One page of the account's documents and the number of documents matching the filter.
+///
+/// The page is read in order from an index on (account, [status,] sort key, id), one ordered
+/// read per status when several are asked for, so it costs its offset plus its length. The
+/// total comes from `document_counts` (kept by triggers), or, for a search, from counting the
+/// matches: no list reads every document of the account. Page and total are one statement, so
+/// they agree.
 #[tracing::instrument(name = "documents::list", skip_all)]
 pub async fn list(
     pool: &PgPool,
     account_id: Uuid,
     query: &ListQuery,
 ) -> Result<(Vec<Document>, i64)> {
-    let column = match query.sort_by {
-        SortBy::DateCreated => "created_at",
-        SortBy::DateModified => "updated_at",
-        SortBy::DocumentName => "title",
-    };
-    let direction = match query.sort_order {
-        SortOrder::Asc => "ASC",
-        SortOrder::Desc => "DESC",
-    };
-    let statuses: Option<Vec<&str>> = query
+    let sql = ListSql::new(query);
+    let statuses: Vec<&'static str> = query
         .statuses()
-        .map(|s| s.iter().map(|s| s.as_str()).collect());
+        .map(|s| s.iter().map(|s| s.as_str()).collect())
+        .unwrap_or_default();
     let pattern = query.search.as_deref().map(like_pattern);
-    const FILTER: &str = "account_id = $1
-        AND ($2::text[] IS NULL OR status = ANY($2))
-        AND ($3::text IS NULL OR title ILIKE $3 ESCAPE '\\')";
-    let rows: Vec<ListedDocument> = sqlx::query_as(AssertSqlSafe(format!(
-        "SELECT {COLUMNS}, count(*) OVER () AS total FROM documents WHERE {FILTER}
-         ORDER BY {column} {direction}, id {direction} LIMIT $4 OFFSET $5"
-    )))
-    .bind(account_id)
-    .bind(&statuses)
-    .bind(&pattern)
-    .bind(query.limit)
-    .bind(query.offset())
-    .fetch_all(pool)
-    .await?;
+    let rows: Vec<ListedDocument> = sqlx::query_as(AssertSqlSafe(sql.page_with_total()))
+        .bind(account_id)
+        .bind(&statuses)
+        .bind(&pattern)
+        .bind(query.limit)
+        .bind(query.offset())
+        .fetch_all(pool)
+        .await?;
     let total = match rows.first() {
         Some(row) => row.total,
         // A page past the end has no rows to carry the total.
-        None if query.page > 1 => {
-            sqlx::query_scalar(AssertSqlSafe(format!(
-                "SELECT count(*) FROM documents WHERE {FILTER}"
-            )))
-            .bind(account_id)
-            .bind(&statuses)
-            .bind(&pattern)
-            .fetch_one(pool)
-            .await?
+        None => {
+            sqlx::query_scalar(AssertSqlSafe(sql.total()))
+                .bind(account_id)
+                .bind(&statuses)
+                .bind(&pattern)
+                .fetch_one(pool)
+                .await?
         }
-        None => 0,
     };
     Ok((rows.into_iter().map(|r| r.document).collect(), total))
+}
+
+/// The list's SQL for one query's shape. Parameters: $1 account, $2 statuses (empty: all),
+/// $3 search pattern, $4 limit, $5 offset. Each shape is its own statement (and prepared plan),
+/// so no plan has to serve both "filtered" and "not filtered".
+struct ListSql {
+    /// `ORDER BY` keys, e.g. `created_at DESC, id DESC`.
+    order: String,
+    statuses: usize,
+    search: bool,
+}
+
+impl ListSql {
+    fn new(query: &ListQuery) -> Self {
+        let column = match query.sort_by {
+            SortBy::DateCreated => "created_at",
+            SortBy::DateModified => "updated_at",
+            SortBy::DocumentName => "title",
+        };
+        let direction = match query.sort_order {
+            SortOrder::Asc => "ASC",
+            SortOrder::Desc => "DESC",
+        };
+        Self {
+            order: format!("{column} {direction}, id {direction}"),
+            statuses: query.statuses().map_or(0, |s| s.len()),
+            search: query.search.is_some(),
+        }
+    }
+
+    fn search_filter(&self) -> &'static str {
+        if self.search {
+            "AND title ILIKE $3 ESCAPE '\\'"
+        } else {
+            ""
+        }
+    }
+
+    /// The page's rows, in order. (Parameters a shape does not use are still bound; PostgreSQL
+    /// takes their types from the bind.)
+    fn page(&self) -> String {
+        let order = &self.order;
+        let search = self.search_filter();
+        if self.statuses == 0 || self.search {
+            let status = if self.statuses == 0 {
+                ""
+            } else {
+                "AND status = ANY($2)"
+            };
+            return format!(
+                "SELECT {COLUMNS} FROM documents WHERE account_id = $1 {status} {search}
+                 ORDER BY {order} LIMIT $4 OFFSET $5"
+            );
+        }
+        // One ordered index read per status, each no longer than the page's end, merged.
+        let per_status: Vec<String> = (1..=self.statuses)
+            .map(|i| {
+                format!(
+                    "(SELECT {COLUMNS} FROM documents
+                      WHERE account_id = $1 AND status = ($2::text[])[{i}] {search}
+                      ORDER BY {order} LIMIT $4 + $5)"
+                )
+            })
+            .collect();
+        format!(
+            "SELECT {COLUMNS} FROM ({}) d ORDER BY {order} LIMIT $4 OFFSET $5",
+            per_status.join(" UNION ALL ")
+        )
+    }
+
+    /// The number of documents matching the filter, as `total`.
+    fn total(&self) -> String {
+        if self.search {
+            format!(
+                "SELECT count(*) AS total FROM documents
+                 WHERE account_id = $1 AND (cardinality($2::text[]) = 0 OR status = ANY($2)) {}",
+                self.search_filter()
+            )
+        } else {
+            "SELECT COALESCE(sum(documents), 0)::bigint AS total FROM document_counts
+             WHERE account_id = $1 AND (cardinality($2::text[]) = 0 OR status = ANY($2))"
+                .to_owned()
+        }
+    }
+
+    fn page_with_total(&self) -> String {
+        format!(
+            "SELECT d.*, t.total FROM ({}) d CROSS JOIN ({}) t ORDER BY {}",
+            self.page(),
+            self.total(),
+            self.order
+        )
+    }
 }
 
 /// `%term%` with the LIKE metacharacters of the term taken literally.

@@ -24,7 +24,7 @@ pub async fn expire_due(pool: &PgPool, notifier: &Notifier) -> Result<usize> {
     loop {
         let mut tx = pool.begin().await?;
         // Served by the partial index documents_expiring (expiry_date) WHERE status = 'SENT'.
-        let due: Vec<(Uuid, Uuid)> = sqlx::query_as(
+        let mut due: Vec<(Uuid, Uuid)> = sqlx::query_as(
             "SELECT id, account_id FROM documents
              WHERE status = 'SENT' AND expiry_date <= now()
              ORDER BY expiry_date LIMIT $1 FOR UPDATE SKIP LOCKED",
@@ -35,6 +35,9 @@ pub async fn expire_due(pool: &PgPool, notifier: &Notifier) -> Result<usize> {
         if due.is_empty() {
             return Ok(expired);
         }
+        // In account order, so that sweeps on several workers take the accounts' document
+        // counts (migration document_counts) in the same order and never deadlock.
+        due.sort_by_key(|(_, account_id)| *account_id);
         for (document_id, account_id) in &due {
             documents::set_status(&mut tx, *document_id, DocumentStatus::Expired).await?;
             audit::append(
