@@ -119,57 +119,59 @@ pub enum Authentication {
 ///
 /// The statement commits with `synchronous_commit = off` (set for its own transaction only):
 /// a crash may forget the last instant of counts, never a business write (DESIGN §3), and the
-/// request does not wait for the WAL flush.
+/// request does not wait for the WAL flush. Only when nothing was counted (an unknown key, or
+/// the limit reached) does a second statement tell the two apart; and once a minute at most a
+/// key's `last_used_at` is written.
 #[tracing::instrument(name = "accounts::authenticate", skip_all)]
 pub async fn authenticate(
     pool: &PgPool,
     key_hash: &[u8],
     window_secs: i64,
 ) -> Result<Authentication> {
-    let row: Option<(Uuid, bool, i64)> = sqlx::query_as(
-        "WITH key AS (
-             SELECT id AS key_id, account_id FROM api_keys
-             WHERE key_hash = $1 AND revoked_at IS NULL
-         ),
-         counted AS (
-             UPDATE accounts a SET
-                 api_usage_count = CASE WHEN a.usage_window_start <= now() - make_interval(secs => $2)
-                                        THEN 1 ELSE a.api_usage_count + 1 END,
-                 usage_window_start = CASE WHEN a.usage_window_start <= now() - make_interval(secs => $2)
-                                           THEN now() ELSE a.usage_window_start END
-             FROM key
-             WHERE a.id = key.account_id
-               AND a.api_usage_limit > 0
-               AND (a.usage_window_start <= now() - make_interval(secs => $2)
-                    OR a.api_usage_count < a.api_usage_limit)
-             RETURNING a.id
-         ),
-         touched AS (
-             UPDATE api_keys k SET last_used_at = now()
-             FROM key, counted
-             WHERE k.id = key.key_id
-               AND (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute')
-         ),
-         async_commit AS (
-             SELECT set_config('synchronous_commit', 'off', true)
-         )
-         SELECT key.account_id,
-                counted.id IS NOT NULL,
-                GREATEST(1, CEIL(EXTRACT(EPOCH FROM
-                    a.usage_window_start + make_interval(secs => $2) - now())))::bigint
-         FROM key
-         JOIN accounts a ON a.id = key.account_id
-         LEFT JOIN counted ON true
-         CROSS JOIN async_commit",
+    let counted: Option<(Uuid, Uuid, bool)> = sqlx::query_as(
+        "UPDATE accounts a SET
+             api_usage_count = CASE WHEN a.usage_window_start <= now() - make_interval(secs => $2)
+                                    THEN 1 ELSE a.api_usage_count + 1 END,
+             usage_window_start = CASE WHEN a.usage_window_start <= now() - make_interval(secs => $2)
+                                       THEN now() ELSE a.usage_window_start END
+         FROM api_keys k, (SELECT set_config('synchronous_commit', 'off', true)) async_commit
+         WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND a.id = k.account_id
+           AND a.api_usage_limit > 0
+           AND (a.usage_window_start <= now() - make_interval(secs => $2)
+                OR a.api_usage_count < a.api_usage_limit)
+         RETURNING a.id, k.id,
+                   k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute'",
     )
     .bind(key_hash)
     .bind(window_secs as f64)
     .fetch_optional(pool)
     .await?;
-    Ok(match row {
+    if let Some((account_id, key_id, stale)) = counted {
+        if stale {
+            sqlx::query(
+                "UPDATE api_keys SET last_used_at = now() WHERE id = $1
+                   AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')",
+            )
+            .bind(key_id)
+            .execute(pool)
+            .await?;
+        }
+        return Ok(Authentication::Allowed { account_id });
+    }
+    let limited: Option<(Uuid, i64)> = sqlx::query_as(
+        "SELECT a.id,
+                GREATEST(1, CEIL(EXTRACT(EPOCH FROM
+                    a.usage_window_start + make_interval(secs => $2) - now())))::bigint
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id
+         WHERE k.key_hash = $1 AND k.revoked_at IS NULL",
+    )
+    .bind(key_hash)
+    .bind(window_secs as f64)
+    .fetch_optional(pool)
+    .await?;
+    Ok(match limited {
         None => Authentication::UnknownKey,
-        Some((account_id, true, _)) => Authentication::Allowed { account_id },
-        Some((account_id, false, retry_after)) => Authentication::Limited {
+        Some((account_id, retry_after)) => Authentication::Limited {
             account_id,
             retry_after_secs: retry_after.max(1) as u64,
         },

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Signet's benchmark: the release binaries under wrk next to pgbench running the SQL a
+# well-designed service would need for the same answer, in the same run, as a ratio. Seeds its
+# own database (signet_bench, dropped and created again) on the local PostgreSQL and prints a
+# Markdown table for docs/performance.md. Settings: see the top of scripts/bench/bench.py
+# (BENCH_SECONDS, BENCH_ROUNDS, BENCH_SIZES, BENCH_ONLY, ...). Takes about 15 minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+
+ensure_postgres
+command -v wrk >/dev/null || apt_install wrk
+command -v pgbench >/dev/null || apt_install postgresql-contrib
+command -v pdfunite >/dev/null || apt_install poppler-utils
+if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
+    log "installing aiosmtpd (the benchmark's loopback SMTP server)"
+    python3 -m pip install --quiet aiosmtpd >&2 ||
+        python3 -m pip install --quiet --break-system-packages aiosmtpd >&2
+fi
+
+log "building the release binaries"
+cargo build --release --bins --example queue_ceiling
+
+exec python3 scripts/bench/bench.py "$@"

@@ -1,0 +1,676 @@
+"""Signet's benchmark: the release binaries under load next to pgbench running the SQL a
+well-designed service would need for the same answer, in the same run, as a ratio.
+
+Run through scripts/bench.sh, which builds the release binaries and installs wrk, pgbench and
+aiosmtpd first. Settings (environment):
+
+  BENCH_SECONDS      length of one measurement (default 5)
+  BENCH_ROUNDS       measurements per case; the median is reported (default 3)
+  BENCH_CONNECTIONS  wrk's open connections to the API (default 32)
+  BENCH_SIZES        documents in the list accounts (default 100,100000,1000000)
+  BENCH_ONLY         comma-separated case groups to run: lists,hot,detail,send,email,queue,
+                     completion,expiry (default all)
+  DATABASE_URL       admin URL; the benchmark creates and drops its own database signet_bench
+  DATABASE_MAX_CONNECTIONS  the API's and worker's pool (default 8); pgbench gets as many
+
+Timing lives here, never in the test suite.
+"""
+
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RELEASE = ROOT / "target" / "release"
+FIXTURES = ROOT.parent / "shared" / "fixtures" / "pdf"
+SECONDS = int(os.environ.get("BENCH_SECONDS", "5"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
+SIZES = [int(s) for s in os.environ.get("BENCH_SIZES", "100,100000,1000000").split(",")]
+POOL = int(os.environ.get("DATABASE_MAX_CONNECTIONS", "8"))
+ONLY = set(filter(None, os.environ.get("BENCH_ONLY", "").split(",")))
+ADMIN_URL = os.environ.get("DATABASE_URL", "postgres://signet:signet@127.0.0.1:5432/signet")
+WORK = Path(tempfile.mkdtemp(prefix="signet-bench-"))
+
+results = []  # (group, case, api figure, sql figure, ratio, note)
+
+
+def wanted(group):
+    return not ONLY or group in ONLY
+
+
+def log(message):
+    print(f"--> {message}", file=sys.stderr, flush=True)
+
+
+def db_url(name):
+    parts = urllib.parse.urlsplit(ADMIN_URL)
+    return urllib.parse.urlunsplit(parts._replace(path=f"/{name}"))
+
+
+BENCH_URL = db_url("signet_bench")
+
+
+def psql(sql, url=BENCH_URL):
+    out = subprocess.run(
+        ["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", url, "-c", sql],
+        check=True, capture_output=True, text=True,
+    )
+    return out.stdout.strip()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def percentile(values, p):
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+# --- processes -------------------------------------------------------------------------------
+
+
+def base_env(**extra):
+    env = dict(os.environ)
+    env.update({
+        "DATABASE_URL": BENCH_URL,
+        "DATABASE_MAX_CONNECTIONS": str(POOL),
+        "FILE_STORE_DIR": str(WORK / "files"),
+        "MAIL_DIR": str(WORK / "mail"),
+        "FILE_URL_SECRET": "bench-0123456789abcdef0123456789abcdef",
+        "RUST_LOG": "warn",
+        "API_USAGE_DEFAULT_LIMIT": "2000000000",
+    })
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+class Process:
+    def __init__(self, args, env, name):
+        self.log_path = WORK / f"{name}.log"
+        self.proc = subprocess.Popen(
+            args, env=env, stdout=open(self.log_path, "w"), stderr=subprocess.STDOUT,
+        )
+
+    def peak_rss_mib(self):
+        try:
+            for line in open(f"/proc/{self.proc.pid}/status"):
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return float("nan")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def cli(*args):
+    out = subprocess.run(
+        [str(RELEASE / "signet-api"), *args], env=base_env(), check=True,
+        capture_output=True, text=True,
+    )
+    return json.loads(out.stdout)
+
+
+def wait_http(url, within=120):
+    deadline = time.time() + within
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise SystemExit(f"{url} did not answer 200 within {within} s")
+
+
+class Api:
+    def __init__(self):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.process = Process(
+            [str(RELEASE / "signet-api"), "serve"],
+            base_env(BIND_ADDR=f"127.0.0.1:{self.port}", PUBLIC_URL=self.base), "api",
+        )
+        wait_http(f"{self.base}/readyz")
+
+    def call(self, method, path, key, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            f"{self.base}/external/api/v1{path}", data=data, method=method,
+            headers={"X-API-KEY": key, "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=60) as r:
+                return r.status, json.loads(r.read() or b"{}")
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+
+    def url(self, path):
+        return f"{self.base}/external/api/v1{path}"
+
+
+def start_worker(smtp_port, **extra):
+    port = free_port()
+    worker = Process(
+        [str(RELEASE / "signet-worker")],
+        base_env(SMTP_URL=f"smtp://127.0.0.1:{smtp_port}", WORKER_ADMIN_ADDR=f"127.0.0.1:{port}",
+                 PUBLIC_URL="http://127.0.0.1:1", **extra),
+        "worker",
+    )
+    wait_http(f"http://127.0.0.1:{port}/readyz")
+    return worker
+
+
+class SmtpSink:
+    def __init__(self):
+        self.port = free_port()
+        self.log_path = WORK / f"smtp-{self.port}.log"
+        self.log_path.touch()
+        self.process = Process(
+            [sys.executable, str(Path(__file__).parent / "smtp_sink.py"), str(self.port),
+             str(self.log_path)], os.environ, f"smtp-{self.port}",
+        )
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise SystemExit("the SMTP sink did not start")
+
+    def lines(self):
+        return [line.split(" ") for line in self.log_path.read_text().splitlines()]
+
+    def accepted(self):
+        """Message-ID -> time of acceptance."""
+        seen = {}
+        for at, message_id, _token in self.lines():
+            seen.setdefault(message_id, float(at))
+        return seen
+
+    def links(self):
+        """Message-ID -> the signing token in the message."""
+        return {message_id: token for _at, message_id, token in self.lines() if token != "-"}
+
+
+# --- load generators -------------------------------------------------------------------------
+
+
+def wrk(url, keys, method="GET", body=None, ids=None, seconds=SECONDS):
+    """Requests per second answered 2xx, and latency p50/p99 in ms."""
+    script = WORK / "wrk.lua"
+    lua_keys = ",".join(f'"{k}"' for k in keys)
+    lua_ids = ",".join(f'"{i}"' for i in ids or [])
+    script.write_text(f"""
+local keys = {{{lua_keys}}}
+local ids = {{{lua_ids}}}
+local threads, counter, thread_index, thread_count = {{}}, 0, 0, 0
+function setup(thread)
+  table.insert(threads, thread)
+  thread:set("thread_index", #threads - 1)
+end
+function init(args)
+  thread_count = 2
+  counter = 0
+end
+request = function()
+  local key = keys[math.random(#keys)]
+  local path = "{urllib.parse.urlsplit(url).path}?{urllib.parse.urlsplit(url).query}"
+  if #ids > 0 then
+    local i = thread_index + 1 + counter * thread_count
+    counter = counter + 1
+    path = string.gsub(path, "ID", ids[((i - 1) % #ids) + 1])
+  end
+  local headers = {{["X-API-KEY"] = key, ["Content-Type"] = "application/json"}}
+  return wrk.format("{method}", path, headers, {"[[" + json.dumps(body) + "]]" if body else "nil"})
+end
+""")
+    out = subprocess.run(
+        ["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{seconds}s", "--latency", "-s", str(script), url],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    requests = int(re.search(r"(\d+) requests in", out).group(1))
+    took = float(re.search(r"requests in ([\d.]+)s", out).group(1))
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    ok = requests - (int(non2xx.group(1)) if non2xx else 0)
+
+    def ms(label):
+        m = re.search(rf"{label}%\s+([\d.]+)(us|ms|s)", out)
+        if not m:
+            return float("nan")
+        value, unit = float(m.group(1)), m.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    return {"rps": ok / took, "p50": ms("50"), "p99": ms("99"), "errors": requests - ok}
+
+
+def pgbench(sql, seconds=SECONDS, clients=POOL):
+    script = WORK / "pgbench.sql"
+    script.write_text(sql)
+    env = dict(os.environ, PGOPTIONS="-c synchronous_commit=off")
+    out = subprocess.run(
+        ["pgbench", "-n", "-M", "prepared", "-c", str(clients), "-j", "2", "-T", str(seconds),
+         "-f", str(script), BENCH_URL],
+        check=True, capture_output=True, text=True, env=env,
+    ).stdout
+    tps = float(re.search(r"tps = ([\d.]+)", out).group(1))
+    latency = re.search(r"latency average = ([\d.]+) ms", out)
+    return {"tps": tps, "avg": float(latency.group(1)) if latency else float("nan")}
+
+
+def compare(group, case, api_load, sql, note=""):
+    """Alternates the API and pgbench ROUNDS times; records the medians and their ratio."""
+    api_runs, sql_runs = [], []
+    for _ in range(ROUNDS):
+        api_runs.append(api_load())
+        if sql:
+            sql_runs.append(pgbench(sql))
+    api_rps = median([r["rps"] for r in api_runs])
+    p50 = median([r["p50"] for r in api_runs])
+    p99 = median([r["p99"] for r in api_runs])
+    errors = sum(r["errors"] for r in api_runs)
+    api_text = f"{api_rps:,.0f} req/s (p50 {p50:.1f} ms, p99 {p99:.1f} ms)"
+    if errors:
+        api_text += f", {errors} non-2xx"
+    if sql:
+        tps = median([r["tps"] for r in sql_runs])
+        sql_text, ratio = f"{tps:,.0f} tps", f"{api_rps / tps:.2f}"
+    else:
+        sql_text, ratio = "-", "-"
+    results.append((group, case, api_text, sql_text, ratio, note))
+    log(f"{case}: {api_text} | {sql_text} | {ratio}")
+    return api_rps
+
+
+def record(group, case, figure, note=""):
+    results.append((group, case, figure, "-", "-", note))
+    log(f"{case}: {figure}")
+
+
+# --- data ------------------------------------------------------------------------------------
+
+
+def account(name, documents=0):
+    created = cli("account", "create", "--name", name, "--email", f"{name}@bench.test",
+                  "--usage-limit", "2000000000")
+    key = cli("key", "generate", "--account", created["id"])["key"]
+    key_hash = psql(
+        f"SELECT encode(key_hash, 'hex') FROM api_keys WHERE account_id = '{created['id']}'"
+        " AND revoked_at IS NULL")
+    if documents:
+        seed_documents(created["id"], documents)
+    return {"id": created["id"], "key": key, "hash": key_hash}
+
+
+TITLES = "ARRAY['Lease', 'NDA', 'Invoice', 'Employment contract', 'Purchase order', " \
+         "'Service agreement', 'Loan', 'Consent form']"
+
+
+def seed_documents(account_id, n):
+    """n documents in the shape of a real account: 20 % DRAFT, 30 % SENT, 40 % COMPLETED,
+    10 % declined, expired or cancelled; titles '<kind> <7-digit number>'."""
+    started = time.time()
+    psql("CREATE SEQUENCE IF NOT EXISTS bench_codes")
+    psql(f"""
+        INSERT INTO documents (id, account_id, code, title, status, file_key, sha256, pages,
+                               page_sizes, created_at, updated_at)
+        SELECT gen_random_uuid(), '{account_id}',
+               'B' || lpad(upper(to_hex(nextval('bench_codes'))), 7, '0'),
+               ({TITLES})[1 + i % 8] || ' ' || lpad(i::text, 7, '0'),
+               CASE WHEN i % 10 < 2 THEN 'DRAFT' WHEN i % 10 < 5 THEN 'SENT'
+                    WHEN i % 10 < 9 THEN 'COMPLETED'
+                    ELSE (ARRAY['DECLINED', 'EXPIRED', 'CANCELLED'])[1 + (i / 10) % 3] END,
+               'bench/none.pdf', repeat('0', 64), 1, '[{{"width": 612, "height": 792}}]',
+               now() - ({n} - i) * interval '1 second',
+               now() - ({n} - i) * interval '1 second' + (i % 97) * interval '1 minute'
+        FROM generate_series(1, {n}) i""")
+    psql("ANALYZE documents")
+    log(f"seeded {n:,} documents in {time.time() - started:.1f} s")
+
+
+def auth_sql(acct):
+    return (f"UPDATE accounts SET api_usage_count = api_usage_count + 1 WHERE id = "
+            f"(SELECT account_id FROM api_keys WHERE key_hash = '\\x{acct['hash']}' "
+            f"AND revoked_at IS NULL) AND api_usage_count < api_usage_limit RETURNING id;\n")
+
+
+DOC_COLUMNS = ("id, account_id, code, title, status, file_key, sha256, pages, page_sizes, "
+               "created_at, updated_at, sent_at, expiry_date, completed_at")
+
+
+def list_sql(acct, order="created_at DESC, id DESC", status=None, search=None):
+    where = f"account_id = '{acct['id']}'"
+    counted = f"SELECT sum(documents) FROM document_counts WHERE account_id = '{acct['id']}'"
+    if status:
+        statuses = ",".join(f"'{s}'" for s in status)
+        where += f" AND status IN ({statuses})"
+        counted += f" AND status IN ({statuses})"
+    if search:
+        where += f" AND title ILIKE '%{search}%'"
+        counted = f"SELECT count(*) FROM documents WHERE {where}"
+    return (auth_sql(acct)
+            + f"SELECT {DOC_COLUMNS} FROM documents WHERE {where} ORDER BY {order} LIMIT 10;\n"
+            + counted + ";\n")
+
+
+# --- cases -----------------------------------------------------------------------------------
+
+
+def lists(api, accounts):
+    for size in SIZES:
+        acct = accounts[size]
+        compare("lists", f"GET /documents?limit=10, {size:,} documents",
+                lambda: wrk(api.url("/documents?limit=10"), [acct["key"]]), list_sql(acct))
+    acct = accounts[max(SIZES)]
+    size = f"{max(SIZES):,} documents"
+    variants = [
+        ("sortBy=documentName&sortOrder=ASC", dict(order="title ASC, id ASC")),
+        ("sortBy=dateModified", dict(order="updated_at DESC, id DESC")),
+        ("status=SENT", dict(status=["SENT"])),
+        ("status=TRASH", dict(status=["DECLINED", "EXPIRED", "CANCELLED"])),
+        ("page=500", dict()),
+        ("search=0424242 (1 match)", dict(search="0424242")),
+        ("search=Invoice (1 in 8 match)", dict(search="Invoice")),
+    ]
+    for query, sql in variants:
+        path = query.split(" (")[0]
+        offset = " OFFSET 4990" if path == "page=500" else ""
+        compare("lists", f"GET /documents?{query}, {size}",
+                lambda: wrk(api.url(f"/documents?limit=10&{path}"), [acct["key"]]),
+                list_sql(acct, **sql).replace("LIMIT 10;", f"LIMIT 10{offset};"))
+
+
+def hot_row(api, accounts, many):
+    single = compare("hot", "GET /documents?limit=10, one account (100 documents)",
+                     lambda: wrk(api.url("/documents?limit=10"), [accounts[min(SIZES)]["key"]]),
+                     None)
+    spread = compare("hot", f"GET /documents?limit=10, {len(many)} accounts (100 documents each)",
+                     lambda: wrk(api.url("/documents?limit=10"), [a["key"] for a in many]), None)
+    record("hot", "one account ÷ many accounts", f"{single / spread:.2f}",
+           "the usage counter is one row per account")
+
+
+def pdf_with_pages(pages):
+    """A real multi-page PDF: pdfunite (poppler) of the pdflatex fixture."""
+    source = FIXTURES / "pdflatex-4-pages.pdf"
+    out = WORK / f"{pages}-pages.pdf"
+    parts = [str(source)] * (pages // 4)
+    subprocess.run(["pdfunite", *parts, str(out)], check=True)
+    return out
+
+
+def prepared_document(api, acct, pdf, signers, fields_per_signer, pages=1):
+    doc = cli("document", "upload", "--account", acct["id"], "--file", str(pdf),
+              "--title", "Bench document")["id"]
+    recipients = [{"name": f"Signer {i}", "email": f"s{i}.{doc[:8]}@bench.test", "role": "SIGNER"}
+                  for i in range(signers)]
+    status, body = api.call("POST", f"/documents/{doc}/recipients", acct["key"], recipients)
+    assert status == 200, body
+    fields = [{"recipientEmail": r["email"], "type": "SIGNATURE" if f % 2 == 0 else "TEXT",
+               "page": 1 + (f % pages), "x": 50 + (f % 5) * 100, "y": 60 + (f // 5 % 10) * 60,
+               "width": 90, "height": 30}
+              for r in recipients for f in range(fields_per_signer)]
+    status, body = api.call("POST", f"/documents/{doc}/fields", acct["key"], fields)
+    assert status == 200, body
+    return doc
+
+
+def detail(api):
+    acct = account("detail")
+    doc = prepared_document(api, acct, FIXTURES / "pdflatex-4-pages.pdf", 20, 5, pages=4)
+    sql = (auth_sql(acct)
+           + f"SELECT {DOC_COLUMNS} FROM documents WHERE id = '{doc}' AND account_id = '{acct['id']}';\n"
+           + f"SELECT * FROM recipients WHERE document_id = '{doc}' ORDER BY position;\n"
+           + f"SELECT * FROM fields WHERE document_id = '{doc}' ORDER BY created_at, id;\n")
+    compare("detail", "GET /documents/{id}, 20 recipients and 100 fields",
+            lambda: wrk(api.url(f"/documents/{doc}"), [acct["key"]]), sql)
+
+
+def seed_drafts(template, acct, n):
+    """n DRAFT copies of a prepared one-signer document, each with its signer and field."""
+    psql(f"""
+        WITH docs AS (
+            INSERT INTO documents (id, account_id, code, title, status, file_key, sha256, pages, page_sizes)
+            SELECT gen_random_uuid(), '{acct['id']}',
+                   'S' || lpad(upper(to_hex(nextval('bench_codes'))), 7, '0'),
+                   'Send ' || i, 'DRAFT', file_key, sha256, pages, page_sizes
+            FROM documents, generate_series(1, {n}) i WHERE id = '{template}'
+            RETURNING id),
+        recips AS (
+            INSERT INTO recipients (id, account_id, document_id, name, email, role, color_code, position)
+            SELECT gen_random_uuid(), '{acct['id']}', id, 'Signer', 'signer@bench.test', 'SIGNER', '#3366ff', 0
+            FROM docs RETURNING id, document_id)
+        INSERT INTO fields (id, account_id, document_id, recipient_id, type, page, x, y, width, height)
+        SELECT gen_random_uuid(), '{acct['id']}', document_id, id, 'SIGNATURE', 1, 50, 60, 200, 50
+        FROM recips""")
+    return psql(f"SELECT id FROM documents WHERE account_id = '{acct['id']}' AND status = 'DRAFT' "
+                f"AND id <> '{template}'").split()
+
+
+SEND_BODY = {"message": "Please sign", "description": "Benchmark",
+             "expiryDate": (datetime.now(timezone.utc) + timedelta(days=30))
+             .strftime("%Y-%m-%dT%H:%M:%S.000Z")}
+
+
+def send(api):
+    acct = account("send")
+    template = prepared_document(api, acct, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
+    ids = seed_drafts(template, acct, 4000 * ROUNDS)
+    pg_acct = account("send-sql")
+    seed_drafts(template, pg_acct, 10000 * ROUNDS)
+    # What a send must write, at least: count it, lock the DRAFT, check recipients and fields,
+    # mark it SENT, give the signer a token, append the audit entry (after reading the chain's
+    # last hash), put the invitation in the outbox and its job in the queue.
+    sql = auth_sql(pg_acct) + f"""BEGIN;
+SELECT id AS doc FROM documents WHERE account_id = '{pg_acct['id']}' AND status = 'DRAFT' LIMIT 1 FOR UPDATE SKIP LOCKED \\gset
+SELECT count(*) FROM recipients r WHERE document_id = :doc AND NOT EXISTS (SELECT 1 FROM fields f WHERE f.recipient_id = r.id);
+UPDATE documents SET status = 'SENT', sent_at = now(), updated_at = now(), expiry_date = now() + interval '30 days', send_message = 'Please sign', send_description = 'Benchmark' WHERE id = :doc;
+UPDATE recipients SET signing_token_hash = sha256(gen_random_uuid()::text::bytea) WHERE document_id = :doc;
+SELECT hash FROM audit_entries WHERE document_id = :doc ORDER BY seq DESC LIMIT 1;
+INSERT INTO audit_entries (id, account_id, document_id, event, message, ip_address, user_agent, created_at, prev_hash, hash) VALUES (gen_random_uuid(), '{pg_acct['id']}', :doc, 'SENT', 'Document sent', '127.0.0.1', 'bench', now(), '\\x00', sha256(gen_random_uuid()::text::bytea));
+INSERT INTO outbound_emails (id, account_id, document_id, recipient_id, kind, message_id, link_token, status) SELECT gen_random_uuid(), account_id, document_id, id, 'INVITATION', gen_random_uuid()::text || '@bench', md5(random()::text), 'WITHDRAWN' FROM recipients WHERE document_id = :doc;
+INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority) VALUES (gen_random_uuid()::text, 'bench.discard', '\\x7b7d', 'Pending', 0, 5, now(), 0);
+COMMIT;
+"""
+    compare("send", "POST /documents/{id}/send (1 signer, 1 field)",
+            lambda: wrk(api.url("/documents/ID/send"), [acct["key"]], method="POST",
+                        body=SEND_BODY, ids=ids),
+            sql, "each request sends another DRAFT")
+
+
+def queue_ceiling():
+    out = subprocess.run(
+        [str(RELEASE / "examples" / "queue_ceiling")],
+        env=base_env(QUEUE_CEILING_JOBS="5000"), check=True, capture_output=True, text=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def email(api):
+    """Dispatch of every invitation the send case queued, then single sends on an idle worker."""
+    pending = int(psql("SELECT count(*) FROM outbound_emails WHERE status = 'PENDING'"))
+    if pending < 500:
+        acct = account("mail")
+        template = prepared_document(api, acct, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
+        for doc in seed_drafts(template, acct, 2000):
+            api.call("POST", f"/documents/{doc}/send", acct["key"], SEND_BODY)
+        pending = int(psql("SELECT count(*) FROM outbound_emails WHERE status = 'PENDING'"))
+    sink = SmtpSink()
+    started = time.time()
+    worker = start_worker(sink.port)
+    while int(psql("SELECT count(*) FROM outbound_emails WHERE status = 'PENDING'")) > 0:
+        if time.time() - started > 900:
+            raise SystemExit("e-mail dispatch did not finish within 15 minutes")
+        time.sleep(0.25)
+    accepted = sink.accepted()
+    times = sorted(accepted.values())
+    rate = len(times) / max(times[-1] - started, 1e-9)
+    created = dict(line.split("|") for line in psql(
+        "SELECT message_id, extract(epoch FROM created_at) FROM outbound_emails WHERE status = 'SENT'"
+    ).splitlines())
+    record("email", f"dispatch of {pending:,} queued e-mails to a loopback SMTP server",
+           f"{rate:,.0f} e-mails/s", f"worker started → last accepted; WORKER_CONCURRENCY default")
+    ceiling = queue_ceiling()
+    record("email", "no-op apalis jobs on the same database (the queue's ceiling)",
+           f"{ceiling['jobs_per_sec']:,.0f} jobs/s", f"{ceiling['jobs']} jobs, concurrency {ceiling['concurrency']}")
+    record("email", "e-mail dispatch ÷ no-op job throughput", f"{rate / ceiling['jobs_per_sec']:.2f}")
+    # Idle: one invitation at a time, send → SMTP accepted.
+    acct = account("mail-idle")
+    template = prepared_document(api, acct, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
+    latencies = []
+    for doc in seed_drafts(template, acct, 30):
+        status, body = api.call("POST", f"/documents/{doc}/send", acct["key"], SEND_BODY)
+        assert status == 200, body
+        message_id = psql(f"SELECT message_id FROM outbound_emails WHERE document_id = '{doc}'")
+        deadline = time.time() + 30
+        while message_id not in sink.accepted() and time.time() < deadline:
+            time.sleep(0.005)
+        created_at = float(psql(
+            f"SELECT extract(epoch FROM created_at) FROM outbound_emails WHERE document_id = '{doc}'"))
+        latencies.append((sink.accepted()[message_id] - created_at) * 1000)
+        time.sleep(0.1)
+    record("email", "send → SMTP accepted, idle worker (30 sends, one at a time)",
+           f"p50 {percentile(latencies, 50):.0f} ms, p95 {percentile(latencies, 95):.0f} ms, "
+           f"p99 {percentile(latencies, 99):.0f} ms")
+    bulk = [(accepted[m] - float(c)) * 1000 for m, c in created.items() if m in accepted]
+    record("email", "send → SMTP accepted during the bulk dispatch",
+           f"p50 {percentile(bulk, 50):,.0f} ms, p95 {percentile(bulk, 95):,.0f} ms, "
+           f"p99 {percentile(bulk, 99):,.0f} ms", "dominated by time in the queue")
+    return worker, sink
+
+
+def completion(api, sink):
+    """Sign → COMPLETED with the worker idle: one document at a time, its link from the sink."""
+    acct = account("completion")
+    pdf = pdf_with_pages(20)
+    timings = []
+    for _ in range(ROUNDS):
+        doc = prepared_document(api, acct, pdf, 1, 50, pages=20)
+        status, body = api.call("POST", f"/documents/{doc}/send", acct["key"], SEND_BODY)
+        assert status == 200, body
+        message_id = psql(f"SELECT message_id FROM outbound_emails WHERE document_id = '{doc}'")
+        deadline = time.time() + 60
+        while message_id not in sink.links() and time.time() < deadline:
+            time.sleep(0.02)
+        link = f"{api.base}/sign/{sink.links()[message_id]}"
+        with urllib.request.urlopen(urllib.request.Request(f"{link}/session")) as r:
+            fields = json.loads(r.read())["data"]["fields"]
+        given = [{"id": f["id"], "value": "Bench Signer"} for f in fields]
+        request = urllib.request.Request(
+            f"{link}/submit", data=json.dumps({"fields": given}).encode(), method="POST",
+            headers={"Content-Type": "application/json"})
+        submitted = time.time()
+        with urllib.request.urlopen(request) as r:
+            assert r.status == 200
+        while psql(f"SELECT status FROM documents WHERE id = '{doc}'") != "COMPLETED":
+            if time.time() - submitted > 300:
+                raise SystemExit("completion did not finish within 5 minutes")
+            time.sleep(0.02)
+        done = float(psql(f"SELECT extract(epoch FROM completed_at) FROM documents WHERE id = '{doc}'"))
+        timings.append((done - submitted) * 1000)
+    record("completion", "sign → COMPLETED, 20 pages and 50 fields (stamped PDF and certificate)",
+           f"median {median(timings):,.0f} ms", f"{ROUNDS} documents, one at a time")
+
+
+def expiry(api):
+    acct = account("expiry")
+    template = prepared_document(api, acct, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
+    n = 100_000
+    seed_drafts(template, acct, n)
+    psql(f"UPDATE documents SET status = 'SENT', sent_at = now() - interval '2 days', "
+         f"expiry_date = now() - interval '1 day' WHERE account_id = '{acct['id']}' AND id <> '{template}'")
+    sink = SmtpSink()
+    started = time.time()
+    worker = start_worker(sink.port, EXPIRY_SWEEP_CRON="* * * * * *")
+    while int(psql(f"SELECT count(*) FROM documents WHERE account_id = '{acct['id']}' AND status = 'SENT'")) > 0:
+        if time.time() - started > 1800:
+            raise SystemExit("expiry did not finish within 30 minutes")
+        time.sleep(0.5)
+    took = time.time() - started
+    record("expiry", f"expiry of {n:,} due documents (each with one signer)",
+           f"{took:.1f} s ({n / took:,.0f} documents/s)",
+           "worker started → none left SENT; notices and webhooks queued in the same transactions")
+    return worker, sink
+
+
+def main():
+    log(f"work directory {WORK}")
+    psql("DROP DATABASE IF EXISTS signet_bench WITH (FORCE)", ADMIN_URL)
+    psql("CREATE DATABASE signet_bench", ADMIN_URL)
+    subprocess.run([str(RELEASE / "signet-api"), "migrate"], env=base_env(), check=True,
+                   capture_output=True)
+    api = Api()
+    processes = [api.process]
+    try:
+        if wanted("lists") or wanted("hot"):
+            accounts = {size: account(f"size{size}", size) for size in SIZES}
+        if wanted("lists"):
+            lists(api, accounts)
+        if wanted("hot"):
+            many = [account(f"many{i}", 100) for i in range(CONNECTIONS)]
+            hot_row(api, accounts, many)
+        if wanted("detail"):
+            detail(api)
+        if wanted("send"):
+            send(api)
+        if wanted("email") or wanted("completion"):
+            worker, sink = email(api)
+            processes += [worker, sink.process]
+            if wanted("completion"):
+                completion(api, sink)
+            record("memory", "signet-worker peak RSS after the e-mail cases",
+                   f"{worker.peak_rss_mib():.0f} MiB")
+            worker.stop()
+        if wanted("expiry"):
+            worker, sink = expiry(api)
+            processes += [worker, sink.process]
+        record("memory", "signet-api peak RSS after every case", f"{api.process.peak_rss_mib():.0f} MiB")
+    finally:
+        for process in processes:
+            process.stop()
+    print_results()
+
+
+def print_results():
+    machine = subprocess.run(["uname", "-srm"], capture_output=True, text=True).stdout.strip()
+    cpus = os.cpu_count()
+    print(f"\nSignet benchmark — {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, {machine}, "
+          f"{cpus} CPUs; {SECONDS} s × {ROUNDS} rounds (medians); wrk {CONNECTIONS} connections; "
+          f"API and pgbench {POOL} database connections\n")
+    print("| Case | Signet | Best SQL (pgbench) | Ratio | Note |")
+    print("|---|---|---|---|---|")
+    for _group, case, api_text, sql_text, ratio, note in results:
+        print(f"| {case} | {api_text} | {sql_text} | {ratio} | {note} |")
+
+
+if __name__ == "__main__":
+    main()
