@@ -83,34 +83,49 @@ const MISSED_HEARTBEATS: usize = 3;
 /// fetches, heartbeats and acknowledgements (each a short statement).
 pub const QUEUE_CONNECTIONS: u32 = signet_common::config::WORKER_QUEUE_CONNECTIONS;
 
-/// A worker process's pools within `DATABASE_MAX_CONNECTIONS`: the queue's
-/// `QUEUE_CONNECTIONS`, the rest for the job handlers.
-pub fn pools(config: &Config) -> Result<(Db, sqlx::PgPool), StartError> {
+/// A worker process's pools within `DATABASE_MAX_CONNECTIONS`: the queue's connections, the
+/// rest for the job handlers. A process that takes jobs from a queue keeps `QUEUE_CONNECTIONS`
+/// for it; a sweep-only process has no listener and no fetches, and keeps one (its health
+/// checks and `/metrics`).
+pub fn pools(config: &Config, kinds: &JobKinds) -> Result<(Db, sqlx::PgPool), StartError> {
+    let queue_connections = queue_connections(kinds);
     let budget = signet_common::db::PoolBudget::from_config(config);
-    if budget.max_connections <= QUEUE_CONNECTIONS {
-        return Err(StartError::Budget(budget.max_connections));
+    if budget.max_connections <= queue_connections {
+        return Err(StartError::Budget(
+            budget.max_connections,
+            queue_connections,
+        ));
     }
     let queue = signet_common::db::lazy_pool(
         &config.database_url,
         "signet-worker",
-        budget.with_max(QUEUE_CONNECTIONS),
+        budget.with_max(queue_connections),
     )
     .map_err(|e| StartError::Database(e.to_string()))?;
     let jobs = Db::connect_lazy(
         &config.database_url,
         "signet-worker",
-        budget.with_max(budget.max_connections - QUEUE_CONNECTIONS),
+        budget.with_max(budget.max_connections - queue_connections),
     )
     .map_err(|e| StartError::Database(e.to_string()))?;
     Ok((jobs, queue))
 }
 
+/// The connections a process running `kinds` keeps for its queue.
+pub fn queue_connections(kinds: &JobKinds) -> u32 {
+    if kinds.queue_labels().is_empty() {
+        1
+    } else {
+        QUEUE_CONNECTIONS
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error(
-        "DATABASE_MAX_CONNECTIONS is {0}: a worker needs more than {QUEUE_CONNECTIONS} ({QUEUE_CONNECTIONS} for its queue, one or more for its jobs)"
+        "DATABASE_MAX_CONNECTIONS is {0}: this worker needs more than {1} ({1} for its queue, one or more for its jobs)"
     )]
-    Budget(u32),
+    Budget(u32, u32),
     #[error("DATABASE_URL: {0}")]
     Database(String),
     #[error("EXPIRY_SWEEP_CRON {0:?} is not a valid cron expression (with seconds): {1}")]
@@ -254,13 +269,19 @@ pub async fn run(
     let admin = admin::serve(state.clone()).await.map_err(|e| {
         StartError::Admin(state.config.worker_admin_addr.to_string(), e.to_string())
     })?;
-    let concurrency = &state.config.worker_concurrency;
+    let concurrency: Vec<String> = state
+        .kinds
+        .iter()
+        .filter(|kind| kind.queue().is_some())
+        .map(|kind| {
+            let at_once = kind.concurrency(&state.config.worker_concurrency);
+            format!("{}={at_once}", kind.label())
+        })
+        .collect();
     tracing::info!(
         %instance,
         jobs = %state.kinds.names(),
-        email_concurrency = concurrency.email,
-        completion_concurrency = concurrency.completion,
-        webhook_concurrency = concurrency.webhook,
+        concurrency = %concurrency.join(","),
         "signet-worker started"
     );
     monitor

@@ -44,7 +44,7 @@ async fn main() -> ExitCode {
     };
     let telemetry = signet_common::telemetry::init(Some("signet-worker"), config.log_format);
     signet_common::telemetry::metrics();
-    let pools = match signet_worker::pools(&config) {
+    let pools = match signet_worker::pools(&config, &kinds) {
         Ok(pools) => pools,
         Err(e) => {
             eprintln!("error: {e}");
