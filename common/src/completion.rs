@@ -162,7 +162,9 @@ const COMPLETED_MESSAGE: &str = "All recipients have signed";
 
 /// Queues completion again for SENT documents whose signers have all signed but whose
 /// completion jobs gave up (a file store outage, say). Run by the periodic sweep; the job is
-/// idempotent, so queuing it for a document that is completing right now is harmless.
+/// idempotent, so queuing it for a document that is completing right now is harmless. Documents
+/// another sweep (or a completion) holds are skipped, so sweeps on several processes at once do
+/// not queue the same document together.
 #[tracing::instrument(name = "completion::requeue_stalled", skip_all)]
 pub async fn requeue_stalled(pool: &PgPool) -> Result<usize> {
     let mut tx = pool.begin().await?;
@@ -173,7 +175,8 @@ pub async fn requeue_stalled(pool: &PgPool) -> Result<usize> {
            AND EXISTS (SELECT 1 FROM recipients r WHERE r.document_id = d.id AND r.role = 'SIGNER')
            AND NOT EXISTS (SELECT 1 FROM recipients r WHERE r.document_id = d.id
                            AND r.role = 'SIGNER' AND r.status <> 'SIGNED')
-         LIMIT 100",
+         LIMIT 100
+         FOR UPDATE OF d SKIP LOCKED",
     )
     .fetch_all(&mut *tx)
     .await?;

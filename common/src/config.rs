@@ -44,7 +44,8 @@ pub struct Config {
     pub webhook_retry_schedule: Vec<Duration>,
     pub email_retry_schedule: Vec<Duration>,
     pub expiry_sweep_cron: String,
-    pub worker_concurrency: usize,
+    /// How many jobs of each kind one worker process runs at once.
+    pub worker_concurrency: WorkerConcurrency,
     /// How often a worker proves it is alive; a worker silent for three intervals is presumed
     /// dead and its jobs run again elsewhere.
     pub worker_heartbeat: Duration,
@@ -61,6 +62,23 @@ pub struct Config {
     /// Bounds on untrusted input (docs/security.md).
     pub limits: Limits,
 }
+
+/// Jobs of each kind a worker process runs at once. `WORKER_EMAIL_CONCURRENCY`,
+/// `WORKER_COMPLETION_CONCURRENCY` and `WORKER_WEBHOOK_CONCURRENCY`; an unset one falls back to
+/// `WORKER_CONCURRENCY`, then to its default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkerConcurrency {
+    /// Default: the jobs pool (`DATABASE_MAX_CONNECTIONS` − 3), since each e-mail being sent
+    /// holds a connection (its outbox row stays locked while the SMTP server answers).
+    pub email: usize,
+    /// Default: the CPU count; rendering the final PDF is CPU-bound and holds no connection.
+    pub completion: usize,
+    /// Default: the jobs pool, since each attempt holds a connection while the receiver answers.
+    pub webhook: usize,
+}
+
+/// The connections a worker keeps for its queue; the rest of its budget is its jobs pool.
+pub const WORKER_QUEUE_CONNECTIONS: u32 = 3;
 
 /// Bounds on the work untrusted input can cause; each is described in docs/security.md.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,13 +131,26 @@ impl Config {
             None => (crate::secrets::random_bytes(32), true),
         };
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        let database_max_connections = positive(
+            "DATABASE_MAX_CONNECTIONS",
+            &or("DATABASE_MAX_CONNECTIONS", "8"),
+        )?
+        .min(u32::MAX as u64) as u32;
+        let jobs_pool = database_max_connections
+            .saturating_sub(WORKER_QUEUE_CONNECTIONS)
+            .max(1);
+        let fallback = get("WORKER_CONCURRENCY")
+            .map(|v| positive("WORKER_CONCURRENCY", &v))
+            .transpose()?;
+        let concurrency = |name: &'static str, default: usize| -> Result<usize, ConfigError> {
+            match get(name) {
+                Some(value) => Ok(positive(name, &value)? as usize),
+                None => Ok(fallback.map_or(default, |n| n as usize)),
+            }
+        };
         Ok(Self {
             database_url: or("DATABASE_URL", DEFAULT_DATABASE_URL),
-            database_max_connections: positive(
-                "DATABASE_MAX_CONNECTIONS",
-                &or("DATABASE_MAX_CONNECTIONS", "8"),
-            )?
-            .min(u32::MAX as u64) as u32,
+            database_max_connections,
             database_acquire_timeout: Duration::from_millis(positive(
                 "DATABASE_ACQUIRE_TIMEOUT_MS",
                 &or("DATABASE_ACQUIRE_TIMEOUT_MS", "5000"),
@@ -189,8 +220,11 @@ impl Config {
                 "WORKER_POLL_MS",
                 &or("WORKER_POLL_MS", "1000"),
             )?),
-            worker_concurrency: positive("WORKER_CONCURRENCY", &or("WORKER_CONCURRENCY", "8"))?
-                as usize,
+            worker_concurrency: WorkerConcurrency {
+                email: concurrency("WORKER_EMAIL_CONCURRENCY", jobs_pool as usize)?,
+                completion: concurrency("WORKER_COMPLETION_CONCURRENCY", cores)?,
+                webhook: concurrency("WORKER_WEBHOOK_CONCURRENCY", jobs_pool as usize)?,
+            },
             log_format: match or("LOG_FORMAT", "text").to_ascii_lowercase().as_str() {
                 "text" => LogFormat::Text,
                 "json" => LogFormat::Json,
@@ -409,6 +443,35 @@ mod tests {
             assert_eq!(err.name, "FILE_URL_SECRET", "{secret}");
         }
         assert!(config(&[("FILE_URL_SECRET", &"x".repeat(32))]).is_ok());
+    }
+
+    #[test]
+    fn worker_concurrency_per_kind_falls_back_to_worker_concurrency() {
+        let c = config(&[("DATABASE_MAX_CONNECTIONS", "10")]).unwrap();
+        assert_eq!(c.worker_concurrency.email, 7, "the jobs pool");
+        assert_eq!(c.worker_concurrency.webhook, 7, "the jobs pool");
+        assert!(c.worker_concurrency.completion >= 1, "the CPU count");
+        let c = config(&[
+            ("WORKER_CONCURRENCY", "3"),
+            ("WORKER_WEBHOOK_CONCURRENCY", "20"),
+        ])
+        .unwrap();
+        assert_eq!(
+            c.worker_concurrency,
+            WorkerConcurrency {
+                email: 3,
+                completion: 3,
+                webhook: 20
+            }
+        );
+        for name in [
+            "WORKER_CONCURRENCY",
+            "WORKER_EMAIL_CONCURRENCY",
+            "WORKER_COMPLETION_CONCURRENCY",
+            "WORKER_WEBHOOK_CONCURRENCY",
+        ] {
+            assert_eq!(config(&[(name, "0")]).unwrap_err().name, name);
+        }
     }
 
     #[test]

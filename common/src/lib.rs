@@ -22,6 +22,7 @@ pub mod model;
 pub mod notify;
 pub mod pdf;
 pub mod query;
+pub mod queues;
 pub mod recipients;
 pub mod secrets;
 pub mod shutdown;

@@ -116,22 +116,41 @@ pub fn metrics() -> PrometheusHandle {
         .clone()
 }
 
-/// Counts jobs waiting in each queue and records them as `signet_queue_depth{job_type}`.
-/// Called when `/metrics` is scraped, so the figure is current.
-pub async fn record_queue_depth(pool: &sqlx::PgPool) -> Result<(), sqlx::Error> {
-    let depths: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT job_type, count(*) FILTER (WHERE status IN ('Pending', 'Queued', 'Running')
-                                           OR (status = 'Failed' AND attempts < max_attempts))
-         FROM apalis.jobs GROUP BY job_type",
-    )
-    .fetch_all(pool)
-    .await?;
-    for queue in crate::jobs::QUEUES {
-        let depth = depths
-            .iter()
-            .find(|(job_type, _)| job_type == queue)
-            .map_or(0, |(_, n)| *n);
-        metrics::gauge!("signet_queue_depth", "job_type" => *queue).set(depth as f64);
+/// Records what waits in each queue and when the expiry sweep last finished, read from the
+/// database when `/metrics` is scraped (so the figure is current, and the same from every
+/// process):
+/// - `signet_queue_ready_jobs{job_type}`: due now, waiting for a worker;
+/// - `signet_queue_scheduled_jobs{job_type}`: waiting for their time (retries);
+/// - `signet_queue_depth{job_type}`: both together;
+/// - `signet_queue_oldest_ready_age_seconds{job_type}`: how long the oldest ready job has been
+///   due (0 when none is);
+/// - `signet_sweep_last_finished_timestamp_seconds`: 0 until a sweep first finishes.
+///
+/// Scrapes that arrive while another is reading wait for it and use its figures, so scrapes
+/// never pile up on the database.
+pub async fn record_queue_metrics(pool: &sqlx::PgPool) -> Result<(), crate::Error> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static READING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    static READINGS: AtomicU64 = AtomicU64::new(0);
+    let readings_before = READINGS.load(Ordering::SeqCst);
+    let _reading = READING.lock().await;
+    if READINGS.load(Ordering::SeqCst) != readings_before {
+        return Ok(());
     }
+    let snapshot = crate::queues::snapshot(pool).await?;
+    for queue in &snapshot.queues {
+        let job_type = queue.job_type.clone();
+        metrics::gauge!("signet_queue_ready_jobs", "job_type" => job_type.clone())
+            .set(queue.ready as f64);
+        metrics::gauge!("signet_queue_scheduled_jobs", "job_type" => job_type.clone())
+            .set(queue.scheduled as f64);
+        metrics::gauge!("signet_queue_depth", "job_type" => job_type.clone())
+            .set((queue.ready + queue.scheduled) as f64);
+        metrics::gauge!("signet_queue_oldest_ready_age_seconds", "job_type" => job_type)
+            .set(queue.oldest_ready_age.as_secs_f64());
+    }
+    metrics::gauge!("signet_sweep_last_finished_timestamp_seconds")
+        .set(snapshot.last_sweep_finished.unwrap_or(0.0));
+    READINGS.fetch_add(1, Ordering::SeqCst);
     Ok(())
 }

@@ -760,6 +760,16 @@ pub struct WorkerProcess {
 impl WorkerProcess {
     /// Starts a worker for `app`, sending mail to `smtp_url`; `extra` overrides settings.
     pub fn start(app: &TestApp, smtp_url: &str, extra: &[(&str, &str)]) -> Self {
+        Self::start_with_args(app, smtp_url, &[], extra)
+    }
+
+    /// Like `start`, with command-line arguments (e.g. `["--jobs", "email"]`).
+    pub fn start_with_args(
+        app: &TestApp,
+        smtp_url: &str,
+        args: &[&str],
+        extra: &[(&str, &str)],
+    ) -> Self {
         let log = app
             .files
             .path()
@@ -767,6 +777,7 @@ impl WorkerProcess {
         let log_file = std::fs::File::create(&log).expect("worker log");
         let mut command = std::process::Command::new(binary("signet-worker"));
         command
+            .args(args)
             .env("DATABASE_URL", app.db.url())
             .env("PUBLIC_URL", &app.base)
             .env("FILE_STORE_DIR", app.files.path())
@@ -814,6 +825,17 @@ impl WorkerProcess {
         panic!("the worker never logged its admin port:\n{}", self.log());
     }
 
+    /// The worker's `/metrics` text.
+    pub async fn metrics(&self) -> String {
+        let admin = self.admin_addr().await;
+        reqwest::get(format!("http://{admin}/metrics"))
+            .await
+            .expect("the worker's /metrics answers")
+            .text()
+            .await
+            .expect("metrics text")
+    }
+
     /// SIGTERM, then waits (bounded) for the exit status.
     pub fn terminate(&mut self, within: std::time::Duration) -> Option<std::process::ExitStatus> {
         let _ = std::process::Command::new("kill")
@@ -849,6 +871,7 @@ impl Drop for WorkerProcess {
 pub struct Receiver {
     pub port: u16,
     received: std::sync::Arc<std::sync::Mutex<Vec<Received>>>,
+    answered: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     plan: std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<u16>>>,
     /// True while requests are held unanswered.
     holding: tokio::sync::watch::Sender<bool>,
@@ -873,9 +896,10 @@ impl Receiver {
             std::sync::Arc<std::sync::Mutex<Vec<Received>>>,
             std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<u16>>>,
             tokio::sync::watch::Receiver<bool>,
+            std::sync::Arc<std::sync::atomic::AtomicUsize>,
         );
         async fn receive(
-            State((received, plan, mut holding)): State<Shared>,
+            State((received, plan, mut holding, answered)): State<Shared>,
             request: axum::extract::Request,
         ) -> axum::response::Response {
             let (parts, body) = request.into_parts();
@@ -897,6 +921,7 @@ impl Receiver {
                 body: String::from_utf8_lossy(&body).into_owned(),
             });
             let _ = holding.wait_for(|held| !held).await;
+            answered.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             let status = plan.lock().unwrap().pop_front().unwrap_or(200);
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
             if status.is_redirection() {
@@ -908,10 +933,12 @@ impl Receiver {
         let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let plan = std::sync::Arc::new(std::sync::Mutex::new(std::collections::VecDeque::new()));
         let (holding, held) = tokio::sync::watch::channel(false);
+        let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let router = axum::Router::new().fallback(receive).with_state((
             received.clone(),
             plan.clone(),
             held,
+            answered.clone(),
         ));
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
             .await
@@ -922,6 +949,7 @@ impl Receiver {
         Self {
             port,
             received,
+            answered,
             plan,
             holding,
             task,
@@ -939,6 +967,11 @@ impl Receiver {
 
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/hooks", self.port)
+    }
+
+    /// How many requests it has answered (a held request is not answered until `release`).
+    pub fn answered(&self) -> usize {
+        self.answered.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn respond_with(&self, statuses: &[u16]) {

@@ -1,15 +1,17 @@
 //! The worker's admin port:
-//! - `/readyz`: 200 only while the database answers, every job type's worker polls its queue
-//!   and the job listener is connected; 503 otherwise (take the process out of rotation).
+//! - `/readyz`: 200 only while the database answers, the worker of every job type this process
+//!   runs polls its queue and the job listener is connected (a sweep-only process has neither);
+//!   503 otherwise (take the process out of rotation).
 //! - `/healthz` (liveness): 503 when a job type's worker has not been polling for longer than
 //!   `WORKER_STUCK_SECS` although the database answers — the process cannot recover by itself
 //!   and should be restarted. While the database itself is down it stays 200: a restart would
 //!   not help.
-//! - `/metrics`: Prometheus text (jobs by type and outcome with durations, queue depth,
-//!   e-mails, webhook attempts, whether each worker polls, worker restarts).
+//! - `/metrics`: Prometheus text (jobs by type: waiting, ready, oldest ready age, running,
+//!   finished by outcome, durations; the last sweep; e-mails, webhook attempts, whether each
+//!   worker polls, worker restarts).
 //!
-//! Both health answers carry the state as JSON: `{"workers": {"dispatch-email": true, …},
-//! "listener_connected": true, "stuck": [], "database": true}`.
+//! Both health answers carry the state as JSON: `{"jobs": "email,webhook", "workers":
+//! {"dispatch-email": true, …}, "listener_connected": true, "stuck": [], "database": true}`.
 
 use std::{sync::Arc, time::Duration};
 
@@ -39,6 +41,8 @@ pub async fn serve(state: Arc<WorkerState>) -> std::io::Result<JoinHandle<()>> {
 
 #[derive(serde::Serialize)]
 struct Health {
+    /// The kinds of work this process takes, as `--jobs` names them.
+    jobs: String,
     #[serde(flatten)]
     report: crate::supervision::Report,
     database: bool,
@@ -54,6 +58,7 @@ async fn health(state: &WorkerState) -> Health {
         Ok(Ok(_))
     );
     Health {
+        jobs: state.kinds.names(),
         report: state.supervisor.report(state.config.worker_stuck_after),
         database,
     }
@@ -81,8 +86,8 @@ async fn healthz(State(state): State<Arc<WorkerState>>) -> impl IntoResponse {
 }
 
 async fn metrics(State(state): State<Arc<WorkerState>>) -> impl IntoResponse {
-    if let Err(e) = signet_common::telemetry::record_queue_depth(&state.queue_pool).await {
-        tracing::warn!(error = %e, "queue depth unavailable for /metrics");
+    if let Err(e) = signet_common::telemetry::record_queue_metrics(&state.queue_pool).await {
+        tracing::warn!(error = %e, "queue figures unavailable for /metrics");
     }
     (
         [("content-type", "text/plain; version=0.0.4; charset=utf-8")],

@@ -17,6 +17,7 @@ use signet_common::{
     expiry,
     jobs::{self, CheckCompletion, DeliverWebhook, DispatchEmail},
     model::{DocumentStatus, EmailKind},
+    queues,
     webhooks::{self, AttemptRecord, Delivery},
 };
 use tracing::Instrument;
@@ -426,8 +427,15 @@ async fn record_webhook(
 }
 
 /// Finished jobs are kept this long for inspection, then removed by the sweep.
-const FINISHED_JOB_RETENTION_HOURS: i32 = 24;
+const FINISHED_JOB_RETENTION: Duration = Duration::from_secs(24 * 3600);
 
+/// The sweep's `job_type` in `signet_jobs_*` metrics (it has no queue: it runs on a schedule).
+pub const SWEEP_JOB_TYPE: &str = "signet.expiry_sweep";
+
+/// Expires due documents, queues completion again for fully signed documents still SENT, and
+/// removes old finished jobs; then records that a sweep finished, for the operator's alert.
+/// Every part claims its rows with `SKIP LOCKED` or is a conditional update, so any number of
+/// processes may sweep at once.
 #[tracing::instrument(name = "ExpirySweep", skip_all)]
 pub async fn expiry_sweep(_tick: Tick, state: Data<Arc<WorkerState>>) -> Result<(), BoxDynError> {
     let expired = expiry::expire_due(&state.db.pool, &state.notifier).await?;
@@ -441,13 +449,8 @@ pub async fn expiry_sweep(_tick: Tick, state: Data<Arc<WorkerState>>) -> Result<
             "fully signed documents were still SENT; completion queued again"
         );
     }
-    sqlx::query(
-        "DELETE FROM apalis.jobs WHERE status = 'Done'
-           AND done_at < now() - make_interval(hours => $1)",
-    )
-    .bind(FINISHED_JOB_RETENTION_HOURS)
-    .execute(&state.db.pool)
-    .await?;
+    queues::purge_finished(&state.db.pool, FINISHED_JOB_RETENTION).await?;
+    queues::record_sweep(&state.db.pool, queues::EXPIRY_SWEEP, &state.instance).await?;
     Ok(())
 }
 

@@ -1,8 +1,11 @@
-//! `signet-worker`: apalis workers on the PostgreSQL queue — e-mail dispatch, completion, and the
-//! expiry sweep. Any number of worker processes can run side by side.
+//! `signet-worker`: apalis workers on the PostgreSQL queue — e-mail dispatch, completion, webhook
+//! delivery and the expiry sweep. Any number of worker processes can run side by side, each
+//! taking every kind of work or only some (`kinds`), so that each kind is scaled on its own.
 
 pub mod admin;
 pub mod handlers;
+pub mod job_metrics;
+pub mod kinds;
 pub mod listener;
 pub mod mail;
 pub mod supervision;
@@ -28,9 +31,15 @@ use signet_common::{
 };
 use tracing::Level;
 
+use crate::kinds::{JobKind, JobKinds};
+
 /// What every job handler shares.
 pub struct WorkerState {
     pub config: Config,
+    /// The kinds of work this process takes.
+    pub kinds: JobKinds,
+    /// `host:pid`, unique per process; worker names end with it.
+    pub instance: String,
     /// The job handlers' connections.
     pub db: Db,
     /// The queue's own connections: the job listener, and apalis's fetches, heartbeats and
@@ -64,9 +73,6 @@ impl WorkerState {
     }
 }
 
-/// The labels of the job types that poll the queue (worker names start with them).
-pub const JOB_LABELS: &[&str] = &["dispatch-email", "check-completion", "deliver-webhook"];
-
 /// How long the download link in a completion e-mail works.
 pub const COMPLETION_LINK_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -75,55 +81,76 @@ const MISSED_HEARTBEATS: usize = 3;
 
 /// Connections of the queue pool: one held by the job listener, two shared by the job types'
 /// fetches, heartbeats and acknowledgements (each a short statement).
-pub const QUEUE_CONNECTIONS: u32 = 3;
+pub const QUEUE_CONNECTIONS: u32 = signet_common::config::WORKER_QUEUE_CONNECTIONS;
 
-/// A worker process's pools within `DATABASE_MAX_CONNECTIONS`: the queue's
-/// `QUEUE_CONNECTIONS`, the rest for the job handlers.
-pub fn pools(config: &Config) -> Result<(Db, sqlx::PgPool), StartError> {
+/// A worker process's pools within `DATABASE_MAX_CONNECTIONS`: the queue's connections, the
+/// rest for the job handlers. A process that takes jobs from a queue keeps `QUEUE_CONNECTIONS`
+/// for it; a sweep-only process has no listener and no fetches, and keeps one (its health
+/// checks and `/metrics`).
+pub fn pools(config: &Config, kinds: &JobKinds) -> Result<(Db, sqlx::PgPool), StartError> {
+    let queue_connections = queue_connections(kinds);
     let budget = signet_common::db::PoolBudget::from_config(config);
-    if budget.max_connections <= QUEUE_CONNECTIONS {
-        return Err(StartError::Budget(budget.max_connections));
+    if budget.max_connections <= queue_connections {
+        return Err(StartError::Budget(
+            budget.max_connections,
+            queue_connections,
+        ));
     }
     let queue = signet_common::db::lazy_pool(
         &config.database_url,
         "signet-worker",
-        budget.with_max(QUEUE_CONNECTIONS),
+        budget.with_max(queue_connections),
     )
     .map_err(|e| StartError::Database(e.to_string()))?;
     let jobs = Db::connect_lazy(
         &config.database_url,
         "signet-worker",
-        budget.with_max(budget.max_connections - QUEUE_CONNECTIONS),
+        budget.with_max(budget.max_connections - queue_connections),
     )
     .map_err(|e| StartError::Database(e.to_string()))?;
     Ok((jobs, queue))
 }
 
+/// The connections a process running `kinds` keeps for its queue.
+pub fn queue_connections(kinds: &JobKinds) -> u32 {
+    if kinds.queue_labels().is_empty() {
+        1
+    } else {
+        QUEUE_CONNECTIONS
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error(
-        "DATABASE_MAX_CONNECTIONS is {0}: a worker needs more than {QUEUE_CONNECTIONS} ({QUEUE_CONNECTIONS} for its queue, one or more for its jobs)"
+        "DATABASE_MAX_CONNECTIONS is {0}: this worker needs more than {1} ({1} for its queue, one or more for its jobs)"
     )]
-    Budget(u32),
+    Budget(u32, u32),
     #[error("DATABASE_URL: {0}")]
     Database(String),
     #[error("EXPIRY_SWEEP_CRON {0:?} is not a valid cron expression (with seconds): {1}")]
     Cron(String, String),
     #[error("SMTP_URL: {0}")]
     Mail(String),
+    #[error("--jobs / WORKER_JOBS names no kind of work (email, completion, webhook, sweep)")]
+    NoJobs,
     #[error("workers stopped with an error: {0}")]
     Monitor(String),
     #[error("WORKER_ADMIN_ADDR {0}: {1}")]
     Admin(String, String),
 }
 
-/// Runs the workers until `shutdown` resolves, then stops fetching and gives running jobs up
-/// to `WORKER_SHUTDOWN_SECS` to finish.
+/// Runs the workers of `kinds` until `shutdown` resolves, then stops fetching and gives running
+/// jobs up to `WORKER_SHUTDOWN_SECS` to finish.
 pub async fn run(
     config: Config,
+    kinds: JobKinds,
     (db, queue_pool): (Db, sqlx::PgPool),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
+    if kinds.iter().next().is_none() {
+        return Err(StartError::NoJobs);
+    }
     let schedule = cron::Schedule::from_str(&config.expiry_sweep_cron)
         .map_err(|e| StartError::Cron(config.expiry_sweep_cron.clone(), e.to_string()))?;
     let mailer = mail::Mailer::from_config(&config).map_err(StartError::Mail)?;
@@ -136,48 +163,52 @@ pub async fn run(
         ),
         notifier: Notifier::from_config(&config),
         webhooks: webhook::WebhookClient::new(config.webhook_allow_private),
-        supervisor: Arc::new(supervision::Supervisor::new(JOB_LABELS)),
+        supervisor: Arc::new(supervision::Supervisor::new(&kinds.queue_labels())),
         listener: Arc::new(listener::QueueListener::default()),
         unrecorded: Mutex::new(HashSet::new()),
+        instance: instance_name(),
+        kinds,
         mailer,
         db,
         queue_pool,
         config,
     });
-    let concurrency = state.config.worker_concurrency;
     let shutdown_timeout = state.config.worker_shutdown_timeout;
-    let instance = instance_name();
+    let instance = state.instance.clone();
 
     // One worker per job type: traced (continuing the trace that queued the job), measured,
-    // limited to `concurrency` jobs at once, and restarted (after a backoff, under a new name)
+    // limited to its kind's concurrency, and restarted (after a backoff, under a new name)
     // whenever its backend loses the database. See `supervision`.
     macro_rules! job_worker {
-        ($job:ty, $handler:path, $label:literal) => {{
+        ($job:ty, $handler:path, $kind:expr) => {{
             let state = state.clone();
             let instance = instance.clone();
+            let label = $kind.label();
+            let concurrency = $kind.concurrency(&state.config.worker_concurrency);
             move |restarts: usize| {
                 let before = state.clone();
                 let after = state.clone();
-                let backend = storage::<$job>(&state)
+                let backend = storage::<$job>(&state, concurrency)
                     .after_start(move |_| {
-                        after.supervisor.mark_running($label);
+                        after.supervisor.mark_running(label);
                         async { Ok(()) }
                     })
                     .before_start(move |_| {
-                        let delay = before.supervisor.backoff($label);
+                        let delay = before.supervisor.backoff(label);
                         async move {
                             tokio::time::sleep(delay).await;
                             Ok(())
                         }
                     });
                 WorkerBuilder::new(supervision::Supervisor::worker_name(
-                    $label, restarts, &instance,
+                    label, restarts, &instance,
                 ))
                 .backend(backend)
                 .layer(
                     TraceLayer::new().make_span_with(ContextualTaskSpan::new().level(Level::INFO)),
                 )
                 .layer(PrometheusLayer::default())
+                .layer(job_metrics::JobMetricsLayer::new(<$job>::QUEUE))
                 .concurrency(concurrency)
                 .data(state.clone())
                 .build($handler)
@@ -185,32 +216,39 @@ pub async fn run(
         }};
     }
     let supervisor = state.supervisor.clone();
-    let monitor = Monitor::new()
-        .register(job_worker!(
-            DispatchEmail,
-            handlers::dispatch_email,
-            "dispatch-email"
-        ))
-        .register(job_worker!(
-            CheckCompletion,
-            handlers::check_completion,
-            "check-completion"
-        ))
-        .register(job_worker!(
-            DeliverWebhook,
-            handlers::deliver_webhook,
-            "deliver-webhook"
-        ))
-        .register({
-            let state = state.clone();
-            let name = format!("expiry-sweep@{instance}");
-            move |_| {
-                WorkerBuilder::new(name.clone())
-                    .backend(CronScheduler::new(schedule.clone()))
-                    .data(state.clone())
-                    .build(handlers::expiry_sweep)
-            }
-        })
+    let mut monitor = Monitor::new();
+    for kind in state.kinds.iter() {
+        monitor = match kind {
+            JobKind::Email => monitor.register(job_worker!(
+                DispatchEmail,
+                handlers::dispatch_email,
+                JobKind::Email
+            )),
+            JobKind::Completion => monitor.register(job_worker!(
+                CheckCompletion,
+                handlers::check_completion,
+                JobKind::Completion
+            )),
+            JobKind::Webhook => monitor.register(job_worker!(
+                DeliverWebhook,
+                handlers::deliver_webhook,
+                JobKind::Webhook
+            )),
+            JobKind::Sweep => monitor.register({
+                let state = state.clone();
+                let schedule = schedule.clone();
+                let name = format!("{}@{instance}", JobKind::Sweep.label());
+                move |_| {
+                    WorkerBuilder::new(name.clone())
+                        .backend(CronScheduler::new(schedule.clone()))
+                        .layer(job_metrics::JobMetricsLayer::new(handlers::SWEEP_JOB_TYPE))
+                        .data(state.clone())
+                        .build(handlers::expiry_sweep)
+                }
+            }),
+        };
+    }
+    let monitor = monitor
         .should_restart(move |worker, error| {
             if worker.is_shutting_down() {
                 return false;
@@ -219,16 +257,33 @@ pub async fn run(
             true
         })
         .shutdown_timeout(shutdown_timeout);
-    let listening = tokio::spawn(
-        state
-            .listener
-            .clone()
-            .run(state.queue_pool.clone(), state.supervisor.clone()),
-    );
+    // Only processes that take jobs from a queue need to hear of new ones.
+    let listening = (!state.kinds.queue_labels().is_empty()).then(|| {
+        tokio::spawn(
+            state
+                .listener
+                .clone()
+                .run(state.queue_pool.clone(), state.supervisor.clone()),
+        )
+    });
     let admin = admin::serve(state.clone()).await.map_err(|e| {
         StartError::Admin(state.config.worker_admin_addr.to_string(), e.to_string())
     })?;
-    tracing::info!(%instance, concurrency, "signet-worker started");
+    let concurrency: Vec<String> = state
+        .kinds
+        .iter()
+        .filter(|kind| kind.queue().is_some())
+        .map(|kind| {
+            let at_once = kind.concurrency(&state.config.worker_concurrency);
+            format!("{}={at_once}", kind.label())
+        })
+        .collect();
+    tracing::info!(
+        %instance,
+        jobs = %state.kinds.names(),
+        concurrency = %concurrency.join(","),
+        "signet-worker started"
+    );
     monitor
         .run_with_signal(async move {
             shutdown.await;
@@ -238,17 +293,25 @@ pub async fn run(
         .await
         .map_err(|e| StartError::Monitor(e.to_string()))?;
     admin.abort();
-    listening.abort();
+    if let Some(listening) = listening {
+        listening.abort();
+    }
     Ok(())
 }
 
 /// The queue of one job type: new jobs arrive by NOTIFY (through the process's one listener)
 /// at once; delayed ones (retries) are found by polling, since PostgreSQL does not notify when
-/// a `run_at` comes due.
-fn storage<J: Job>(state: &WorkerState) -> PollWith<PostgresStorage<J>, Strategy> {
+/// a `run_at` comes due. A fetch claims at most `concurrency` jobs, so a process holds no more
+/// jobs than it can soon run: the rest stay ready for other processes (and visible to an
+/// autoscaler as `signet_queue_ready_jobs`).
+fn storage<J: Job>(
+    state: &WorkerState,
+    concurrency: usize,
+) -> PollWith<PostgresStorage<J>, Strategy> {
     let pool = &state.queue_pool;
     let queue = QueueConfig::default()
         .queue(J::QUEUE)
+        .batch_size(concurrency.max(1))
         .heartbeat_interval(state.config.worker_heartbeat)
         .missed_heartbeats(MISSED_HEARTBEATS);
     PostgresStorage::<J>::new(pool)

@@ -1,9 +1,40 @@
 use std::{process::ExitCode, time::Duration};
 
+use clap::Parser;
 use signet_common::{Config, shutdown};
+use signet_worker::kinds::{JobKind, JobKinds};
+
+/// Runs Signet's background work: e-mail, completion, webhooks and the sweep.
+#[derive(Parser)]
+#[command(
+    name = "signet-worker",
+    version,
+    after_help = "\
+Each kind can run on processes of its own and be scaled on its own; the sweep is safe on any
+number of processes (alert when none runs it: signet_sweep_last_finished_timestamp_seconds).
+Jobs of each kind run at once per process: WORKER_EMAIL_CONCURRENCY, WORKER_WEBHOOK_CONCURRENCY
+(default: DATABASE_MAX_CONNECTIONS - 3, the jobs pool) and WORKER_COMPLETION_CONCURRENCY
+(default: the CPU count); WORKER_CONCURRENCY sets all three at once. Every other setting is an
+environment variable too: see .env.example and docs/operations.md."
+)]
+struct Cli {
+    /// The kinds of work this process takes, comma-separated (default: all of them)
+    #[arg(
+        long,
+        env = "WORKER_JOBS",
+        value_name = "KIND,...",
+        value_enum,
+        value_delimiter = ',',
+        default_values_t = JobKind::ALL,
+        hide_default_value = true
+    )]
+    jobs: Vec<JobKind>,
+}
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let kinds = JobKinds::new(cli.jobs);
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(e) => {
@@ -13,7 +44,7 @@ async fn main() -> ExitCode {
     };
     let telemetry = signet_common::telemetry::init(Some("signet-worker"), config.log_format);
     signet_common::telemetry::metrics();
-    let pools = match signet_worker::pools(&config) {
+    let pools = match signet_worker::pools(&config, &kinds) {
         Ok(pools) => pools,
         Err(e) => {
             eprintln!("error: {e}");
@@ -23,7 +54,7 @@ async fn main() -> ExitCode {
     // The API's `serve` (or `signet-api migrate`) creates the schema; wait for it.
     loop {
         match sqlx::query_scalar::<_, bool>(
-            "SELECT to_regclass('apalis.jobs') IS NOT NULL AND to_regclass('public.outbound_emails') IS NOT NULL",
+            "SELECT to_regclass('apalis.jobs') IS NOT NULL AND to_regclass('public.sweep_runs') IS NOT NULL",
         )
         .fetch_one(&pools.1)
         .await
@@ -37,7 +68,7 @@ async fn main() -> ExitCode {
             () = shutdown::signal() => return ExitCode::SUCCESS,
         }
     }
-    let outcome = signet_worker::run(config, pools, shutdown::signal()).await;
+    let outcome = signet_worker::run(config, kinds, pools, shutdown::signal()).await;
     telemetry.shutdown();
     match outcome {
         Ok(()) => {

@@ -47,19 +47,21 @@ pub struct Supervisor {
 /// What `/readyz` and `/healthz` report.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Report {
-    /// Job type → whether its worker is polling.
+    /// Job type → whether its worker is polling; only the job types this process runs.
     pub workers: BTreeMap<&'static str, bool>,
-    pub listener_connected: bool,
+    /// Whether new jobs are heard of at once; absent when the process runs no queue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listener_connected: Option<bool>,
     /// The job types that have not been polling for longer than the stuck threshold.
     pub stuck: Vec<&'static str>,
 }
 
 impl Supervisor {
-    /// `jobs` are the labels of the job types this process runs (e.g. `dispatch-email`); each
-    /// starts as not yet polling.
+    /// `jobs` are the labels of the queue job types this process runs (e.g. `dispatch-email`);
+    /// each starts as not yet polling.
     pub fn new(jobs: &[&'static str]) -> Self {
         let now = Instant::now();
-        let jobs = jobs
+        let jobs: BTreeMap<_, _> = jobs
             .iter()
             .map(|label| {
                 metrics::gauge!("signet_worker_running", "job" => *label).set(0.0);
@@ -75,7 +77,9 @@ impl Supervisor {
                 )
             })
             .collect();
-        metrics::gauge!("signet_worker_listener_connected").set(0.0);
+        if !jobs.is_empty() {
+            metrics::gauge!("signet_worker_listener_connected").set(0.0);
+        }
         Self {
             jobs,
             listener_connected: AtomicBool::new(false),
@@ -165,17 +169,18 @@ impl Supervisor {
             .map(|(label, _)| *label)
             .collect();
         Report {
+            listener_connected: (!self.jobs.is_empty())
+                .then(|| self.listener_connected.load(Ordering::SeqCst)),
             workers,
-            listener_connected: self.listener_connected.load(Ordering::SeqCst),
             stuck,
         }
     }
 }
 
 impl Report {
-    /// Every job type polls and new jobs are heard of at once.
+    /// Every job type of this process polls and new jobs are heard of at once.
     pub fn ready(&self) -> bool {
-        self.listener_connected && self.workers.values().all(|running| *running)
+        self.listener_connected != Some(false) && self.workers.values().all(|running| *running)
     }
 }
 
@@ -221,5 +226,13 @@ mod tests {
         let report = supervisor.report(Duration::ZERO);
         assert!(!report.ready());
         assert_eq!(report.stuck, vec!["b"]);
+    }
+
+    #[test]
+    fn a_process_without_queues_needs_no_listener() {
+        let supervisor = Supervisor::new(&[]);
+        let report = supervisor.report(Duration::from_secs(60));
+        assert_eq!(report.listener_connected, None);
+        assert!(report.ready());
     }
 }

@@ -12,6 +12,7 @@ mod draft_editing;
 mod errors;
 mod files;
 mod isolation;
+mod job_kinds;
 mod keys;
 mod lists;
 mod observability;

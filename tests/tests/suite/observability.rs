@@ -250,7 +250,7 @@ async fn one_trace_from_the_send_request_to_each_smtp_send() {
     }
 }
 
-fn metric(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
+pub(crate) fn metric(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
     let scrape = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_owned())))
         .expect("Prometheus text format");
     scrape

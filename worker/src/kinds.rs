@@ -1,0 +1,119 @@
+//! The kinds of work a worker process can take (`signet-worker --jobs email,webhook`), so that
+//! each kind can run on processes of its own and be scaled on its own.
+
+use signet_common::{
+    config::WorkerConcurrency,
+    jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, Job},
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+pub enum JobKind {
+    /// Invitations and notices over SMTP (`DispatchEmail`): I/O-bound.
+    Email,
+    /// Completion: the stamped final PDF and certificate (`CheckCompletion`): CPU-bound.
+    Completion,
+    /// Webhook attempts (`DeliverWebhook`): I/O-bound, at the receivers' pace.
+    Webhook,
+    /// The cron sweep: expiry, stalled completions queued again, finished jobs removed.
+    Sweep,
+}
+
+impl JobKind {
+    pub const ALL: [JobKind; 4] = [
+        JobKind::Email,
+        JobKind::Completion,
+        JobKind::Webhook,
+        JobKind::Sweep,
+    ];
+
+    /// The label of its worker in logs, health answers and `signet_worker_*` metrics, and the
+    /// start of its apalis worker names.
+    pub fn label(self) -> &'static str {
+        match self {
+            JobKind::Email => "dispatch-email",
+            JobKind::Completion => "check-completion",
+            JobKind::Webhook => "deliver-webhook",
+            JobKind::Sweep => "expiry-sweep",
+        }
+    }
+
+    /// The apalis queue it takes jobs from; the sweep has none (it runs on a schedule).
+    pub fn queue(self) -> Option<&'static str> {
+        match self {
+            JobKind::Email => Some(DispatchEmail::QUEUE),
+            JobKind::Completion => Some(CheckCompletion::QUEUE),
+            JobKind::Webhook => Some(DeliverWebhook::QUEUE),
+            JobKind::Sweep => None,
+        }
+    }
+
+    /// How many of its jobs one process runs at once (the sweep runs one at a time).
+    pub fn concurrency(self, configured: &WorkerConcurrency) -> usize {
+        match self {
+            JobKind::Email => configured.email,
+            JobKind::Completion => configured.completion,
+            JobKind::Webhook => configured.webhook,
+            JobKind::Sweep => 1,
+        }
+    }
+}
+
+/// The kinds one process runs: each once, in a fixed order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobKinds(Vec<JobKind>);
+
+impl JobKinds {
+    pub fn all() -> Self {
+        Self(JobKind::ALL.to_vec())
+    }
+
+    pub fn new(kinds: impl IntoIterator<Item = JobKind>) -> Self {
+        let mut kinds: Vec<JobKind> = kinds.into_iter().collect();
+        kinds.sort();
+        kinds.dedup();
+        Self(kinds)
+    }
+
+    pub fn contains(&self, kind: JobKind) -> bool {
+        self.0.contains(&kind)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = JobKind> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// The labels of the kinds that take jobs from a queue (everything but the sweep).
+    pub fn queue_labels(&self) -> Vec<&'static str> {
+        self.iter()
+            .filter(|kind| kind.queue().is_some())
+            .map(JobKind::label)
+            .collect()
+    }
+
+    /// `email,completion`, as `--jobs` takes it.
+    pub fn names(&self) -> String {
+        self.iter()
+            .map(|kind| {
+                clap::ValueEnum::to_possible_value(&kind)
+                    .expect("every kind has a name")
+                    .get_name()
+                    .to_owned()
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_kept_once_in_order() {
+        let kinds = JobKinds::new([JobKind::Webhook, JobKind::Email, JobKind::Webhook]);
+        assert_eq!(kinds.names(), "email,webhook");
+        assert_eq!(kinds.queue_labels(), ["dispatch-email", "deliver-webhook"]);
+        assert_eq!(JobKinds::all().names(), "email,completion,webhook,sweep");
+        assert!(JobKinds::new([JobKind::Sweep]).queue_labels().is_empty());
+    }
+}
