@@ -64,11 +64,6 @@ impl Db {
     }
 }
 
-/// A connection idle for at least this long is pinged before it is handed out; one in steady
-/// use is not (a round trip saved on every statement of a busy process). A connection that
-/// died in use (the server restarted) fails its next statement once and is replaced.
-const PING_IF_IDLE_FOR: Duration = Duration::from_secs(1);
-
 /// A lazily connecting pool within `budget`. Its sessions carry `application_name`, so that
 /// `pg_stat_activity` shows which process holds which connections.
 pub fn lazy_pool(database_url: &str, application_name: &str, budget: PoolBudget) -> Result<PgPool> {
@@ -79,16 +74,6 @@ pub fn lazy_pool(database_url: &str, application_name: &str, budget: PoolBudget)
         .min_connections(0)
         .acquire_timeout(budget.acquire_timeout)
         .idle_timeout(budget.idle_timeout)
-        .test_before_acquire(false)
-        .before_acquire(|conn, meta| {
-            Box::pin(async move {
-                if meta.idle_for < PING_IF_IDLE_FOR {
-                    return Ok(true);
-                }
-                sqlx::Connection::ping(conn).await?;
-                Ok(true)
-            })
-        })
         .connect_lazy_with(options))
 }
 

@@ -65,8 +65,10 @@ BENCH_URL = db_url("signet_bench")
 def psql(sql, url=BENCH_URL):
     out = subprocess.run(
         ["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", url, "-c", sql],
-        check=True, capture_output=True, text=True,
+        capture_output=True, text=True,
     )
+    if out.returncode != 0:
+        raise SystemExit(f"psql failed: {out.stderr.strip()}\n{sql}")
     return out.stdout.strip()
 
 
@@ -74,6 +76,22 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def cpu_seconds(pids):
+    """User + system CPU time of the processes, in seconds."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except OSError:
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_pids():
+    return subprocess.run(["pgrep", "-x", "postgres"], capture_output=True, text=True).stdout.split()
 
 
 def median(values):
@@ -106,11 +124,16 @@ def base_env(**extra):
 
 
 class Process:
+    """A child process, stopped when the benchmark ends however it ends."""
+
+    running = []
+
     def __init__(self, args, env, name):
         self.log_path = WORK / f"{name}.log"
         self.proc = subprocess.Popen(
             args, env=env, stdout=open(self.log_path, "w"), stderr=subprocess.STDOUT,
         )
+        Process.running.append(self)
 
     def peak_rss_mib(self):
         try:
@@ -339,7 +362,6 @@ def seed_documents(account_id, n):
     """n documents in the shape of a real account: 20 % DRAFT, 30 % SENT, 40 % COMPLETED,
     10 % declined, expired or cancelled; titles '<kind> <7-digit number>'."""
     started = time.time()
-    psql("CREATE SEQUENCE IF NOT EXISTS bench_codes")
     psql(f"""
         INSERT INTO documents (id, account_id, code, title, status, file_key, sha256, pages,
                                page_sizes, created_at, updated_at)
@@ -353,7 +375,9 @@ def seed_documents(account_id, n):
                now() - ({n} - i) * interval '1 second',
                now() - ({n} - i) * interval '1 second' + (i % 97) * interval '1 minute'
         FROM generate_series(1, {n}) i""")
-    psql("ANALYZE documents")
+    # As autovacuum would have by the time anyone lists them.
+    psql("VACUUM ANALYZE documents")
+    psql("VACUUM ANALYZE document_counts")
     log(f"seeded {n:,} documents in {time.time() - started:.1f} s")
 
 
@@ -525,20 +549,38 @@ def email(api):
             api.call("POST", f"/documents/{doc}/send", acct["key"], SEND_BODY)
         pending = int(psql("SELECT count(*) FROM outbound_emails WHERE status = 'PENDING'"))
     sink = SmtpSink()
+    ceiling = SmtpSink()
+    sink_rate = float(subprocess.run(
+        [sys.executable, str(Path(__file__).parent / "smtp_clients.py"), str(ceiling.port), "8", "250"],
+        check=True, capture_output=True, text=True).stdout)
+    ceiling.process.stop()
     started = time.time()
     worker = start_worker(sink.port)
+    pg = postgres_pids()
+    cpu_before = {"worker": cpu_seconds([worker.proc.pid]), "sink": cpu_seconds([sink.process.proc.pid]),
+                  "postgres": cpu_seconds(pg)}
     while int(psql("SELECT count(*) FROM outbound_emails WHERE status = 'PENDING'")) > 0:
         if time.time() - started > 900:
             raise SystemExit("e-mail dispatch did not finish within 15 minutes")
         time.sleep(0.25)
+    took = time.time() - started
+    cpu = {"worker": cpu_seconds([worker.proc.pid]) - cpu_before["worker"],
+           "sink": cpu_seconds([sink.process.proc.pid]) - cpu_before["sink"],
+           "postgres": cpu_seconds(pg) - cpu_before["postgres"]}
     accepted = sink.accepted()
     times = sorted(accepted.values())
     rate = len(times) / max(times[-1] - started, 1e-9)
     created = dict(line.split("|") for line in psql(
-        "SELECT message_id, extract(epoch FROM created_at) FROM outbound_emails WHERE status = 'SENT'"
-    ).splitlines())
+        "SELECT trim(message_id, '<>'), extract(epoch FROM created_at) FROM outbound_emails"
+        " WHERE status = 'SENT'").splitlines())
     record("email", f"dispatch of {pending:,} queued e-mails to a loopback SMTP server",
-           f"{rate:,.0f} e-mails/s", f"worker started → last accepted; WORKER_CONCURRENCY default")
+           f"{rate:,.0f} e-mails/s", "worker started → last accepted; e-mail concurrency "
+           + os.environ.get("WORKER_EMAIL_CONCURRENCY", "default (the jobs pool)"))
+    record("email", "CPU during the dispatch (cores)",
+           ", ".join(f"{name} {seconds / took:.2f}" for name, seconds in cpu.items()),
+           "of 2; the rest is wrk-free idle or the kernel")
+    record("email", "the SMTP sink's own ceiling (8 smtplib clients, 2,000 messages)",
+           f"{sink_rate:,.0f} messages/s", "aiosmtpd in one Python process")
     ceiling = queue_ceiling()
     record("email", "no-op apalis jobs on the same database (the queue's ceiling)",
            f"{ceiling['jobs_per_sec']:,.0f} jobs/s", f"{ceiling['jobs']} jobs, concurrency {ceiling['concurrency']}")
@@ -550,7 +592,7 @@ def email(api):
     for doc in seed_drafts(template, acct, 30):
         status, body = api.call("POST", f"/documents/{doc}/send", acct["key"], SEND_BODY)
         assert status == 200, body
-        message_id = psql(f"SELECT message_id FROM outbound_emails WHERE document_id = '{doc}'")
+        message_id = psql(f"SELECT message_id FROM outbound_emails WHERE document_id = '{doc}'").strip("<>")
         deadline = time.time() + 30
         while message_id not in sink.accepted() and time.time() < deadline:
             time.sleep(0.005)
@@ -577,7 +619,7 @@ def completion(api, sink):
         doc = prepared_document(api, acct, pdf, 1, 50, pages=20)
         status, body = api.call("POST", f"/documents/{doc}/send", acct["key"], SEND_BODY)
         assert status == 200, body
-        message_id = psql(f"SELECT message_id FROM outbound_emails WHERE document_id = '{doc}'")
+        message_id = psql(f"SELECT message_id FROM outbound_emails WHERE document_id = '{doc}'").strip("<>")
         deadline = time.time() + 60
         while message_id not in sink.links() and time.time() < deadline:
             time.sleep(0.02)
@@ -628,8 +670,8 @@ def main():
     psql("CREATE DATABASE signet_bench", ADMIN_URL)
     subprocess.run([str(RELEASE / "signet-api"), "migrate"], env=base_env(), check=True,
                    capture_output=True)
+    psql("CREATE SEQUENCE bench_codes")  # unique document codes for seeded documents
     api = Api()
-    processes = [api.process]
     try:
         if wanted("lists") or wanted("hot"):
             accounts = {size: account(f"size{size}", size) for size in SIZES}
@@ -644,7 +686,6 @@ def main():
             send(api)
         if wanted("email") or wanted("completion"):
             worker, sink = email(api)
-            processes += [worker, sink.process]
             if wanted("completion"):
                 completion(api, sink)
             record("memory", "signet-worker peak RSS after the e-mail cases",
@@ -652,10 +693,10 @@ def main():
             worker.stop()
         if wanted("expiry"):
             worker, sink = expiry(api)
-            processes += [worker, sink.process]
+            worker.stop()
         record("memory", "signet-api peak RSS after every case", f"{api.process.peak_rss_mib():.0f} MiB")
     finally:
-        for process in processes:
+        for process in Process.running:
             process.stop()
     print_results()
 

@@ -35,7 +35,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(5000);
-    let (_jobs_pool, queue_pool) = signet_worker::pools(&config)?;
+    let kinds = signet_worker::kinds::JobKinds::new([signet_worker::kinds::JobKind::Email]);
+    let (_jobs_pool, queue_pool) = signet_worker::pools(&config, &kinds)?;
     sqlx::query("DELETE FROM apalis.jobs WHERE job_type = $1")
         .bind(Noop::QUEUE)
         .execute(&queue_pool)
@@ -47,11 +48,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     drop(conn);
 
-    let concurrency = config.worker_concurrency;
+    // The e-mail workers' concurrency and fetch size, for comparison with e-mail dispatch.
+    let concurrency = config.worker_concurrency.email;
     let storage = PostgresStorage::<Noop>::new(&queue_pool)
         .with_config(
             QueueConfig::default()
                 .queue(Noop::QUEUE)
+                .batch_size(concurrency)
                 .heartbeat_interval(config.worker_heartbeat),
         )
         .poll_with_strategy(Strategy::new().interval(config.worker_poll_interval));

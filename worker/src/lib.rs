@@ -8,6 +8,7 @@ pub mod job_metrics;
 pub mod kinds;
 pub mod listener;
 pub mod mail;
+pub mod smtp;
 pub mod supervision;
 pub mod webhook;
 

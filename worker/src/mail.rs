@@ -13,6 +13,9 @@ use signet_common::{
 };
 
 pub enum Mailer {
+    /// `smtp://` (plain or STARTTLS): connections of our own with Nagle off (see `smtp`).
+    Pooled(crate::smtp::SmtpPool),
+    /// `smtps://` (implicit TLS): lettre's transport and pool.
     Smtp(AsyncSmtpTransport<Tokio1Executor>),
     Files(AsyncFileTransport<Tokio1Executor>),
 }
@@ -23,9 +26,12 @@ impl Mailer {
     /// files under `MAIL_DIR`.
     pub fn from_config(config: &Config) -> Result<Self, String> {
         match &config.smtp_url {
-            Some(url) => AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
-                .map(|builder| Self::Smtp(builder.build()))
-                .map_err(|e| e.to_string()),
+            Some(url) => match crate::smtp::SmtpPool::from_url(url)? {
+                Some(pool) => Ok(Self::Pooled(pool)),
+                None => AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
+                    .map(|builder| Self::Smtp(builder.build()))
+                    .map_err(|e| e.to_string()),
+            },
             None => {
                 std::fs::create_dir_all(&config.mail_dir)
                     .map_err(|e| format!("MAIL_DIR {}: {e}", config.mail_dir.display()))?;
@@ -37,16 +43,12 @@ impl Mailer {
     #[tracing::instrument(name = "smtp.send", skip_all, fields(transport = self.kind()))]
     pub async fn send(&self, message: Message) -> Result<(), SendError> {
         match self {
-            Self::Smtp(transport) => {
-                transport
-                    .send(message)
-                    .await
-                    .map(drop)
-                    .map_err(|e| SendError {
-                        permanent: e.is_permanent(),
-                        message: e.to_string(),
-                    })
-            }
+            Self::Pooled(pool) => pool.send(message.envelope(), &message.formatted()).await,
+            Self::Smtp(transport) => transport
+                .send(message)
+                .await
+                .map(drop)
+                .map_err(SendError::from),
             Self::Files(transport) => {
                 transport
                     .send(message)
@@ -64,7 +66,7 @@ impl Mailer {
 impl Mailer {
     fn kind(&self) -> &'static str {
         match self {
-            Self::Smtp(_) => "smtp",
+            Self::Pooled(_) | Self::Smtp(_) => "smtp",
             Self::Files(_) => "file",
         }
     }
@@ -76,6 +78,25 @@ impl Mailer {
 pub struct SendError {
     pub message: String,
     pub permanent: bool,
+}
+
+impl SendError {
+    /// A failure worth trying again (the server unreachable or slow).
+    pub fn transient(message: String) -> Self {
+        Self {
+            message,
+            permanent: false,
+        }
+    }
+}
+
+impl From<lettre::transport::smtp::Error> for SendError {
+    fn from(e: lettre::transport::smtp::Error) -> Self {
+        Self {
+            permanent: e.is_permanent(),
+            message: e.to_string(),
+        }
+    }
 }
 
 /// The parts of an e-mail, before addressing.
