@@ -4,9 +4,14 @@
 -- Each count is spread over 16 slots, chosen by the writing session's backend pid, so that
 -- concurrent writers in one busy account update different rows instead of queueing on one. A
 -- slot may go negative (a document counted in one slot, moved out of its status by another
--- session); only the sum per (account, status) means anything. One transaction always writes
--- one slot, and within a status change it writes the old status before the new one, so two
--- transactions never wait on each other in opposite orders.
+-- session); only the sum per (account, status) means anything.
+--
+-- The triggers run once per statement over its transition tables, so a statement that inserts
+-- or moves many documents writes each (account, status) once, not once per document (updating
+-- one row many times in one transaction costs PostgreSQL more with every update). Each writes
+-- its rows in (account, status) order, so that two transactions never wait on each other in
+-- opposite orders; the expiry sweep, the one writer of many accounts' documents in one
+-- transaction, takes its documents in account order.
 CREATE TABLE document_counts (
     account_id  uuid NOT NULL REFERENCES accounts (id),
     status      text NOT NULL,
@@ -24,20 +29,32 @@ CREATE TABLE document_counts (
 );
 
 CREATE FUNCTION count_documents() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    my_slot smallint := pg_backend_pid() % 16;
 BEGIN
-    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+    IF TG_OP = 'INSERT' THEN
         INSERT INTO document_counts (account_id, status, slot, documents)
-        VALUES (OLD.account_id, OLD.status, my_slot, -1)
+        SELECT account_id, status, pg_backend_pid() % 16, count(*)
+        FROM inserted GROUP BY account_id, status ORDER BY account_id, status
         ON CONFLICT (account_id, status, slot)
-        DO UPDATE SET documents = document_counts.documents - 1;
-    END IF;
-    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        DO UPDATE SET documents = document_counts.documents + excluded.documents;
+    ELSIF TG_OP = 'DELETE' THEN
         INSERT INTO document_counts (account_id, status, slot, documents)
-        VALUES (NEW.account_id, NEW.status, my_slot, 1)
+        SELECT account_id, status, pg_backend_pid() % 16, -count(*)
+        FROM deleted GROUP BY account_id, status ORDER BY account_id, status
         ON CONFLICT (account_id, status, slot)
-        DO UPDATE SET documents = document_counts.documents + 1;
+        DO UPDATE SET documents = document_counts.documents + excluded.documents;
+    ELSE
+        INSERT INTO document_counts (account_id, status, slot, documents)
+        SELECT account_id, status, pg_backend_pid() % 16, sum(change)
+        FROM (SELECT o.account_id, o.status, -1 AS change
+              FROM before o JOIN after n ON n.id = o.id
+              WHERE (o.account_id, o.status) IS DISTINCT FROM (n.account_id, n.status)
+              UNION ALL
+              SELECT n.account_id, n.status, 1
+              FROM before o JOIN after n ON n.id = o.id
+              WHERE (o.account_id, o.status) IS DISTINCT FROM (n.account_id, n.status)) moves
+        GROUP BY account_id, status HAVING sum(change) <> 0 ORDER BY account_id, status
+        ON CONFLICT (account_id, status, slot)
+        DO UPDATE SET documents = document_counts.documents + excluded.documents;
     END IF;
     RETURN NULL;
 END
@@ -45,14 +62,15 @@ $$;
 
 -- Creating the triggers locks out writes to documents until this migration commits, so the
 -- backfill below and the triggers see the same documents.
-CREATE TRIGGER documents_counted
-    AFTER INSERT OR DELETE ON documents
-    FOR EACH ROW EXECUTE FUNCTION count_documents();
-CREATE TRIGGER documents_recounted
-    AFTER UPDATE OF status, account_id ON documents
-    FOR EACH ROW
-    WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.account_id IS DISTINCT FROM NEW.account_id)
-    EXECUTE FUNCTION count_documents();
+CREATE TRIGGER documents_counted_on_insert AFTER INSERT ON documents
+    REFERENCING NEW TABLE AS inserted
+    FOR EACH STATEMENT EXECUTE FUNCTION count_documents();
+CREATE TRIGGER documents_counted_on_delete AFTER DELETE ON documents
+    REFERENCING OLD TABLE AS deleted
+    FOR EACH STATEMENT EXECUTE FUNCTION count_documents();
+CREATE TRIGGER documents_counted_on_update AFTER UPDATE ON documents
+    REFERENCING OLD TABLE AS before NEW TABLE AS after
+    FOR EACH STATEMENT EXECUTE FUNCTION count_documents();
 
 INSERT INTO document_counts (account_id, status, slot, documents)
 SELECT account_id, status, 0, count(*) FROM documents GROUP BY account_id, status;
