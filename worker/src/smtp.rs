@@ -163,3 +163,45 @@ impl SmtpPool {
 fn timed_out() -> SendError {
     SendError::transient("the SMTP server did not answer in time".to_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(url: &str) -> SmtpPool {
+        SmtpPool::from_url(url)
+            .unwrap()
+            .expect("served by the pool")
+    }
+
+    #[test]
+    fn reads_smtp_url_as_lettre_does() {
+        let plain = pool("smtp://mail.example.com");
+        assert_eq!((plain.host.as_str(), plain.port), ("mail.example.com", 25));
+        assert!(matches!(plain.starttls, StartTls::Never));
+        assert!(plain.credentials.is_none());
+
+        let required = pool("smtp://u%40x.com:p%3Ass%2Bw@mail.example.com?tls=required");
+        assert_eq!(required.port, 587);
+        assert!(matches!(required.starttls, StartTls::Required(_)));
+        assert_eq!(
+            required.credentials,
+            Some(Credentials::new("u@x.com".into(), "p:ss+w".into()))
+        );
+
+        let opportunistic = pool("smtp://127.0.0.1:2525?tls=opportunistic");
+        assert_eq!(opportunistic.port, 2525);
+        assert!(matches!(opportunistic.starttls, StartTls::IfOffered(_)));
+    }
+
+    #[test]
+    fn leaves_implicit_tls_to_lettre_and_refuses_unknown_tls_modes() {
+        assert!(
+            SmtpPool::from_url("smtps://mail.example.com")
+                .unwrap()
+                .is_none()
+        );
+        assert!(SmtpPool::from_url("smtp://mail.example.com?tls=sometimes").is_err());
+        assert!(SmtpPool::from_url("not a url").is_err());
+    }
+}
