@@ -545,6 +545,19 @@ def queue_ceiling():
     return json.loads(out.strip().splitlines()[-1])
 
 
+def send_and_await_invitation(api, acct, doc, sink, within=60):
+    """Sends a one-signer document and waits until the sink has its invitation; its Message-ID."""
+    status, body = api.call("POST", f"/documents/{doc}/send", acct["key"], SEND_BODY)
+    assert status == 200, body
+    message_id = psql(f"SELECT message_id FROM outbound_emails WHERE document_id = '{doc}'").strip("<>")
+    deadline = time.time() + within
+    while message_id not in sink.accepted():
+        if time.time() > deadline:
+            raise SystemExit(f"the invitation {message_id} did not arrive within {within} s")
+        time.sleep(0.005)
+    return message_id
+
+
 def email(api):
     """Dispatch of every invitation the send case queued, then single sends on an idle worker."""
     pending = int(psql("SELECT count(*) FROM outbound_emails WHERE status = 'PENDING'"))
@@ -596,12 +609,7 @@ def email(api):
     template = prepared_document(api, acct, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
     latencies = []
     for doc in seed_drafts(template, acct, 30):
-        status, body = api.call("POST", f"/documents/{doc}/send", acct["key"], SEND_BODY)
-        assert status == 200, body
-        message_id = psql(f"SELECT message_id FROM outbound_emails WHERE document_id = '{doc}'").strip("<>")
-        deadline = time.time() + 30
-        while message_id not in sink.accepted() and time.time() < deadline:
-            time.sleep(0.005)
+        message_id = send_and_await_invitation(api, acct, doc, sink)
         created_at = float(psql(
             f"SELECT extract(epoch FROM created_at) FROM outbound_emails WHERE document_id = '{doc}'"))
         latencies.append((sink.accepted()[message_id] - created_at) * 1000)
@@ -623,12 +631,7 @@ def completion(api, sink):
     timings = []
     for _ in range(ROUNDS):
         doc = prepared_document(api, acct, pdf, 1, 50, pages=20)
-        status, body = api.call("POST", f"/documents/{doc}/send", acct["key"], SEND_BODY)
-        assert status == 200, body
-        message_id = psql(f"SELECT message_id FROM outbound_emails WHERE document_id = '{doc}'").strip("<>")
-        deadline = time.time() + 60
-        while message_id not in sink.links() and time.time() < deadline:
-            time.sleep(0.02)
+        message_id = send_and_await_invitation(api, acct, doc, sink)
         link = f"{api.base}/sign/{sink.links()[message_id]}"
         with urllib.request.urlopen(urllib.request.Request(f"{link}/session")) as r:
             fields = json.loads(r.read())["data"]["fields"]

@@ -4,6 +4,13 @@ use serde_json::Value;
 use signet_tests::{LETTER, TestApp};
 use uuid::Uuid;
 
+/// Every `sortBy` with the column it sorts on.
+const SORTS: [(&str, &str); 3] = [
+    ("dateCreated", "created_at"),
+    ("dateModified", "updated_at"),
+    ("documentName", "title"),
+];
+
 async fn ids(app: &TestApp, key: &str, query: &str) -> (Vec<Uuid>, Value) {
     let (status, body) = app.get(&format!("/documents?{query}"), key).await;
     assert_eq!(status, 200, "{query}: {body}");
@@ -85,11 +92,7 @@ async fn every_sort_with_ties_pages_stably() {
     .execute(&app.db.pool)
     .await
     .unwrap();
-    for (sort_by, column) in [
-        ("dateCreated", "created_at"),
-        ("dateModified", "updated_at"),
-        ("documentName", "title"),
-    ] {
+    for (sort_by, column) in SORTS {
         for order in ["ASC", "DESC"] {
             let expected: Vec<Uuid> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
                 "SELECT id FROM documents ORDER BY {column} {order}, id {order}"
@@ -228,11 +231,7 @@ async fn trash_pages_merge_three_statuses_in_order() {
             .await
             .unwrap();
     }
-    for (sort_by, column) in [
-        ("dateCreated", "created_at"),
-        ("dateModified", "updated_at"),
-        ("documentName", "title"),
-    ] {
+    for (sort_by, column) in SORTS {
         for order in ["ASC", "DESC"] {
             for (search, like) in [("", "%"), ("&search=ALPHA", "%alpha%")] {
                 let expected: Vec<Uuid> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
