@@ -16,12 +16,16 @@ use axum::{
 };
 use signet_common::{
     Config,
-    accounts::{self, Authentication},
-    api_keys,
-    db::Db,
-    files::{FileLinks, FileStore},
-    limits::Gates,
-    notify::Notifier,
+    infra::{
+        db::Db,
+        files::{FileLinks, FileStore},
+        limits::Gates,
+        notify::Notifier,
+    },
+    store::{
+        accounts::{self, Authentication},
+        api_keys,
+    },
 };
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -47,7 +51,7 @@ pub struct AppState {
 impl AppState {
     pub fn new(config: Config, db: Db) -> Self {
         // Counting starts with the first request, not with the first scrape.
-        signet_common::telemetry::metrics();
+        signet_common::infra::telemetry::metrics();
         Self {
             store: FileStore::new(&config.file_store_dir),
             links: FileLinks::new(

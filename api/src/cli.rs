@@ -6,11 +6,14 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use signet_common::{
-    Config, Error, accounts, api_keys, audit, console,
-    db::{self, Db, PoolBudget},
-    files::FileStore,
+    Config, Error,
+    flows::{drafting, sign_in},
+    infra::{
+        db::{self, Db, PoolBudget},
+        files::FileStore,
+    },
     model::Actor,
-    webhooks, workflow,
+    store::{accounts, api_keys, audit, webhooks},
 };
 use uuid::Uuid;
 
@@ -215,7 +218,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             if name.is_empty() {
                 return Err(CliError("--name must not be empty".into()));
             }
-            if !signet_common::inputs::is_valid_email(email) {
+            if !signet_common::wire::inputs::is_valid_email(email) {
                 return Err(CliError(format!(
                     "--email {email:?} is not a valid e-mail address"
                 )));
@@ -223,16 +226,16 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             let limit = limit_arg(usage_limit)?.unwrap_or(config.api_usage_default_limit);
             let password = password_stdin.then(read_password).transpose()?;
             if let Some(password) = &password {
-                console::hash_password(password)?;
+                sign_in::hash_password(password)?;
             }
             let account = accounts::create(pool, name, email, limit).await?;
             if let Some(password) = password {
-                console::set_password(pool, account.id, &password).await?;
+                sign_in::set_password(pool, account.id, &password).await?;
             }
             json!({"id": account.id})
         }
         Command::Account(AccountCommand::SetPassword { id }) => {
-            console::set_password(pool, id, &read_password()?).await?;
+            sign_in::set_password(pool, id, &read_password()?).await?;
             json!({"id": id, "passwordSet": true})
         }
         Command::Account(AccountCommand::Update {
@@ -291,7 +294,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
                     .unwrap_or_default()
             });
             let store = FileStore::new(&config.file_store_dir);
-            let document = workflow::upload_document(
+            let document = drafting::upload_document(
                 pool,
                 &store,
                 account,
@@ -299,7 +302,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
                 bytes,
                 (
                     config.limits.pdf,
-                    &signet_common::limits::Workers::new("pdf", 1),
+                    &signet_common::infra::limits::Workers::new("pdf", 1),
                 ),
                 &Actor::operator(),
             )
@@ -307,7 +310,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             json!({"id": document.id, "code": document.code, "pages": document.pages})
         }
         Command::Document(DocumentCommand::Cancel { account, id }) => {
-            let document = workflow::cancel_document(pool, account, id, &Actor::operator()).await?;
+            let document = drafting::cancel_document(pool, account, id, &Actor::operator()).await?;
             json!({"id": document.id, "status": document.status})
         }
         Command::Webhook(WebhookCommand::Secret(AccountArg { account })) => {
@@ -376,7 +379,7 @@ async fn webhook_url_arg(url: &str, allow_private: bool) -> Result<Option<String
     if url.is_empty() {
         return Ok(None);
     }
-    signet_common::ssrf::check_url(url, allow_private)
+    signet_common::infra::ssrf::check_url(url, allow_private)
         .await
         .map(|parsed| Some(parsed.to_string()))
         .map_err(|refusal| CliError(format!("--webhook-url {url:?} {refusal}")))
@@ -402,7 +405,9 @@ async fn serve(config: Config, db: Db) -> Result<(), CliError> {
     }
     let server = Server::bind(config.bind_addr, AppState::new(config, db)).await?;
     tracing::info!(addr = %server.local_addr()?, "signet-api listening");
-    server.run_until(signet_common::shutdown::signal()).await?;
+    server
+        .run_until(signet_common::infra::shutdown::signal())
+        .await?;
     tracing::info!("signet-api stopped");
     Ok(())
 }

@@ -9,7 +9,7 @@ use axum::{
 };
 use ipnet::IpNet;
 use serde::de::DeserializeOwned;
-use signet_common::{Problem, model::Actor, query::ListQuery};
+use signet_common::{Problem, model::Actor, wire::query::ListQuery};
 use uuid::Uuid;
 
 use crate::{AppState, error::ApiError};

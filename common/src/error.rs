@@ -94,8 +94,10 @@ impl Error {
     /// True when the database could not be reached at all, as opposed to refusing a statement.
     pub fn is_unavailable(&self) -> bool {
         match self {
-            Error::Database(e) => crate::db::is_unavailable(e),
-            Error::Queue(apalis_postgres::Error::Database(e)) => crate::db::is_unavailable(e),
+            Error::Database(e) => crate::infra::db::is_unavailable(e),
+            Error::Queue(apalis_postgres::Error::Database(e)) => {
+                crate::infra::db::is_unavailable(e)
+            }
             _ => false,
         }
     }

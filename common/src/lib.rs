@@ -1,42 +1,27 @@
-//! Domain code shared by `signet-api` and `signet-worker`: configuration, the data model, the SQL
-//! of each aggregate, the document workflow, job payloads, the file store and PDF inspection.
+//! Domain code shared by `signet-api` and `signet-worker`, by layer:
+//!
+//! - [`model`]: the domain vocabulary and the rows the store returns; [`error`]: the domain
+//!   error, which the API maps to the envelope in one place;
+//! - [`wire`]: request bodies, query parameters and JSON views of the external API;
+//! - [`flows`]: the use cases (drafting, signing, completion, expiry, failed deliveries,
+//!   console sign-in);
+//! - [`store`]: all SQL, one module per aggregate;
+//! - [`infra`]: configuration, database, jobs, files, telemetry, secrets and limits.
+//!
+//! The PDF engine is the crate `signet-pdf`. `docs/architecture.md` draws the map.
 
-pub mod accounts;
-pub mod api_keys;
-pub mod audit;
-pub mod completion;
-pub mod config;
-pub mod console;
-pub mod db;
-pub mod delivery;
-pub mod documents;
-pub mod emails;
 pub mod error;
-pub mod expiry;
-pub mod fields;
-pub mod files;
-pub mod inputs;
-pub mod jobs;
-pub mod limits;
+pub mod flows;
+pub mod infra;
 pub mod model;
-pub mod notify;
 pub mod pdf;
-pub mod query;
-pub mod queues;
-pub mod recipients;
-pub mod secrets;
-pub mod shutdown;
-pub mod signing;
-pub mod ssrf;
 pub mod stamp;
-pub mod telemetry;
+pub mod store;
 pub mod typeset;
-pub mod views;
-pub mod webhooks;
-pub mod workflow;
+pub mod wire;
 
-pub use config::Config;
 pub use error::{Conflict, Error, Problem, Rule};
+pub use infra::config::Config;
 
 /// The version of the service, as reported in user agents and telemetry.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -12,11 +12,15 @@ use reqwest::{Client, Method, Response};
 use serde_json::Value;
 use signet_api::{AppState, Server};
 use signet_common::{
-    Config, accounts, api_keys,
-    db::{self, Db},
-    files::FileStore,
+    Config,
+    flows::drafting,
+    infra::{
+        db::{self, Db},
+        files::FileStore,
+        secrets,
+    },
     model::Actor,
-    secrets, workflow,
+    store::{accounts, api_keys},
 };
 use sqlx::{
     AssertSqlSafe, Connection, Executor, PgConnection, PgPool,
@@ -465,7 +469,7 @@ impl TestApp {
         api_keys::revoke(&self.db.pool, account)
             .await
             .expect("revoke");
-        signet_common::console::set_password(&self.db.pool, account, password)
+        signet_common::flows::sign_in::set_password(&self.db.pool, account, password)
             .await
             .expect("password");
         let email = accounts::find(&self.db.pool, account)
@@ -477,7 +481,7 @@ impl TestApp {
 
     /// Uploads a generated PDF with the given page sizes as a DRAFT document.
     pub async fn document(&self, account_id: Uuid, title: &str, pages: &[(f64, f64)]) -> Uuid {
-        workflow::upload_document(
+        drafting::upload_document(
             &self.db.pool,
             &self.store(),
             account_id,
@@ -485,7 +489,7 @@ impl TestApp {
             pdf(pages),
             (
                 self.config.limits.pdf,
-                &signet_common::limits::Workers::new("pdf", 1),
+                &signet_common::infra::limits::Workers::new("pdf", 1),
             ),
             &Actor::operator(),
         )

@@ -11,7 +11,7 @@ use apalis_postgres::{Config as QueueConfig, PostgresStorage};
 use serde::{Deserialize, Serialize};
 use signet_common::{
     Config,
-    jobs::{self, Job},
+    infra::jobs::{self, Job},
 };
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

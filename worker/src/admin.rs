@@ -86,11 +86,11 @@ async fn healthz(State(state): State<Arc<WorkerState>>) -> impl IntoResponse {
 }
 
 async fn metrics(State(state): State<Arc<WorkerState>>) -> impl IntoResponse {
-    if let Err(e) = signet_common::telemetry::record_queue_metrics(&state.queue_pool).await {
+    if let Err(e) = signet_common::infra::telemetry::record_queue_metrics(&state.queue_pool).await {
         tracing::warn!(error = %e, "queue figures unavailable for /metrics");
     }
     (
         [("content-type", "text/plain; version=0.0.4; charset=utf-8")],
-        signet_common::telemetry::metrics().render(),
+        signet_common::infra::telemetry::metrics().render(),
     )
 }

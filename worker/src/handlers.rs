@@ -12,13 +12,16 @@ use apalis_cron::Tick;
 use chrono::Utc;
 use rand::Rng;
 use signet_common::{
-    Error, completion, delivery, emails,
-    emails::OutgoingEmail,
-    expiry,
-    jobs::{self, CheckCompletion, DeliverWebhook, DispatchEmail},
+    Error,
+    flows::{completion, delivery_failures, expiry},
+    infra::jobs::{self, CheckCompletion, DeliverWebhook, DispatchEmail},
     model::{DocumentStatus, EmailKind},
-    queues,
-    webhooks::{self, AttemptRecord, Delivery},
+    store::{
+        emails,
+        emails::OutgoingEmail,
+        queues,
+        webhooks::{self, AttemptRecord, Delivery},
+    },
 };
 use tracing::Instrument;
 
@@ -221,7 +224,7 @@ async fn record_email(
     tx: &mut sqlx::PgConnection,
     email: &OutgoingEmail,
     outcome: &EmailOutcome,
-    notifier: &signet_common::notify::Notifier,
+    notifier: &signet_common::infra::notify::Notifier,
 ) -> Result<bool, Error> {
     let kind = email.kind.as_str();
     match outcome {
@@ -252,7 +255,7 @@ async fn record_email(
                     tracing::warn!(email = %email.id, %error, retry_in = ?delay, "e-mail failed; will retry");
                 }
                 None => {
-                    delivery::failed_for_good(tx, email, error, notifier).await?;
+                    delivery_failures::failed_for_good(tx, email, error, notifier).await?;
                     tracing::error!(email = %email.id, %error, attempts, "e-mail failed for good");
                 }
             }

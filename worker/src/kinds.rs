@@ -1,7 +1,7 @@
 //! The kinds of work a worker process can take (`signet-worker --jobs email,webhook`), so that
 //! each kind can run on processes of its own and be scaled on its own.
 
-use signet_common::{
+use signet_common::infra::{
     config::WorkerConcurrency,
     jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, Job},
 };

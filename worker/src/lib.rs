@@ -25,10 +25,12 @@ use apalis_cron::CronScheduler;
 use apalis_postgres::{Config as QueueConfig, PostgresStorage};
 use signet_common::{
     Config,
-    db::Db,
-    files::{FileLinks, FileStore},
-    jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, Job},
-    notify::Notifier,
+    infra::{
+        db::Db,
+        files::{FileLinks, FileStore},
+        jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, Job},
+        notify::Notifier,
+    },
 };
 use tracing::Level;
 
@@ -82,7 +84,7 @@ const MISSED_HEARTBEATS: usize = 3;
 
 /// Connections of the queue pool: one held by the job listener, two shared by the job types'
 /// fetches, heartbeats and acknowledgements (each a short statement).
-pub const QUEUE_CONNECTIONS: u32 = signet_common::config::WORKER_QUEUE_CONNECTIONS;
+pub const QUEUE_CONNECTIONS: u32 = signet_common::infra::config::WORKER_QUEUE_CONNECTIONS;
 
 /// A worker process's pools within `DATABASE_MAX_CONNECTIONS`: the queue's connections, the
 /// rest for the job handlers. A process that takes jobs from a queue keeps `QUEUE_CONNECTIONS`
@@ -90,14 +92,14 @@ pub const QUEUE_CONNECTIONS: u32 = signet_common::config::WORKER_QUEUE_CONNECTIO
 /// checks and `/metrics`).
 pub fn pools(config: &Config, kinds: &JobKinds) -> Result<(Db, sqlx::PgPool), StartError> {
     let queue_connections = queue_connections(kinds);
-    let budget = signet_common::db::PoolBudget::from_config(config);
+    let budget = signet_common::infra::db::PoolBudget::from_config(config);
     if budget.max_connections <= queue_connections {
         return Err(StartError::Budget(
             budget.max_connections,
             queue_connections,
         ));
     }
-    let queue = signet_common::db::lazy_pool(
+    let queue = signet_common::infra::db::lazy_pool(
         &config.database_url,
         "signet-worker",
         budget.with_max(queue_connections),

@@ -8,8 +8,8 @@ use lettre::{
 };
 use signet_common::{
     Config,
-    emails::OutgoingEmail,
     model::{EmailKind, RecipientRole},
+    store::emails::OutgoingEmail,
 };
 
 pub enum Mailer {
@@ -117,7 +117,7 @@ pub fn message(
     let rendered = render(email, link);
     // Built from its parts, never formatted and parsed back: lettre encodes any name (commas,
     // quotes, brackets, `@`, any script) as a quoted string or RFC 2047 encoded word.
-    let address = signet_common::inputs::mail_address(&email.recipient_email)
+    let address = signet_common::wire::inputs::mail_address(&email.recipient_email)
         .map_err(|reason| format!("recipient address: {reason}"))?;
     let name = email.recipient_name.trim();
     let to = Mailbox::new((!name.is_empty()).then(|| name.to_owned()), address);

@@ -1,7 +1,7 @@
 use std::{process::ExitCode, time::Duration};
 
 use clap::Parser;
-use signet_common::{Config, shutdown};
+use signet_common::{Config, infra::shutdown};
 use signet_worker::kinds::{JobKind, JobKinds};
 
 /// Runs Signet's background work: e-mail, completion, webhooks and the sweep.
@@ -42,8 +42,8 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let telemetry = signet_common::telemetry::init(Some("signet-worker"), config.log_format);
-    signet_common::telemetry::metrics();
+    let telemetry = signet_common::infra::telemetry::init(Some("signet-worker"), config.log_format);
+    signet_common::infra::telemetry::metrics();
     let pools = match signet_worker::pools(&config, &kinds) {
         Ok(pools) => pools,
         Err(e) => {

@@ -8,7 +8,7 @@ use reqwest::{
     dns::{Addrs, Name, Resolve, Resolving},
     redirect,
 };
-use signet_common::{VERSION, ssrf, webhooks};
+use signet_common::{VERSION, infra::ssrf, store::webhooks};
 
 pub const TIMEOUT: Duration = Duration::from_secs(15);
 

@@ -15,9 +15,9 @@ use axum::{
 use chrono::{Duration, SecondsFormat, Utc};
 use maud::{Markup, html};
 use signet_common::{
-    accounts, api_keys,
-    console::{self, Session, SignIn},
-    secrets, ssrf, webhooks,
+    flows::sign_in::{self, Session, SignIn},
+    infra::{secrets, ssrf},
+    store::{accounts, api_keys, webhooks},
 };
 use uuid::Uuid;
 
@@ -139,7 +139,7 @@ impl FromRequestParts<AppState> for Console {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Failure> {
         let token = cookie(&parts.headers, SESSION_COOKIE).ok_or(Failure::SignInRequired)?;
-        let session = console::session(&state.db.pool, &token)
+        let session = sign_in::session(&state.db.pool, &token)
             .await?
             .ok_or(Failure::SignInRequired)?;
         Ok(Self { session, token })
@@ -222,12 +222,12 @@ async fn sign_in(
     let source = actor
         .ip_address
         .parse()
-        .map_or_else(|_| actor.ip_address.clone(), console::source_of);
-    let outcome = console::sign_in(
+        .map_or_else(|_| actor.ip_address.clone(), sign_in::source_of);
+    let outcome = sign_in::sign_in(
         &state.db.pool,
         &state.gates.sign_in,
         &state.gates.hashing,
-        console::Throttle::from(&state.config.limits),
+        sign_in::Throttle::from(&state.config.limits),
         &source,
         email,
         password,
@@ -287,7 +287,7 @@ async fn sign_out(
     ConsoleForm(form): ConsoleForm,
 ) -> Result<Response, Failure> {
     console.check(&form)?;
-    console::sign_out(&state.db.pool, &console.token).await?;
+    sign_in::sign_out(&state.db.pool, &console.token).await?;
     let mut response = Redirect::to("/app/sign-in").into_response();
     response.headers_mut().append(
         header::SET_COOKIE,
@@ -485,7 +485,7 @@ async fn rotate_secret(
     ConsoleForm(form): ConsoleForm,
 ) -> Result<Response, Failure> {
     console.check(&form)?;
-    let secret = console::rotate_webhook_secret(&state.db.pool, console.session.account_id).await?;
+    let secret = sign_in::rotate_webhook_secret(&state.db.pool, console.session.account_id).await?;
     let flash = Flash {
         secret: Some(secret),
         notice: Some("The signing secret was rotated.".into()),

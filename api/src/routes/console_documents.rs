@@ -11,12 +11,17 @@ use axum::{
 use chrono::{DateTime, SecondsFormat, Utc};
 use maud::html;
 use signet_common::{
-    delivery, documents,
-    inputs::{FieldInput, RecipientInput, SendInput},
+    flows::{
+        delivery_failures,
+        drafting::{self, FieldPlacement},
+    },
     model::{DeliveryStatus, DocumentStatus, RecipientRole},
     pdf,
-    query::{ListQuery, SortBy, SortOrder, StatusFilter},
-    workflow::{self, FieldPlacement},
+    store::documents,
+    wire::{
+        inputs::{FieldInput, RecipientInput, SendInput},
+        query::{ListQuery, SortBy, SortOrder, StatusFilter},
+    },
 };
 use uuid::Uuid;
 
@@ -225,7 +230,7 @@ async fn upload(
             .to_owned(),
         given => given.to_owned(),
     };
-    match workflow::upload_document(
+    match drafting::upload_document(
         &state.db.pool,
         &state.store,
         console.session.account_id,
@@ -272,8 +277,8 @@ async fn render_detail(
     status: StatusCode,
 ) -> Result<Response, Failure> {
     let (document, recipients, fields) =
-        workflow::document_detail(&state.db.pool, console.session.account_id, id).await?;
-    let trail = workflow::audit_trail(&state.db.pool, console.session.account_id, id).await?;
+        drafting::document_detail(&state.db.pool, console.session.account_id, id).await?;
+    let trail = drafting::audit_trail(&state.db.pool, console.session.account_id, id).await?;
     let link = state.links.url(document.id, Utc::now());
     let completed = document.status == DocumentStatus::Completed;
     let cancellable = matches!(
@@ -413,7 +418,7 @@ async fn add_recipient(
         country_code: None,
         phone_number: None,
     };
-    let outcome = workflow::add_recipients(
+    let outcome = drafting::add_recipients(
         &state.db.pool,
         console.session.account_id,
         id,
@@ -443,7 +448,7 @@ async fn send(
         description: field("description"),
         expiry_date: expiry,
     };
-    let outcome = workflow::send_document(
+    let outcome = drafting::send_document(
         &state.db.pool,
         console.session.account_id,
         id,
@@ -463,7 +468,7 @@ async fn place(
 ) -> Result<Response, Failure> {
     let id = document_id(&id)?;
     let (document, recipients, fields) =
-        workflow::document_detail(&state.db.pool, console.session.account_id, id).await?;
+        drafting::document_detail(&state.db.pool, console.session.account_id, id).await?;
     let people: Vec<serde_json::Value> = recipients
         .iter()
         .map(|r| serde_json::json!({"email": r.email, "name": r.name, "color": r.color_code}))
@@ -516,7 +521,7 @@ struct Arrangement {
     add: Vec<FieldInput>,
 }
 
-/// Saves the placement page's fields in one change (`workflow::arrange_fields`: new fields by
+/// Saves the placement page's fields in one change (`drafting::arrange_fields`: new fields by
 /// the rules of `POST /documents/:id/fields`); answers in the envelope so the page can show the
 /// API's messages.
 async fn save_fields(
@@ -535,7 +540,7 @@ async fn save_fields(
         return Err(ApiError::CsrfRejected);
     }
     let id: Uuid = id.parse().map_err(|_| ApiError::DocumentNotFound)?;
-    workflow::arrange_fields(
+    drafting::arrange_fields(
         &state.db.pool,
         console.session.account_id,
         id,
@@ -559,7 +564,7 @@ async fn remove_recipient(
     let id = document_id(&id)?;
     let outcome = match recipient.parse::<Uuid>() {
         Ok(recipient) => {
-            workflow::remove_recipient(
+            drafting::remove_recipient(
                 &state.db.pool,
                 console.session.account_id,
                 id,
@@ -595,7 +600,7 @@ async fn resend_invitation(
         )
         .await;
     };
-    let outcome = delivery::resend_invitation(
+    let outcome = delivery_failures::resend_invitation(
         &state.db.pool,
         console.session.account_id,
         id,
@@ -616,6 +621,6 @@ async fn cancel(
 ) -> Result<Response, Failure> {
     console.check(&form)?;
     let id = document_id(&id)?;
-    workflow::cancel_document(&state.db.pool, console.session.account_id, id, &actor).await?;
+    drafting::cancel_document(&state.db.pool, console.session.account_id, id, &actor).await?;
     Ok(Redirect::to(&format!("/app/documents/{id}")).into_response())
 }

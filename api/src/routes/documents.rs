@@ -4,10 +4,12 @@
 use axum::{extract::State, response::Response};
 use chrono::Utc;
 use signet_common::{
-    documents,
-    inputs::{FieldInput, RecipientInput, SendInput},
-    views::{AuditEntryView, DocumentDetail, DocumentList, DocumentListItem},
-    workflow,
+    flows::drafting,
+    store::documents,
+    wire::{
+        inputs::{FieldInput, RecipientInput, SendInput},
+        views::{AuditEntryView, DocumentDetail, DocumentList, DocumentListItem},
+    },
 };
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -85,7 +87,7 @@ async fn get_document(
     DocumentId(id): DocumentId,
 ) -> Result<Response, ApiError> {
     let (document, recipients, fields) =
-        workflow::document_detail(&state.db.pool, account_id, id).await?;
+        drafting::document_detail(&state.db.pool, account_id, id).await?;
     let file_path = state.links.url(document.id, Utc::now());
     Ok(success(
         "Document retrieved successfully",
@@ -114,7 +116,7 @@ async fn add_recipients(
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<Vec<RecipientInput>>,
 ) -> Result<Response, ApiError> {
-    workflow::add_recipients(&state.db.pool, account_id, id, body, &actor).await?;
+    drafting::add_recipients(&state.db.pool, account_id, id, body, &actor).await?;
     Ok(success("Recipients added successfully", Empty {}))
 }
 
@@ -139,7 +141,7 @@ async fn add_fields(
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<Vec<FieldInput>>,
 ) -> Result<Response, ApiError> {
-    workflow::add_fields(&state.db.pool, account_id, id, body, &actor).await?;
+    drafting::add_fields(&state.db.pool, account_id, id, body, &actor).await?;
     Ok(success("Fields added successfully", Empty {}))
 }
 
@@ -163,7 +165,7 @@ async fn send_document(
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<SendInput>,
 ) -> Result<Response, ApiError> {
-    workflow::send_document(
+    drafting::send_document(
         &state.db.pool,
         account_id,
         id,
@@ -191,7 +193,7 @@ async fn get_audit_trail(
     AccountId(account_id): AccountId,
     DocumentId(id): DocumentId,
 ) -> Result<Response, ApiError> {
-    let entries = workflow::audit_trail(&state.db.pool, account_id, id).await?;
+    let entries = drafting::audit_trail(&state.db.pool, account_id, id).await?;
     let views: Vec<AuditEntryView> = entries.iter().map(AuditEntryView::from).collect();
     Ok(success("Audit trail retrieved successfully", views))
 }

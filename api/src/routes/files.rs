@@ -9,7 +9,7 @@ use axum::{
     routing::get,
 };
 use chrono::Utc;
-use signet_common::{documents, model::DocumentStatus};
+use signet_common::{model::DocumentStatus, store::documents};
 use tokio_util::io::ReaderStream;
 use uuid::Uuid;
 

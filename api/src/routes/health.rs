@@ -38,7 +38,7 @@ async fn readyz(State(state): State<AppState>) -> Result<Response, ApiError> {
 
 /// Prometheus text format: requests, usage-limit refusals, and the current queue depths.
 async fn metrics(State(state): State<AppState>) -> Response {
-    if let Err(e) = signet_common::telemetry::record_queue_metrics(&state.db.pool).await {
+    if let Err(e) = signet_common::infra::telemetry::record_queue_metrics(&state.db.pool).await {
         tracing::warn!(error = %e, "queue figures unavailable for /metrics");
     }
     (
@@ -46,7 +46,7 @@ async fn metrics(State(state): State<AppState>) -> Response {
             axum::http::header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        signet_common::telemetry::metrics().render(),
+        signet_common::infra::telemetry::metrics().render(),
     )
         .into_response()
 }

@@ -13,9 +13,9 @@ use maud::{Markup, PreEscaped, html};
 use serde::Serialize;
 use signet_common::{
     Error,
+    flows::signing::{self, DeclineInput, SigningSession, SubmitInput},
     model::{DocumentStatus, FieldType, RecipientRole, RecipientStatus},
-    signing::{self, DeclineInput, SigningSession, SubmitInput},
-    views::{FieldView, Timestamp},
+    wire::views::{FieldView, Timestamp},
 };
 use uuid::Uuid;
 

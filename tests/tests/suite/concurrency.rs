@@ -95,14 +95,14 @@ async fn twenty_concurrent_sends_of_one_document() {
     let jobs: Vec<Vec<u8>> = sqlx::query_scalar(
         "SELECT job FROM apalis.jobs WHERE job_type = $1 AND status = 'Pending'",
     )
-    .bind(<signet_common::jobs::DispatchEmail as signet_common::jobs::Job>::QUEUE)
+    .bind(<signet_common::infra::jobs::DispatchEmail as signet_common::infra::jobs::Job>::QUEUE)
     .fetch_all(&app.db.pool)
     .await
     .unwrap();
     let mut job_email_ids: Vec<uuid::Uuid> = jobs
         .iter()
         .map(|job| {
-            serde_json::from_slice::<signet_common::jobs::DispatchEmail>(job)
+            serde_json::from_slice::<signet_common::infra::jobs::DispatchEmail>(job)
                 .unwrap()
                 .email_id
         })

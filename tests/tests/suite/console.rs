@@ -159,7 +159,7 @@ async fn api_settings_in_the_browser() {
         .await;
     assert_eq!(forged.status, StatusCode::FORBIDDEN);
     assert!(
-        signet_common::api_keys::active(&app.db.pool, account)
+        signet_common::store::api_keys::active(&app.db.pool, account)
             .await
             .unwrap()
             .is_none()
@@ -177,7 +177,11 @@ async fn api_settings_in_the_browser() {
     }
     let later = browser.get("/app/settings/api").await;
     assert!(!later.body.contains(&key), "shown once, then only masked");
-    assert!(later.body.contains(&signet_common::api_keys::mask(&key)));
+    assert!(
+        later
+            .body
+            .contains(&signet_common::store::api_keys::mask(&key))
+    );
     assert!(
         later
             .body
@@ -749,7 +753,7 @@ async fn a_draft_is_prepared_and_sent_from_the_console() {
     assert_eq!(sent.status, StatusCode::SEE_OTHER);
     let detail = app
         .get(&format!("/documents/{doc}"), &{
-            signet_common::api_keys::generate(&app.db.pool, account)
+            signet_common::store::api_keys::generate(&app.db.pool, account)
                 .await
                 .unwrap()
                 .key

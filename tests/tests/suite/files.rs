@@ -1,7 +1,7 @@
 //! `filePath`: a signed, expiring link that serves the PDF without an API key.
 
 use chrono::{Duration, Utc};
-use signet_common::files::FileLinks;
+use signet_common::infra::files::FileLinks;
 use signet_tests::{LETTER, TestApp, assert_error, read};
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 //! API key lifecycle and the header's case-insensitivity.
 
 use reqwest::Method;
-use signet_common::api_keys;
+use signet_common::store::api_keys;
 use signet_tests::{TestApp, assert_error, read};
 
 #[tokio::test]

@@ -631,7 +631,7 @@ async fn wait_for_email_jobs(app: &TestApp) {
             "SELECT count(*) FROM apalis.jobs
              WHERE job_type = $1 AND status IN ('Pending', 'Queued', 'Running')",
         )
-        .bind(<signet_common::jobs::DispatchEmail as signet_common::jobs::Job>::QUEUE)
+        .bind(<signet_common::infra::jobs::DispatchEmail as signet_common::infra::jobs::Job>::QUEUE)
         .fetch_one(&app.db.pool)
         .await
         .unwrap();
@@ -697,7 +697,7 @@ async fn withdrawn_documents_send_no_invitations_and_serve_no_pdf() {
         assert_eq!(status, 200, "{path}: {answer}");
     }
     let cancelled_tokens = invitation_tokens(&app, cancelled).await;
-    signet_common::workflow::cancel_document(
+    signet_common::flows::drafting::cancel_document(
         &app.db.pool,
         account,
         cancelled,
@@ -1120,10 +1120,10 @@ async fn webhooks_ignore_proxies_from_the_environment() {
     let receiver = Receiver::start().await;
     let proxy = Receiver::start().await;
     let (account, key) = app.account(1000).await;
-    signet_common::accounts::update(
+    signet_common::store::accounts::update(
         &app.db.pool,
         account,
-        &signet_common::accounts::AccountUpdate {
+        &signet_common::store::accounts::AccountUpdate {
             usage_limit: None,
             webhook_url: Some(Some(receiver.url())),
         },

@@ -375,7 +375,10 @@ async fn sent_document_is_signed_and_completed_with_a_stamped_pdf() {
             .fetch_one(&app.db.pool)
             .await
             .unwrap();
-    assert_eq!(final_sha, signet_common::secrets::sha256_hex(&final_pdf));
+    assert_eq!(
+        final_sha,
+        signet_common::infra::secrets::sha256_hex(&final_pdf)
+    );
 
     // Completion e-mails to everyone, with a working download link.
     let done = mailbox

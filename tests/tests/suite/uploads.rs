@@ -155,7 +155,7 @@ async fn generated_multi_page_pdf_with_title_sha_and_created_entry() {
             .await
             .unwrap();
     assert_eq!((title.as_str(), status.as_str()), ("three pages", "DRAFT"));
-    assert_eq!(sha, signet_common::secrets::sha256_hex(&bytes));
+    assert_eq!(sha, signet_common::infra::secrets::sha256_hex(&bytes));
     assert_eq!(sizes[2]["width"], 100.5);
     let stored = std::fs::read(
         cli.files
@@ -230,7 +230,7 @@ async fn operator_commands_answer_in_json_and_refuse_bad_input() {
     let account = cli.account();
     let key = cli.json(&["key", "generate", "--account", &account]);
     let full = key["key"].as_str().unwrap();
-    assert_eq!(key["display"], signet_common::api_keys::mask(full));
+    assert_eq!(key["display"], signet_common::store::api_keys::mask(full));
     let shown = cli.json(&["account", "show", "--id", &account]);
     assert_eq!(shown["apiKey"], key["display"]);
     assert_eq!(shown["usageLimit"], 1000);

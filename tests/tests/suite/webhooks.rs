@@ -5,7 +5,7 @@ use std::{process::Command, time::Duration};
 use base64::Engine;
 use hmac::{Hmac, Mac};
 use serde_json::Value;
-use signet_common::accounts::{self, AccountUpdate};
+use signet_common::store::accounts::{self, AccountUpdate};
 use signet_tests::{Mailbox, Received, Receiver, TestApp, WorkerProcess, binary};
 use uuid::Uuid;
 

@@ -68,7 +68,7 @@ pub async fn insert_many(
     .execute(conn)
     .await
     .map_err(|e| {
-        if crate::db::is_unique_violation(&e, "recipients_email_per_document") {
+        if crate::infra::db::is_unique_violation(&e, "recipients_email_per_document") {
             Error::Rule(Rule::DuplicateRecipient)
         } else {
             e.into()
@@ -85,7 +85,7 @@ pub async fn set_email(conn: &mut PgConnection, id: Uuid, email: &str) -> Result
         .execute(conn)
         .await
         .map_err(|e| {
-            if crate::db::is_unique_violation(&e, "recipients_email_per_document") {
+            if crate::infra::db::is_unique_violation(&e, "recipients_email_per_document") {
                 Error::Rule(Rule::DuplicateRecipient)
             } else {
                 e.into()

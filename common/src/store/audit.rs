@@ -8,8 +8,8 @@ use uuid::Uuid;
 
 use crate::{
     error::Result,
+    infra::secrets,
     model::{Actor, AuditEntry, AuditEvent},
-    secrets,
 };
 
 const COLUMNS: &str = "seq, id, account_id, document_id, event, message, ip_address, user_agent, \

@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use crate::{
     error::Result,
-    jobs::{self, DispatchEmail},
+    infra::jobs::{self, DispatchEmail},
     model::{DocumentStatus, EmailKind, RecipientRole},
 };
 

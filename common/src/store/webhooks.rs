@@ -8,13 +8,14 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::{
-    documents,
     error::Result,
-    fields,
-    files::FileLinks,
-    jobs::{self, DeliverWebhook},
-    recipients, secrets,
-    views::DocumentDetail,
+    infra::{
+        files::FileLinks,
+        jobs::{self, DeliverWebhook},
+        secrets,
+    },
+    store::{documents, fields, recipients},
+    wire::views::DocumentDetail,
 };
 
 /// Bytes of a response body kept per attempt.

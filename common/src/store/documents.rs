@@ -7,10 +7,10 @@ use uuid::Uuid;
 
 use crate::{
     error::{Error, Result},
+    infra::secrets,
     model::{Document, DocumentStatus},
     pdf::PageSize,
-    query::{ListQuery, SortBy, SortOrder},
-    secrets,
+    wire::query::{ListQuery, SortBy, SortOrder},
 };
 
 const COLUMNS: &str = "id, account_id, code, title, status, file_key, sha256, pages, page_sizes, \

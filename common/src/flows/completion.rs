@@ -8,19 +8,21 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::{
-    audit, documents, emails,
     error::Result,
-    fields,
-    files::FileStore,
-    jobs::{self, CheckCompletion},
+    infra::{
+        files::FileStore,
+        jobs::{self, CheckCompletion},
+        notify::Notifier,
+    },
     model::{
         Actor, AuditEntry, AuditEvent, Document, DocumentStatus, EmailKind, Field, FieldType,
         Recipient, RecipientRole, RecipientStatus,
     },
-    notify::Notifier,
-    recipients,
     stamp::{self, Certificate, CertificateAuditLine, CertificateRecipient, StampField, StampKind},
-    webhooks::{self, EventType},
+    store::{
+        audit, documents, emails, fields, recipients,
+        webhooks::{self, EventType},
+    },
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

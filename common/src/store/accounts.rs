@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::{
     error::{Error, Result},
-    secrets,
+    infra::secrets,
 };
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -48,7 +48,7 @@ pub async fn create(pool: &PgPool, name: &str, email: &str, usage_limit: i32) ->
     .fetch_one(pool)
     .await
     .map_err(|e| {
-        if crate::db::is_unique_violation(&e, "accounts_email_key") {
+        if crate::infra::db::is_unique_violation(&e, "accounts_email_key") {
             Error::invalid("email", "an account with this e-mail already exists")
         } else {
             e.into()

@@ -11,14 +11,16 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::{
-    audit, documents,
-    emails::{self, OutgoingEmail},
     error::{Error, Result, Rule},
-    inputs,
+    infra::{notify::Notifier, secrets},
     model::{Actor, AuditEvent, DocumentStatus},
-    notify::Notifier,
-    recipients, secrets,
-    webhooks::{self, FailedDelivery},
+    store::{
+        audit, documents,
+        emails::{self, OutgoingEmail},
+        recipients,
+        webhooks::{self, FailedDelivery},
+    },
+    wire::inputs,
 };
 
 /// The longest failure reason the audit trail keeps (SMTP answers can be long).

@@ -4,12 +4,13 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::{
-    audit, documents, emails,
     error::Result,
+    infra::notify::Notifier,
     model::{Actor, AuditEvent, DocumentStatus, EmailKind},
-    notify::Notifier,
-    recipients,
-    webhooks::{self, EventType},
+    store::{
+        audit, documents, emails, recipients,
+        webhooks::{self, EventType},
+    },
 };
 
 const BATCH: i64 = 50;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::{Config, files::FileLinks};
+use crate::{Config, infra::files::FileLinks};
 
 /// How long the `filePath` inside a webhook payload works: past the last retry of the default
 /// schedule (about 28 hours), with room for the receiver to act.

@@ -9,8 +9,10 @@ use uuid::Uuid;
 
 use crate::{
     error::{Error, Result},
-    limits::{Gate, Workers},
-    secrets,
+    infra::{
+        limits::{Gate, Workers},
+        secrets,
+    },
 };
 
 pub const MIN_PASSWORD_CHARS: usize = 10;
@@ -154,8 +156,8 @@ pub struct Throttle {
     pub first_delay_secs: i32,
 }
 
-impl From<&crate::config::Limits> for Throttle {
-    fn from(limits: &crate::config::Limits) -> Self {
+impl From<&crate::infra::config::Limits> for Throttle {
+    fn from(limits: &crate::infra::config::Limits) -> Self {
         Self {
             free_failures: limits.sign_in_free_failures,
             source_free_failures: limits.sign_in_source_free_failures,
@@ -200,7 +202,7 @@ pub async fn sign_in(
     };
     let email = email.trim().to_lowercase();
     // No account has such an address, and PostgreSQL refuses NUL in text.
-    if crate::inputs::has_control_chars(&email) {
+    if crate::wire::inputs::has_control_chars(&email) {
         return Ok(SignIn::WrongCredentials);
     }
     let address_key = format!("address:{email}|{source}");
@@ -348,7 +350,7 @@ pub async fn rotate_webhook_secret(pool: &PgPool, account_id: Uuid) -> Result<St
         "UPDATE accounts SET webhook_secret = $2 WHERE id = $1 RETURNING webhook_secret",
     )
     .bind(account_id)
-    .bind(crate::accounts::new_webhook_secret())
+    .bind(crate::store::accounts::new_webhook_secret())
     .fetch_optional(pool)
     .await?
     .ok_or(Error::AccountNotFound(account_id))

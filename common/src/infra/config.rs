@@ -128,7 +128,7 @@ impl Config {
         let or = |name: &str, default: &str| get(name).unwrap_or_else(|| default.to_owned());
         let (file_url_secret, file_url_secret_generated) = match get("FILE_URL_SECRET") {
             Some(secret) => (file_url_secret(secret)?, false),
-            None => (crate::secrets::random_bytes(32), true),
+            None => (crate::infra::secrets::random_bytes(32), true),
         };
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         let database_max_connections = positive(

@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use crate::{
     error::{Error, Result},
-    secrets,
+    infra::secrets,
 };
 
 const PREFIX: &str = "sk_";

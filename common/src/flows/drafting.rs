@@ -6,21 +6,20 @@ use sqlx::{PgPool, Postgres, Transaction};
 use uuid::Uuid;
 
 use crate::{
-    accounts, audit, documents, emails,
     error::{Error, Result, Rule},
-    fields::{self, NewField},
-    files::FileStore,
-    inputs::{
+    infra::{files::FileStore, limits::Workers, notify::Notifier, secrets},
+    model::{Actor, AuditEntry, AuditEvent, Document, DocumentStatus, EmailKind, Field, Recipient},
+    pdf,
+    store::{
+        accounts, audit, documents, emails,
+        fields::{self, NewField},
+        recipients::{self, NewRecipient},
+        webhooks::{self, EventType},
+    },
+    wire::inputs::{
         self, FieldInput, MAX_FIELDS_PER_DOCUMENT, MAX_RECIPIENTS_PER_DOCUMENT, RecipientInput,
         SendInput,
     },
-    limits::Workers,
-    model::{Actor, AuditEntry, AuditEvent, Document, DocumentStatus, EmailKind, Field, Recipient},
-    notify::Notifier,
-    pdf,
-    recipients::{self, NewRecipient},
-    secrets,
-    webhooks::{self, EventType},
 };
 
 /// Recipient colours, assigned in order of addition (12 distinct hues).

@@ -60,7 +60,7 @@ pub async fn snapshot(pool: &PgPool) -> Result<Snapshot> {
     .fetch_optional(&mut *tx)
     .await?;
     tx.commit().await?;
-    let queues = crate::jobs::QUEUES
+    let queues = crate::infra::jobs::QUEUES
         .iter()
         .map(|queue| {
             rows.iter()

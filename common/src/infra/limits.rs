@@ -176,7 +176,7 @@ impl Workers {
     }
 }
 
-/// The gates of one API process, sized from [`crate::config::Limits`].
+/// The gates of one API process, sized from [`crate::infra::config::Limits`].
 #[derive(Debug, Clone)]
 pub struct Gates {
     /// PDF uploads being read and inspected, over all accounts; none wait.
@@ -191,7 +191,7 @@ pub struct Gates {
 }
 
 impl Gates {
-    pub fn new(limits: &crate::config::Limits) -> Self {
+    pub fn new(limits: &crate::infra::config::Limits) -> Self {
         Self {
             uploads: Gate::new(limits.upload_concurrency, 0),
             uploads_per_account: PerKey::new(limits.upload_concurrency_per_account),

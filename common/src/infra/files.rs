@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::secrets;
+use crate::infra::secrets;
 
 #[derive(Debug, Clone)]
 pub struct FileStore {

@@ -11,7 +11,7 @@ use opentelemetry::{KeyValue, global, trace::TracerProvider as _};
 use opentelemetry_sdk::{Resource, propagation::TraceContextPropagator, trace::SdkTracerProvider};
 use tracing_subscriber::{Layer, layer::SubscriberExt, util::SubscriberInitExt};
 
-use crate::config::LogFormat;
+use crate::infra::config::LogFormat;
 
 const DEFAULT_FILTER: &str = "info,sqlx=warn,lopdf=error";
 /// Spans exported as traces, whatever `RUST_LOG` says about logs: quieting the logs must not
@@ -137,7 +137,7 @@ pub async fn record_queue_metrics(pool: &sqlx::PgPool) -> Result<(), crate::Erro
     if READINGS.load(Ordering::SeqCst) != readings_before {
         return Ok(());
     }
-    let snapshot = crate::queues::snapshot(pool).await?;
+    let snapshot = crate::store::queues::snapshot(pool).await?;
     for queue in &snapshot.queues {
         let job_type = queue.job_type.clone();
         metrics::gauge!("signet_queue_ready_jobs", "job_type" => job_type.clone())

@@ -8,17 +8,20 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::{
-    audit, documents, emails,
     error::{Conflict, Error, Problem, Result, Rule},
-    fields,
-    jobs::{self, CheckCompletion},
+    infra::{
+        jobs::{self, CheckCompletion},
+        notify::Notifier,
+        secrets,
+    },
     model::{
         Actor, AuditEvent, Document, DocumentStatus, EmailKind, Field, FieldType, Recipient,
         RecipientRole, RecipientStatus,
     },
-    notify::Notifier,
-    recipients, secrets,
-    webhooks::{self, EventType},
+    store::{
+        audit, documents, emails, fields, recipients,
+        webhooks::{self, EventType},
+    },
 };
 
 pub const MAX_TEXT_CHARS: usize = 1_000;
@@ -168,9 +171,9 @@ pub async fn decline(
         .filter(|r| !r.is_empty());
     if reason
         .as_ref()
-        .is_some_and(|r| crate::inputs::has_control_chars(r))
+        .is_some_and(|r| crate::wire::inputs::has_control_chars(r))
     {
-        return Err(Error::invalid("reason", crate::inputs::CONTROL_CHARS));
+        return Err(Error::invalid("reason", crate::wire::inputs::CONTROL_CHARS));
     }
     if reason
         .as_ref()
@@ -387,8 +390,8 @@ fn normalise_value(field_type: FieldType, raw: &str) -> std::result::Result<Stri
     if value.is_empty() {
         return Err("must not be empty".into());
     }
-    if crate::inputs::has_control_chars(value) {
-        return Err(crate::inputs::CONTROL_CHARS.into());
+    if crate::wire::inputs::has_control_chars(value) {
+        return Err(crate::wire::inputs::CONTROL_CHARS.into());
     }
     match field_type {
         FieldType::Signature | FieldType::Initials => {

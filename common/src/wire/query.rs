@@ -87,7 +87,7 @@ impl ListQuery {
                         _ => return Err(invalid()),
                     })
                 }
-                "search" if crate::inputs::has_control_chars(value) => return Err(invalid()),
+                "search" if crate::wire::inputs::has_control_chars(value) => return Err(invalid()),
                 "search" => query.search = Some(value.clone()).filter(|s| !s.is_empty()),
                 "sortBy" => {
                     query.sort_by = match upper.as_str() {

@@ -1,0 +1,9 @@
+//! The use cases: each checks its rules and makes its change, with its audit entry, e-mails,
+//! webhook events and jobs, in one transaction under the document's row lock.
+
+pub mod completion;
+pub mod delivery_failures;
+pub mod drafting;
+pub mod expiry;
+pub mod sign_in;
+pub mod signing;

@@ -1,0 +1,13 @@
+//! All SQL, one module per aggregate: each function is one statement or one short sequence on
+//! the caller's connection or transaction. Nothing here decides what a change means; that is
+//! `flows`.
+
+pub mod accounts;
+pub mod api_keys;
+pub mod audit;
+pub mod documents;
+pub mod emails;
+pub mod fields;
+pub mod queues;
+pub mod recipients;
+pub mod webhooks;
