@@ -537,7 +537,16 @@ async fn parallel_sign_ins_cannot_race_the_throttle() {
 #[tokio::test]
 async fn the_throttle_reveals_no_accounts_and_locks_no_one_out() {
     let app = TestApp::spawn().await;
-    let api = ApiProcess::start(&app, &[("TRUSTED_PROXIES", "127.0.0.1")]).await;
+    // A first wait longer than the attempts take: with the default second, a sixth attempt on
+    // a busy machine could come after the wait and be counted instead of refused.
+    let api = ApiProcess::start(
+        &app,
+        &[
+            ("TRUSTED_PROXIES", "127.0.0.1"),
+            ("SIGN_IN_FIRST_DELAY_SECS", "600"),
+        ],
+    )
+    .await;
     let (_, email) = app.console_account(PASSWORD).await;
 
     let mut sequences = Vec::new();
