@@ -5,11 +5,14 @@
 //! - [`wire`]: request bodies, query parameters and JSON views of the external API;
 //! - [`flows`]: the use cases (drafting, signing, completion, expiry, failed deliveries,
 //!   console sign-in);
+//! - [`effects`]: the one path for the side effects of a change (audit entry, e-mails, webhook
+//!   event) for each document event;
 //! - [`store`]: all SQL, one module per aggregate;
 //! - [`infra`]: configuration, database, jobs, files, telemetry, secrets and limits.
 //!
 //! The PDF engine is the crate `signet-pdf`. `docs/architecture.md` draws the map.
 
+pub mod effects;
 pub mod error;
 pub mod flows;
 pub mod infra;

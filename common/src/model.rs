@@ -74,6 +74,25 @@ text_enum!(EmailKind {
     Cancelled
 });
 
+/// The webhook event types (Standard Webhooks `type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::Display)]
+pub enum WebhookEvent {
+    #[strum(serialize = "document.sent")]
+    Sent,
+    #[strum(serialize = "document.viewed")]
+    Viewed,
+    #[strum(serialize = "document.signed")]
+    Signed,
+    #[strum(serialize = "document.completed")]
+    Completed,
+    #[strum(serialize = "document.declined")]
+    Declined,
+    #[strum(serialize = "document.expired")]
+    Expired,
+    #[strum(serialize = "recipient.delivery_failed")]
+    DeliveryFailed,
+}
+
 impl DocumentStatus {
     /// The statuses the list filter `TRASH` stands for.
     pub const TRASH: [DocumentStatus; 3] = [Self::Declined, Self::Expired, Self::Cancelled];
@@ -165,11 +184,15 @@ pub struct AuditEntry {
     #[sqlx(try_from = "String")]
     pub event: AuditEvent,
     pub message: String,
+    /// The recipient the entry concerns (their view, signature, decline, e-mail), if any.
+    pub recipient_id: Option<Uuid>,
     pub ip_address: String,
     pub user_agent: String,
     pub created_at: DateTime<Utc>,
     pub prev_hash: Vec<u8>,
     pub hash: Vec<u8>,
+    /// What the hash covers (see `store::audit::FORMAT`).
+    pub format: i16,
 }
 
 /// Who caused a change, as recorded in the audit trail.

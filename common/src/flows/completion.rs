@@ -8,6 +8,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::{
+    effects::{self, DocumentEvent, Subject},
     error::Result,
     infra::{
         files::FileStore,
@@ -15,14 +16,11 @@ use crate::{
         notify::Notifier,
     },
     model::{
-        Actor, AuditEntry, AuditEvent, Document, DocumentStatus, EmailKind, Field, FieldType,
-        Recipient, RecipientRole, RecipientStatus,
+        Actor, AuditEntry, AuditEvent, Document, DocumentStatus, Field, FieldType, Recipient,
+        RecipientRole, RecipientStatus,
     },
     stamp::{self, Certificate, CertificateAuditLine, CertificateRecipient, StampField, StampKind},
-    store::{
-        audit, documents, emails, fields, recipients,
-        webhooks::{self, EventType},
-    },
+    store::{audit, documents, fields, recipients},
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +31,9 @@ pub enum Outcome {
     Waiting,
     Completed,
 }
+
+/// How many stalled documents one sweep queues again at most.
+const STALLED_BATCH: i64 = 100;
 
 /// How many times completion renders again because the audit trail grew meanwhile.
 const RENDER_ATTEMPTS: usize = 3;
@@ -73,13 +74,20 @@ pub async fn check(
         // The COMPLETED entry is chosen now so that the certificate can list it too.
         let actor = Actor::worker();
         let (completed_id, completed_at) = (Uuid::now_v7(), Utc::now().trunc_subsecs(6));
+        let completed = DocumentEvent::Completed {
+            entry: (completed_id, completed_at),
+            recipients: &recipients,
+        };
+        let entry = completed.audit_entry();
         trail.push(AuditEntry {
             seq: trail.last().map_or(1, |entry| entry.seq + 1),
             id: completed_id,
             account_id: document.account_id,
             document_id,
-            event: AuditEvent::Completed,
-            message: COMPLETED_MESSAGE.to_owned(),
+            event: entry.event,
+            message: entry.message,
+            recipient_id: entry.recipient_id,
+            format: audit::FORMAT,
             ip_address: actor.ip_address.clone(),
             user_agent: actor.user_agent.clone(),
             created_at: completed_at,
@@ -104,12 +112,7 @@ pub async fn check(
 
         let mut tx = pool.begin().await?;
         let current = documents::lock_for_job(&mut tx, document_id).await?;
-        let still_last: Option<Uuid> = sqlx::query_scalar(
-            "SELECT id FROM audit_entries WHERE document_id = $1 ORDER BY seq DESC LIMIT 1",
-        )
-        .bind(document_id)
-        .fetch_optional(&mut *tx)
-        .await?;
+        let still_last = audit::last_id(&mut tx, document_id).await?;
         if current.status != DocumentStatus::Sent || still_last != last_entry {
             drop(tx);
             let _ = store.remove(&final_key).await;
@@ -118,49 +121,15 @@ pub async fn check(
             }
             continue;
         }
-        audit::append_at(
-            &mut tx,
-            document.account_id,
-            document_id,
-            AuditEvent::Completed,
-            COMPLETED_MESSAGE,
-            &actor,
-            (completed_id, completed_at),
-        )
-        .await?;
         documents::mark_completed(&mut tx, document_id, &final_key, &rendered.sha256).await?;
-        let notices: Vec<emails::NewEmail> = recipients
-            .iter()
-            .map(|r| emails::NewEmail {
-                recipient_id: r.id,
-                kind: EmailKind::Completed,
-                link_token: None,
-            })
-            .collect();
-        emails::queue(
-            &mut tx,
-            document.account_id,
-            document_id,
-            &notices,
-            &notifier.message_id_domain,
-        )
-        .await?;
-        webhooks::record(
-            &mut tx,
-            document.account_id,
-            document_id,
-            EventType::Completed,
-            &notifier.payload_links,
-        )
-        .await?;
+        let subject = Subject::of(&document);
+        effects::record(&mut tx, subject, completed, &actor, notifier).await?;
         tx.commit().await?;
         return Ok(Outcome::Completed);
     }
     // The trail kept changing (viewers opening their links, say): the job runs again later.
     Ok(Outcome::Waiting)
 }
-
-const COMPLETED_MESSAGE: &str = "All recipients have signed";
 
 /// Queues completion again for SENT documents whose signers have all signed but whose
 /// completion jobs gave up (a file store outage, say). Run by the periodic sweep; the job is
@@ -170,18 +139,7 @@ const COMPLETED_MESSAGE: &str = "All recipients have signed";
 #[tracing::instrument(name = "completion::requeue_stalled", skip_all)]
 pub async fn requeue_stalled(pool: &PgPool) -> Result<usize> {
     let mut tx = pool.begin().await?;
-    let stalled: Vec<Uuid> = sqlx::query_scalar(
-        "SELECT d.id FROM documents d
-         WHERE d.status = 'SENT'
-           AND d.updated_at < now() - interval '1 minute'
-           AND EXISTS (SELECT 1 FROM recipients r WHERE r.document_id = d.id AND r.role = 'SIGNER')
-           AND NOT EXISTS (SELECT 1 FROM recipients r WHERE r.document_id = d.id
-                           AND r.role = 'SIGNER' AND r.status <> 'SIGNED')
-         LIMIT 100
-         FOR UPDATE OF d SKIP LOCKED",
-    )
-    .fetch_all(&mut *tx)
-    .await?;
+    let stalled = documents::lock_stalled_completions(&mut tx, STALLED_BATCH).await?;
     let jobs: Vec<CheckCompletion> = stalled
         .iter()
         .map(|&document_id| CheckCompletion { document_id })
@@ -228,12 +186,13 @@ fn certificate(
     // The IP and user agent of a recipient are those of their signature (or, for viewers,
     // of their first view), as recorded in the trail.
     let attribution = |recipient: &Recipient| {
-        let signed = format!("Document signed by {}", recipient.email);
-        let viewed = format!("Document viewed by {}", recipient.email);
-        trail
-            .iter()
-            .find(|e| e.message == signed)
-            .or_else(|| trail.iter().find(|e| e.message == viewed))
+        let concerning = |event: AuditEvent| {
+            trail
+                .iter()
+                .find(move |e| e.event == event && e.recipient_id == Some(recipient.id))
+        };
+        concerning(AuditEvent::Signed)
+            .or_else(|| concerning(AuditEvent::Viewed))
             .map(|e| (e.ip_address.clone(), e.user_agent.clone()))
     };
     Certificate {

@@ -11,14 +11,14 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::{
+    effects::{self, DocumentEvent, Subject},
     error::{Error, Result, Rule},
     infra::{notify::Notifier, secrets},
-    model::{Actor, AuditEvent, DocumentStatus},
+    model::{Actor, DocumentStatus},
     store::{
-        audit, documents,
+        documents,
         emails::{self, OutgoingEmail},
         recipients,
-        webhooks::{self, FailedDelivery},
     },
     wire::inputs,
 };
@@ -35,33 +35,16 @@ pub async fn failed_for_good(
     notifier: &Notifier,
 ) -> Result<()> {
     let reason: String = reason.chars().take(MAX_REASON_CHARS).collect();
-    let kind = email.kind.as_str().to_lowercase();
-    audit::append(
-        conn,
-        email.account_id,
-        email.document_id,
-        AuditEvent::Updated,
-        &format!(
-            "The {kind} e-mail to {} could not be delivered: {reason}",
-            email.recipient_email
-        ),
-        &Actor::worker(),
-    )
-    .await?;
-    let failure = FailedDelivery {
-        recipient_id: email.recipient_id,
-        email: email.recipient_email.clone(),
-        email_kind: email.kind.as_str(),
-        reason,
+    let subject = Subject {
+        account_id: email.account_id,
+        document_id: email.document_id,
     };
-    webhooks::record_delivery_failed(
-        conn,
-        email.account_id,
-        email.document_id,
-        &failure,
-        &notifier.payload_links,
-    )
-    .await
+    let failed = DocumentEvent::DeliveryFailed {
+        recipient: (email.recipient_id, &email.recipient_email),
+        kind: email.kind,
+        reason: &reason,
+    };
+    effects::record(conn, subject, failed, &Actor::worker(), notifier).await
 }
 
 /// Sends a recipient's failed invitation again, to `corrected_email` if given (checked as the
@@ -97,16 +80,10 @@ pub async fn resend_invitation(
         return Err(Rule::NotResendable.into());
     }
     let recipient = recipients::find(&mut tx, recipient_id).await?;
-    let message = match corrected {
-        Some(email) if email != recipient.email => {
-            recipients::set_email(&mut tx, recipient_id, email).await?;
-            format!(
-                "Recipient address corrected from {} to {email}; invitation sent again",
-                recipient.email
-            )
-        }
-        _ => format!("Invitation to {} sent again", recipient.email),
-    };
+    let new_email = corrected.unwrap_or(&recipient.email);
+    if new_email != recipient.email {
+        recipients::set_email(&mut tx, recipient_id, new_email).await?;
+    }
     let token = secrets::base64url(&secrets::random_bytes(32));
     recipients::set_signing_token_hashes(
         &mut tx,
@@ -114,15 +91,12 @@ pub async fn resend_invitation(
     )
     .await?;
     emails::requeue_invitation(&mut tx, email_id, &token).await?;
-    audit::append(
-        &mut tx,
-        account_id,
-        document_id,
-        AuditEvent::Updated,
-        &message,
-        actor,
-    )
-    .await?;
+    let resent = DocumentEvent::InvitationResent {
+        recipient_id,
+        old_email: &recipient.email,
+        new_email,
+    };
+    effects::record_in_trail(&mut tx, Subject::of(&document), resent, actor).await?;
     tx.commit().await?;
     Ok(())
 }

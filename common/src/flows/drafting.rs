@@ -6,15 +6,15 @@ use sqlx::{PgPool, Postgres, Transaction};
 use uuid::Uuid;
 
 use crate::{
+    effects::{self, DocumentEvent, Subject},
     error::{Error, Result, Rule},
     infra::{files::FileStore, limits::Workers, notify::Notifier, secrets},
-    model::{Actor, AuditEntry, AuditEvent, Document, DocumentStatus, EmailKind, Field, Recipient},
+    model::{Actor, AuditEntry, Document, DocumentStatus, Field, Recipient},
     pdf,
     store::{
         accounts, audit, documents, emails,
         fields::{self, NewField},
         recipients::{self, NewRecipient},
-        webhooks::{self, EventType},
     },
     wire::inputs::{
         self, FieldInput, MAX_FIELDS_PER_DOCUMENT, MAX_RECIPIENTS_PER_DOCUMENT, RecipientInput,
@@ -69,15 +69,8 @@ pub async fn upload_document(
             },
         )
         .await?;
-        audit::append(
-            &mut tx,
-            account_id,
-            id,
-            AuditEvent::Created,
-            "Document created",
-            actor,
-        )
-        .await?;
+        let subject = Subject::of(&document);
+        effects::record_in_trail(&mut tx, subject, DocumentEvent::Created, actor).await?;
         tx.commit().await?;
         Ok(document)
     }
@@ -362,7 +355,7 @@ pub async fn send_document(
     notifier: &Notifier,
 ) -> Result<()> {
     let request = inputs::validate_send(input)?;
-    let (mut tx, _, recipients) = begin_draft_change(pool, account_id, document_id).await?;
+    let (mut tx, document, recipients) = begin_draft_change(pool, account_id, document_id).await?;
     if recipients.is_empty() {
         return Err(Rule::NoRecipients.into());
     }
@@ -389,40 +382,11 @@ pub async fn send_document(
         &request.description,
     )
     .await?;
-    let message = format!("Document sent to {} recipients", recipients.len());
-    audit::append(
-        &mut tx,
-        account_id,
-        document_id,
-        AuditEvent::Sent,
-        &message,
-        actor,
-    )
-    .await?;
-    let invitations: Vec<emails::NewEmail> = tokens
-        .into_iter()
-        .map(|(recipient_id, token)| emails::NewEmail {
-            recipient_id,
-            kind: EmailKind::Invitation,
-            link_token: Some(token),
-        })
-        .collect();
-    emails::queue(
-        &mut tx,
-        account_id,
-        document_id,
-        &invitations,
-        &notifier.message_id_domain,
-    )
-    .await?;
-    webhooks::record(
-        &mut tx,
-        account_id,
-        document_id,
-        EventType::Sent,
-        &notifier.payload_links,
-    )
-    .await?;
+    let subject = Subject::of(&document);
+    let sent = DocumentEvent::Sent {
+        invitations: tokens,
+    };
+    effects::record(&mut tx, subject, sent, actor, notifier).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -446,12 +410,10 @@ pub async fn cancel_document(
     documents::set_status(&mut tx, document_id, DocumentStatus::Cancelled).await?;
     // Invitations still in the outbox must not go out with working links.
     emails::withdraw_invitations(&mut tx, document_id).await?;
-    audit::append(
+    effects::record_in_trail(
         &mut tx,
-        account_id,
-        document_id,
-        AuditEvent::Updated,
-        "Document cancelled",
+        Subject::of(&document),
+        DocumentEvent::Cancelled,
         actor,
     )
     .await?;
@@ -514,15 +476,12 @@ async fn commit_update(
     actor: &Actor,
 ) -> Result<()> {
     documents::touch(&mut tx, document_id).await?;
-    audit::append(
-        &mut tx,
+    let subject = Subject {
         account_id,
         document_id,
-        AuditEvent::Updated,
-        message,
-        actor,
-    )
-    .await?;
+    };
+    let changed = DocumentEvent::DraftChanged(message.to_owned());
+    effects::record_in_trail(&mut tx, subject, changed, actor).await?;
     tx.commit().await?;
     Ok(())
 }

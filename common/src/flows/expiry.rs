@@ -1,16 +1,13 @@
 //! The expiry sweep: SENT documents past their expiry date become EXPIRED.
 
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::{
+    effects::{self, DocumentEvent, Subject},
     error::Result,
     infra::notify::Notifier,
-    model::{Actor, AuditEvent, DocumentStatus, EmailKind},
-    store::{
-        audit, documents, emails, recipients,
-        webhooks::{self, EventType},
-    },
+    model::{Actor, DocumentStatus},
+    store::{documents, recipients},
 };
 
 const BATCH: i64 = 50;
@@ -24,57 +21,21 @@ pub async fn expire_due(pool: &PgPool, notifier: &Notifier) -> Result<usize> {
     let mut expired = 0;
     loop {
         let mut tx = pool.begin().await?;
-        // Served by the partial index documents_expiring (expiry_date) WHERE status = 'SENT'.
-        let mut due: Vec<(Uuid, Uuid)> = sqlx::query_as(
-            "SELECT id, account_id FROM documents
-             WHERE status = 'SENT' AND expiry_date <= now()
-             ORDER BY expiry_date LIMIT $1 FOR UPDATE SKIP LOCKED",
-        )
-        .bind(BATCH)
-        .fetch_all(&mut *tx)
-        .await?;
+        let due = documents::lock_due_for_expiry(&mut tx, BATCH).await?;
         if due.is_empty() {
             return Ok(expired);
         }
-        // In account order, so that sweeps on several workers take the accounts' document
-        // counts (migration document_counts) in the same order and never deadlock.
-        due.sort_by_key(|(_, account_id)| *account_id);
-        for (document_id, account_id) in &due {
-            documents::set_status(&mut tx, *document_id, DocumentStatus::Expired).await?;
-            audit::append(
-                &mut tx,
-                *account_id,
-                *document_id,
-                AuditEvent::Expired,
-                "Document expired",
-                &actor,
-            )
-            .await?;
-            let notices: Vec<emails::NewEmail> = recipients::list(&mut tx, *document_id)
-                .await?
-                .into_iter()
-                .map(|r| emails::NewEmail {
-                    recipient_id: r.id,
-                    kind: EmailKind::Expired,
-                    link_token: None,
-                })
-                .collect();
-            emails::queue(
-                &mut tx,
-                *account_id,
-                *document_id,
-                &notices,
-                &notifier.message_id_domain,
-            )
-            .await?;
-            webhooks::record(
-                &mut tx,
-                *account_id,
-                *document_id,
-                EventType::Expired,
-                &notifier.payload_links,
-            )
-            .await?;
+        for &(document_id, account_id) in &due {
+            documents::set_status(&mut tx, document_id, DocumentStatus::Expired).await?;
+            let recipients = recipients::list(&mut tx, document_id).await?;
+            let subject = Subject {
+                account_id,
+                document_id,
+            };
+            let event = DocumentEvent::Expired {
+                recipients: &recipients,
+            };
+            effects::record(&mut tx, subject, event, &actor, notifier).await?;
         }
         tx.commit().await?;
         expired += due.len();

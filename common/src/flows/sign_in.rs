@@ -1,6 +1,6 @@
 //! The web console's accounts side: passwords (argon2id), sign-in with a slowdown after repeated
-//! failures (by address and source alike, see docs/security.md), and sessions (a random token in an HttpOnly cookie, stored hashed, each with its
-//! CSRF token).
+//! failures (by address and source alike, see docs/security.md), and sessions (a random token
+//! in an HttpOnly cookie, stored hashed, each with its CSRF token).
 
 use argon2::{Argon2, PasswordHash, PasswordHasher, password_hash::SaltString};
 use chrono::{DateTime, Utc};
@@ -13,6 +13,7 @@ use crate::{
         limits::{Gate, Workers},
         secrets,
     },
+    store::{accounts, console_sessions, sign_in_throttle},
 };
 
 pub const MIN_PASSWORD_CHARS: usize = 10;
@@ -100,27 +101,12 @@ fn decoy_hash() -> &'static str {
 
 pub async fn set_password(pool: &PgPool, account_id: Uuid, password: &str) -> Result<()> {
     let hash = hash_password(password)?;
-    let updated = sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
-        .bind(account_id)
-        .bind(hash)
-        .execute(pool)
-        .await?
-        .rows_affected();
-    if updated == 0 {
+    if !accounts::set_password_hash(pool, account_id, &hash).await? {
         return Err(Error::AccountNotFound(account_id));
     }
     // A new password ends every open session and forgives the address's failed sign-ins.
-    sqlx::query("DELETE FROM console_sessions WHERE account_id = $1")
-        .bind(account_id)
-        .execute(pool)
-        .await?;
-    sqlx::query(
-        "DELETE FROM sign_in_throttle WHERE starts_with(key,
-             'address:' || (SELECT lower(email) FROM accounts WHERE id = $1) || '|')",
-    )
-    .bind(account_id)
-    .execute(pool)
-    .await?;
+    console_sessions::delete_for_account(pool, account_id).await?;
+    sign_in_throttle::forget_account(pool, account_id).await?;
     Ok(())
 }
 
@@ -211,11 +197,7 @@ pub async fn sign_in(
     {
         return Ok(SignIn::Throttled { retry_after_secs });
     }
-    let account: Option<(Uuid, Option<String>)> =
-        sqlx::query_as("SELECT id, password_hash FROM accounts WHERE lower(email) = $1")
-            .bind(&email)
-            .fetch_optional(pool)
-            .await?;
+    let account = accounts::password_hash_by_email(pool, &email).await?;
     let stored = account.as_ref().and_then(|(_, stored)| stored.clone());
     let password = password.to_owned();
     let running = ticket.run().await;
@@ -237,24 +219,10 @@ pub async fn sign_in(
     };
     let token = secrets::base64url(&secrets::random_bytes(32));
     let mut tx = pool.begin().await?;
-    sqlx::query("DELETE FROM sign_in_throttle WHERE key = $1")
-        .bind(&address_key)
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query("UPDATE sign_in_throttle SET failures = GREATEST(failures - 1, 0) WHERE key = $1")
-        .bind(&source_key)
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query(
-        "INSERT INTO console_sessions (token_hash, account_id, csrf_token, expires_at)
-         VALUES ($1, $2, $3, now() + make_interval(hours => $4))",
-    )
-    .bind(secrets::sha256(token.as_bytes()).as_slice())
-    .bind(account_id)
-    .bind(secrets::base64url(&secrets::random_bytes(32)))
-    .bind(SESSION_HOURS as i32)
-    .execute(&mut *tx)
-    .await?;
+    sign_in_throttle::forgive(&mut tx, &address_key, &source_key).await?;
+    let token_hash = secrets::sha256(token.as_bytes());
+    let csrf_token = secrets::base64url(&secrets::random_bytes(32));
+    console_sessions::insert(&mut tx, &token_hash, account_id, &csrf_token, SESSION_HOURS).await?;
     tx.commit().await?;
     Ok(SignIn::Ok { token })
 }
@@ -268,32 +236,9 @@ async fn count_attempt(
     throttle: Throttle,
 ) -> Result<Option<i64>> {
     let mut tx = pool.begin().await?;
-    // Forget what has been quiet for a day, a little at a time.
-    sqlx::query(
-        "DELETE FROM sign_in_throttle WHERE key IN (
-             SELECT key FROM sign_in_throttle WHERE updated_at < now() - interval '1 day' LIMIT 100)",
-    )
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query(
-        "INSERT INTO sign_in_throttle (key) VALUES ($1), ($2) ON CONFLICT (key) DO NOTHING",
-    )
-    .bind(address_key)
-    .bind(source_key)
-    .execute(&mut *tx)
-    .await?;
-    // Both rows locked, in key order so that concurrent attempts never wait on each other in a
-    // cycle, and only then checked: a filter in the locking query could skip rows it does not
-    // lock.
-    let waits: Vec<Option<f64>> = sqlx::query_scalar(
-        "SELECT extract(epoch FROM blocked_until - now())::float8 FROM sign_in_throttle
-         WHERE key IN ($1, $2) ORDER BY key FOR UPDATE",
-    )
-    .bind(address_key)
-    .bind(source_key)
-    .fetch_all(&mut *tx)
-    .await?;
-    let wait = waits
+    sign_in_throttle::forget_quiet(&mut tx).await?;
+    let wait = sign_in_throttle::lock_keys(&mut tx, address_key, source_key)
+        .await?
         .into_iter()
         .flatten()
         .filter(|wait| *wait > 0.0)
@@ -302,33 +247,17 @@ async fn count_attempt(
         tx.rollback().await?;
         return Ok(Some((wait.ceil() as i64).max(1)));
     }
-    sqlx::query(
-        "UPDATE sign_in_throttle AS t SET failures = t.failures + 1, updated_at = now(),
-             blocked_until = CASE WHEN t.failures + 1 >= f.free
-                 THEN now() + make_interval(secs => LEAST(900, $5 * power(2, t.failures + 1 - f.free)))
-                 ELSE NULL END
-         FROM (VALUES ($1, $3::int), ($2, $4::int)) AS f (key, free)
-         WHERE t.key = f.key",
-    )
-    .bind(address_key)
-    .bind(source_key)
-    .bind(throttle.free_failures)
-    .bind(throttle.source_free_failures)
-    .bind(throttle.first_delay_secs)
-    .execute(&mut *tx)
-    .await?;
+    let keys = [
+        (address_key, throttle.free_failures),
+        (source_key, throttle.source_free_failures),
+    ];
+    sign_in_throttle::count_failure(&mut tx, keys, throttle.first_delay_secs).await?;
     tx.commit().await?;
     Ok(None)
 }
 
 pub async fn session(pool: &PgPool, token: &str) -> Result<Option<Session>> {
-    let row: Option<(Uuid, String, DateTime<Utc>)> = sqlx::query_as(
-        "SELECT account_id, csrf_token, expires_at FROM console_sessions
-         WHERE token_hash = $1 AND expires_at > now()",
-    )
-    .bind(secrets::sha256(token.as_bytes()).as_slice())
-    .fetch_optional(pool)
-    .await?;
+    let row = console_sessions::find(pool, &secrets::sha256(token.as_bytes())).await?;
     Ok(row.map(|(account_id, csrf_token, expires_at)| Session {
         account_id,
         csrf_token,
@@ -337,23 +266,14 @@ pub async fn session(pool: &PgPool, token: &str) -> Result<Option<Session>> {
 }
 
 pub async fn sign_out(pool: &PgPool, token: &str) -> Result<()> {
-    sqlx::query("DELETE FROM console_sessions WHERE token_hash = $1")
-        .bind(secrets::sha256(token.as_bytes()).as_slice())
-        .execute(pool)
-        .await?;
-    Ok(())
+    console_sessions::delete(pool, &secrets::sha256(token.as_bytes())).await
 }
 
 /// Rotates the account's webhook signing secret; deliveries from now on use the new one.
 pub async fn rotate_webhook_secret(pool: &PgPool, account_id: Uuid) -> Result<String> {
-    sqlx::query_scalar(
-        "UPDATE accounts SET webhook_secret = $2 WHERE id = $1 RETURNING webhook_secret",
-    )
-    .bind(account_id)
-    .bind(crate::store::accounts::new_webhook_secret())
-    .fetch_optional(pool)
-    .await?
-    .ok_or(Error::AccountNotFound(account_id))
+    accounts::rotate_webhook_secret(pool, account_id)
+        .await?
+        .ok_or(Error::AccountNotFound(account_id))
 }
 
 #[cfg(test)]

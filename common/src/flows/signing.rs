@@ -8,20 +8,14 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::{
+    effects::{self, DocumentEvent, Subject},
     error::{Conflict, Error, Problem, Result, Rule},
-    infra::{
-        jobs::{self, CheckCompletion},
-        notify::Notifier,
-        secrets,
-    },
+    infra::{notify::Notifier, secrets},
     model::{
-        Actor, AuditEvent, Document, DocumentStatus, EmailKind, Field, FieldType, Recipient,
-        RecipientRole, RecipientStatus,
+        Actor, Document, DocumentStatus, Field, FieldType, Recipient, RecipientRole,
+        RecipientStatus,
     },
-    store::{
-        audit, documents, emails, fields, recipients,
-        webhooks::{self, EventType},
-    },
+    store::{documents, fields, recipients},
 };
 
 pub const MAX_TEXT_CHARS: usize = 1_000;
@@ -127,31 +121,8 @@ pub async fn submit(
     fields::fill(&mut tx, &values).await?;
     recipients::mark_signed(&mut tx, recipient.id).await?;
     documents::touch(&mut tx, document.id).await?;
-    let message = format!("Document signed by {}", recipient.email);
-    audit::append(
-        &mut tx,
-        document.account_id,
-        document.id,
-        AuditEvent::Signed,
-        &message,
-        actor,
-    )
-    .await?;
-    webhooks::record(
-        &mut tx,
-        document.account_id,
-        document.id,
-        EventType::Signed,
-        &notifier.payload_links,
-    )
-    .await?;
-    jobs::enqueue(
-        &mut tx,
-        &[CheckCompletion {
-            document_id: document.id,
-        }],
-    )
-    .await?;
+    let signed = DocumentEvent::Signed(&recipient);
+    effects::record(&mut tx, Subject::of(&document), signed, actor, notifier).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -188,45 +159,13 @@ pub async fn decline(
     require_can_act(&document, &recipient)?;
     recipients::mark_declined(&mut tx, recipient.id, reason.as_deref()).await?;
     documents::set_status(&mut tx, document.id, DocumentStatus::Declined).await?;
-    let message = match &reason {
-        Some(reason) => format!("Document declined by {}: {reason}", recipient.email),
-        None => format!("Document declined by {}", recipient.email),
+    let recipients = recipients::list(&mut tx, document.id).await?;
+    let declined = DocumentEvent::Declined {
+        by: &recipient,
+        reason: reason.as_deref(),
+        recipients: &recipients,
     };
-    audit::append(
-        &mut tx,
-        document.account_id,
-        document.id,
-        AuditEvent::Declined,
-        &message,
-        actor,
-    )
-    .await?;
-    let others: Vec<emails::NewEmail> = recipients::list(&mut tx, document.id)
-        .await?
-        .into_iter()
-        .filter(|r| r.id != recipient.id)
-        .map(|r| emails::NewEmail {
-            recipient_id: r.id,
-            kind: EmailKind::Declined,
-            link_token: None,
-        })
-        .collect();
-    emails::queue(
-        &mut tx,
-        document.account_id,
-        document.id,
-        &others,
-        &notifier.message_id_domain,
-    )
-    .await?;
-    webhooks::record(
-        &mut tx,
-        document.account_id,
-        document.id,
-        EventType::Declined,
-        &notifier.payload_links,
-    )
-    .await?;
+    effects::record(&mut tx, Subject::of(&document), declined, actor, notifier).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -259,25 +198,8 @@ async fn record_view(
     notifier: &Notifier,
 ) -> Result<()> {
     recipients::mark_viewed(conn, recipient.id).await?;
-    let message = format!("Document viewed by {}", recipient.email);
-    audit::append(
-        conn,
-        document.account_id,
-        document.id,
-        AuditEvent::Viewed,
-        &message,
-        actor,
-    )
-    .await?;
-    webhooks::record(
-        conn,
-        document.account_id,
-        document.id,
-        EventType::Viewed,
-        &notifier.payload_links,
-    )
-    .await?;
-    Ok(())
+    let viewed = DocumentEvent::Viewed(recipient);
+    effects::record(conn, Subject::of(document), viewed, actor, notifier).await
 }
 
 async fn session(

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use sqlx::AssertSqlSafe;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::{
@@ -176,4 +176,48 @@ pub async fn authenticate(
             retry_after_secs: retry_after.max(1) as u64,
         },
     })
+}
+
+/// The account's webhook URL, if it has one, on the caller's transaction.
+pub async fn webhook_url(conn: &mut PgConnection, id: Uuid) -> Result<Option<String>> {
+    Ok(
+        sqlx::query_scalar("SELECT webhook_url FROM accounts WHERE id = $1")
+            .bind(id)
+            .fetch_one(conn)
+            .await?,
+    )
+}
+
+/// Sets the console password's hash; false when there is no such account.
+pub async fn set_password_hash(pool: &PgPool, id: Uuid, hash: &str) -> Result<bool> {
+    let updated = sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
+        .bind(id)
+        .bind(hash)
+        .execute(pool)
+        .await?;
+    Ok(updated.rows_affected() == 1)
+}
+
+/// The id and console password hash of the account with this (lower-case) address.
+pub async fn password_hash_by_email(
+    pool: &PgPool,
+    email: &str,
+) -> Result<Option<(Uuid, Option<String>)>> {
+    Ok(
+        sqlx::query_as("SELECT id, password_hash FROM accounts WHERE lower(email) = $1")
+            .bind(email)
+            .fetch_optional(pool)
+            .await?,
+    )
+}
+
+/// Gives the account a new webhook signing secret and returns it; `None` for no such account.
+pub async fn rotate_webhook_secret(pool: &PgPool, id: Uuid) -> Result<Option<String>> {
+    Ok(sqlx::query_scalar(
+        "UPDATE accounts SET webhook_secret = $2 WHERE id = $1 RETURNING webhook_secret",
+    )
+    .bind(id)
+    .bind(new_webhook_secret())
+    .fetch_optional(pool)
+    .await?)
 }

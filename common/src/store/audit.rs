@@ -12,37 +12,80 @@ use crate::{
     model::{Actor, AuditEntry, AuditEvent},
 };
 
-const COLUMNS: &str = "seq, id, account_id, document_id, event, message, ip_address, user_agent, \
-                       created_at, prev_hash, hash";
+const COLUMNS: &str = "seq, id, account_id, document_id, event, message, recipient_id, ip_address, \
+                       user_agent, created_at, prev_hash, hash, format";
 
 /// The `prev_hash` of a document's first entry.
 pub const GENESIS: [u8; 32] = [0; 32];
 
-/// The bytes an entry's hash covers, besides the previous hash.
-pub fn canonical(
+/// What the hash of an entry written now covers: format 2 adds the recipient to format 1 (see
+/// migration `audit_entries_recipient`).
+pub const FORMAT: i16 = 2;
+
+/// A new entry: what happened, in words, and the recipient it concerns, if any.
+#[derive(Debug, Clone)]
+pub struct NewEntry {
+    pub event: AuditEvent,
+    pub message: String,
+    pub recipient_id: Option<Uuid>,
+}
+
+/// The content of an entry that its hash covers, besides the previous hash.
+struct Hashed<'a> {
+    format: i16,
     id: Uuid,
     account_id: Uuid,
     document_id: Uuid,
     event: AuditEvent,
-    message: &str,
-    actor: &Actor,
+    message: &'a str,
+    recipient_id: Option<Uuid>,
+    ip_address: &'a str,
+    user_agent: &'a str,
     created_at: DateTime<Utc>,
-) -> Vec<u8> {
-    serde_json::to_vec(&[
-        id.to_string().as_str(),
-        &account_id.to_string(),
-        &document_id.to_string(),
-        event.as_str(),
-        message,
-        &actor.ip_address,
-        &actor.user_agent,
-        &created_at.to_rfc3339_opts(SecondsFormat::Micros, true),
-    ])
-    .expect("a list of strings always serialises")
 }
 
-pub fn chain_hash(prev_hash: &[u8], canonical: &[u8]) -> [u8; 32] {
-    secrets::sha256(&[prev_hash, canonical].concat())
+impl Hashed<'_> {
+    fn canonical(&self) -> Vec<u8> {
+        let mut fields = vec![
+            self.id.to_string(),
+            self.account_id.to_string(),
+            self.document_id.to_string(),
+            self.event.as_str().to_owned(),
+            self.message.to_owned(),
+            self.ip_address.to_owned(),
+            self.user_agent.to_owned(),
+            self.created_at.to_rfc3339_opts(SecondsFormat::Micros, true),
+        ];
+        if self.format >= 2 {
+            fields.push(
+                self.recipient_id
+                    .map(|id| id.to_string())
+                    .unwrap_or_default(),
+            );
+        }
+        serde_json::to_vec(&fields).expect("a list of strings always serialises")
+    }
+
+    fn chain_hash(&self, prev_hash: &[u8]) -> [u8; 32] {
+        secrets::sha256(&[prev_hash, &self.canonical()].concat())
+    }
+}
+
+impl AuditEntry {
+    fn hashed(&self) -> Hashed<'_> {
+        Hashed {
+            format: self.format,
+            id: self.id,
+            account_id: self.account_id,
+            document_id: self.document_id,
+            event: self.event,
+            message: &self.message,
+            recipient_id: self.recipient_id,
+            ip_address: &self.ip_address,
+            user_agent: &self.user_agent,
+            created_at: self.created_at,
+        }
+    }
 }
 
 /// Appends an entry to the document's chain. Takes the document's row lock, so appends to one
@@ -51,13 +94,12 @@ pub async fn append(
     conn: &mut PgConnection,
     account_id: Uuid,
     document_id: Uuid,
-    event: AuditEvent,
-    message: &str,
+    entry: &NewEntry,
     actor: &Actor,
 ) -> Result<AuditEntry> {
     // PostgreSQL keeps microseconds; hash exactly what will be stored.
     let at = (Uuid::now_v7(), Utc::now().trunc_subsecs(6));
-    append_at(conn, account_id, document_id, event, message, actor, at).await
+    append_at(conn, account_id, document_id, entry, actor, at).await
 }
 
 /// [`append`] with the entry's id and time chosen by the caller (microsecond precision), for an
@@ -66,8 +108,7 @@ pub async fn append_at(
     conn: &mut PgConnection,
     account_id: Uuid,
     document_id: Uuid,
-    event: AuditEvent,
-    message: &str,
+    entry: &NewEntry,
     actor: &Actor,
     (id, created_at): (Uuid, DateTime<Utc>),
 ) -> Result<AuditEntry> {
@@ -75,41 +116,60 @@ pub async fn append_at(
         .bind(document_id)
         .execute(&mut *conn)
         .await?;
-    let prev_hash: Vec<u8> = sqlx::query_scalar(
-        "SELECT hash FROM audit_entries WHERE document_id = $1 ORDER BY seq DESC LIMIT 1",
-    )
-    .bind(document_id)
-    .fetch_optional(&mut *conn)
-    .await?
-    .unwrap_or_else(|| GENESIS.to_vec());
-    let hash = chain_hash(
-        &prev_hash,
-        &canonical(
-            id,
-            account_id,
-            document_id,
-            event,
-            message,
-            actor,
-            created_at,
-        ),
-    );
+    let prev_hash: Vec<u8> = last_hash(&mut *conn, document_id)
+        .await?
+        .unwrap_or_else(|| GENESIS.to_vec());
+    let hash = Hashed {
+        format: FORMAT,
+        id,
+        account_id,
+        document_id,
+        event: entry.event,
+        message: &entry.message,
+        recipient_id: entry.recipient_id,
+        ip_address: &actor.ip_address,
+        user_agent: &actor.user_agent,
+        created_at,
+    }
+    .chain_hash(&prev_hash);
     Ok(sqlx::query_as(AssertSqlSafe(format!(
-        "INSERT INTO audit_entries (id, account_id, document_id, event, message, ip_address,
-                                    user_agent, created_at, prev_hash, hash)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING {COLUMNS}"
+        "INSERT INTO audit_entries (id, account_id, document_id, event, message, recipient_id,
+                                    ip_address, user_agent, created_at, prev_hash, hash, format)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING {COLUMNS}"
     )))
     .bind(id)
     .bind(account_id)
     .bind(document_id)
-    .bind(event.as_str())
-    .bind(message)
+    .bind(entry.event.as_str())
+    .bind(&entry.message)
+    .bind(entry.recipient_id)
     .bind(&actor.ip_address)
     .bind(&actor.user_agent)
     .bind(created_at)
     .bind(prev_hash)
     .bind(hash.as_slice())
+    .bind(FORMAT)
     .fetch_one(conn)
+    .await?)
+}
+
+/// The id of the document's latest entry: a reader that must act on an unchanged trail reads it
+/// before and after.
+pub async fn last_id(conn: &mut PgConnection, document_id: Uuid) -> Result<Option<Uuid>> {
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM audit_entries WHERE document_id = $1 ORDER BY seq DESC LIMIT 1",
+    )
+    .bind(document_id)
+    .fetch_optional(conn)
+    .await?)
+}
+
+async fn last_hash(conn: &mut PgConnection, document_id: Uuid) -> Result<Option<Vec<u8>>> {
+    Ok(sqlx::query_scalar(
+        "SELECT hash FROM audit_entries WHERE document_id = $1 ORDER BY seq DESC LIMIT 1",
+    )
+    .bind(document_id)
+    .fetch_optional(conn)
     .await?)
 }
 
@@ -169,22 +229,7 @@ pub fn verify_chain(entries: &[AuditEntry]) -> Verification {
         if entry.prev_hash != expected_prev {
             return broken("prev_hash does not match the hash of the entry before it");
         }
-        let actor = Actor {
-            ip_address: entry.ip_address.clone(),
-            user_agent: entry.user_agent.clone(),
-        };
-        let recomputed = chain_hash(
-            &entry.prev_hash,
-            &canonical(
-                entry.id,
-                entry.account_id,
-                entry.document_id,
-                entry.event,
-                &entry.message,
-                &actor,
-                entry.created_at,
-            ),
-        );
+        let recomputed = entry.hashed().chain_hash(&entry.prev_hash);
         if entry.hash != recomputed {
             return broken("content does not match its hash");
         }
@@ -194,5 +239,47 @@ pub fn verify_chain(entries: &[AuditEntry]) -> Verification {
         ok: true,
         entries: entries.len(),
         first_broken: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(format: i16, recipient_id: Option<Uuid>) -> AuditEntry {
+        let mut entry = AuditEntry {
+            seq: 1,
+            id: Uuid::now_v7(),
+            account_id: Uuid::now_v7(),
+            document_id: Uuid::now_v7(),
+            event: AuditEvent::Signed,
+            message: "Document signed by ann@example.com".into(),
+            recipient_id,
+            ip_address: "203.0.113.9".into(),
+            user_agent: "test".into(),
+            created_at: Utc::now().trunc_subsecs(6),
+            prev_hash: GENESIS.to_vec(),
+            hash: Vec::new(),
+            format,
+        };
+        entry.hash = entry.hashed().chain_hash(&entry.prev_hash).to_vec();
+        entry
+    }
+
+    #[test]
+    fn the_recipient_is_covered_by_format_2_hashes_only() {
+        let mut current = entry(FORMAT, Some(Uuid::now_v7()));
+        assert!(verify_chain(std::slice::from_ref(&current)).ok);
+        current.recipient_id = Some(Uuid::now_v7());
+        assert!(
+            !verify_chain(&[current]).ok,
+            "a changed recipient breaks a format 2 hash"
+        );
+
+        // An entry written before the recipient was recorded keeps its hash when the migration
+        // fills the recipient in.
+        let mut older = entry(1, None);
+        older.recipient_id = Some(Uuid::now_v7());
+        assert!(verify_chain(&[older]).ok);
     }
 }

@@ -312,6 +312,42 @@ pub async fn set_status(conn: &mut PgConnection, id: Uuid, status: DocumentStatu
     Ok(())
 }
 
+/// Locks up to `limit` SENT documents whose signers have all signed but which are still SENT a
+/// minute after their last change (their completion job gave up), skipping any another
+/// transaction holds.
+pub async fn lock_stalled_completions(conn: &mut PgConnection, limit: i64) -> Result<Vec<Uuid>> {
+    Ok(sqlx::query_scalar(
+        "SELECT d.id FROM documents d
+         WHERE d.status = 'SENT'
+           AND d.updated_at < now() - interval '1 minute'
+           AND EXISTS (SELECT 1 FROM recipients r WHERE r.document_id = d.id AND r.role = 'SIGNER')
+           AND NOT EXISTS (SELECT 1 FROM recipients r WHERE r.document_id = d.id
+                           AND r.role = 'SIGNER' AND r.status <> 'SIGNED')
+         LIMIT $1
+         FOR UPDATE OF d SKIP LOCKED",
+    )
+    .bind(limit)
+    .fetch_all(conn)
+    .await?)
+}
+
+/// Locks up to `limit` SENT documents past their expiry date, skipping any another transaction
+/// holds; `(id, account_id)` in account order, so that sweeps on several workers take the
+/// accounts' document counts (migration document_counts) in the same order and never deadlock.
+/// Served by the partial index documents_expiring (expiry_date) WHERE status = 'SENT'.
+pub async fn lock_due_for_expiry(conn: &mut PgConnection, limit: i64) -> Result<Vec<(Uuid, Uuid)>> {
+    let mut due: Vec<(Uuid, Uuid)> = sqlx::query_as(
+        "SELECT id, account_id FROM documents
+         WHERE status = 'SENT' AND expiry_date <= now()
+         ORDER BY expiry_date LIMIT $1 FOR UPDATE SKIP LOCKED",
+    )
+    .bind(limit)
+    .fetch_all(conn)
+    .await?;
+    due.sort_by_key(|(_, account_id)| *account_id);
+    Ok(due)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

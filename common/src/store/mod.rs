@@ -5,9 +5,11 @@
 pub mod accounts;
 pub mod api_keys;
 pub mod audit;
+pub mod console_sessions;
 pub mod documents;
 pub mod emails;
 pub mod fields;
 pub mod queues;
 pub mod recipients;
+pub mod sign_in_throttle;
 pub mod webhooks;

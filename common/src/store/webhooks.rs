@@ -1,8 +1,9 @@
-//! Webhooks per the Standard Webhooks specification: events recorded with the change that
-//! caused them, signed `v1,<base64 HMAC-SHA256(secret, "{id}.{timestamp}.{body}")>`.
+//! SQL of webhook deliveries (one row per event per account with a webhook URL, with the exact
+//! body to send) and of their attempts. Webhooks follow the Standard Webhooks specification,
+//! signed `v1,<base64 HMAC-SHA256(secret, "{id}.{timestamp}.{body}")>`.
 
 use base64::Engine;
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
@@ -10,56 +11,14 @@ use uuid::Uuid;
 use crate::{
     error::Result,
     infra::{
-        files::FileLinks,
         jobs::{self, DeliverWebhook},
         secrets,
     },
-    store::{documents, fields, recipients},
-    wire::views::DocumentDetail,
+    model::WebhookEvent,
 };
 
 /// Bytes of a response body kept per attempt.
 pub const MAX_LOGGED_BODY: usize = 4096;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::Display)]
-pub enum EventType {
-    #[strum(serialize = "document.sent")]
-    Sent,
-    #[strum(serialize = "document.viewed")]
-    Viewed,
-    #[strum(serialize = "document.signed")]
-    Signed,
-    #[strum(serialize = "document.completed")]
-    Completed,
-    #[strum(serialize = "document.declined")]
-    Declined,
-    #[strum(serialize = "document.expired")]
-    Expired,
-    #[strum(serialize = "recipient.delivery_failed")]
-    DeliveryFailed,
-}
-
-#[derive(Serialize)]
-struct Payload<'a> {
-    #[serde(rename = "type")]
-    event_type: &'a str,
-    timestamp: String,
-    data: DocumentDetail,
-    /// Only in `recipient.delivery_failed`: which e-mail failed and why.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    delivery: Option<&'a FailedDelivery>,
-}
-
-/// An e-mail that failed for good, as `recipient.delivery_failed` reports it.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FailedDelivery {
-    pub recipient_id: Uuid,
-    pub email: String,
-    /// INVITATION, COMPLETED, DECLINED, EXPIRED or CANCELLED.
-    pub email_kind: &'static str,
-    pub reason: String,
-}
 
 /// The signature header value for one attempt.
 pub fn sign(secret: &str, id: &str, timestamp: i64, body: &str) -> Option<String> {
@@ -73,58 +32,14 @@ pub fn sign(secret: &str, id: &str, timestamp: i64, body: &str) -> Option<String
     ))
 }
 
-/// Records an event for the document's account, if it has a webhook URL: the delivery row
-/// with the exact body to send, and its job, on the caller's transaction. The body's
-/// `filePath` is a file link valid for `links`' lifetime.
-#[tracing::instrument(name = "webhooks::record", skip_all)]
-pub async fn record(
+/// Inserts a delivery of `event` with the exact body to send, and queues its job.
+pub async fn insert(
     conn: &mut PgConnection,
     account_id: Uuid,
     document_id: Uuid,
-    event_type: EventType,
-    links: &FileLinks,
+    event: WebhookEvent,
+    body: &str,
 ) -> Result<()> {
-    record_with(conn, account_id, document_id, event_type, links, None).await
-}
-
-/// Records `recipient.delivery_failed` for `failure`, as [`record`] records other events.
-pub async fn record_delivery_failed(
-    conn: &mut PgConnection,
-    account_id: Uuid,
-    document_id: Uuid,
-    failure: &FailedDelivery,
-    links: &FileLinks,
-) -> Result<()> {
-    let event = EventType::DeliveryFailed;
-    record_with(conn, account_id, document_id, event, links, Some(failure)).await
-}
-
-async fn record_with(
-    conn: &mut PgConnection,
-    account_id: Uuid,
-    document_id: Uuid,
-    event_type: EventType,
-    links: &FileLinks,
-    delivery: Option<&FailedDelivery>,
-) -> Result<()> {
-    let url: Option<String> = sqlx::query_scalar("SELECT webhook_url FROM accounts WHERE id = $1")
-        .bind(account_id)
-        .fetch_one(&mut *conn)
-        .await?;
-    if url.is_none() {
-        return Ok(());
-    }
-    let now = Utc::now();
-    let document = documents::lock(conn, account_id, document_id).await?;
-    let recipients = recipients::list(conn, document_id).await?;
-    let fields = fields::list(conn, document_id).await?;
-    let body = serde_json::to_string(&Payload {
-        event_type: event_type.into(),
-        timestamp: now.to_rfc3339_opts(SecondsFormat::Millis, true),
-        data: DocumentDetail::new(&document, links.url(document_id, now), &recipients, &fields),
-        delivery,
-    })
-    .expect("payloads serialise");
     let delivery_id = Uuid::now_v7();
     sqlx::query(
         "INSERT INTO webhook_deliveries (id, account_id, document_id, event_id, event_type, payload)
@@ -134,7 +49,7 @@ async fn record_with(
     .bind(account_id)
     .bind(document_id)
     .bind(format!("msg_{}", delivery_id.simple()))
-    .bind(event_type.to_string())
+    .bind(event.to_string())
     .bind(body)
     .execute(&mut *conn)
     .await?;

@@ -4,3 +4,4 @@
 pub mod inputs;
 pub mod query;
 pub mod views;
+pub mod webhook_payload;

@@ -1,0 +1,316 @@
+//! The one path for the side effects of a change to a document: each [`DocumentEvent`] records
+//! its audit entry, queues its e-mails and its webhook event (and, for a signature, the
+//! completion check), on the caller's transaction, from what the caller already loaded.
+//!
+//! Which event writes what is decided here and nowhere else: [`DocumentEvent::audit_entry`],
+//! [`DocumentEvent::emails`] and [`DocumentEvent::webhook`] are the three projections of one
+//! event onto the audit trail's fixed event list, the e-mail kinds and the webhook types.
+
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::{
+    error::Result,
+    infra::{
+        jobs::{self, CheckCompletion},
+        notify::Notifier,
+    },
+    model::{Actor, AuditEvent, Document, EmailKind, Recipient, WebhookEvent},
+    store::{
+        accounts,
+        audit::{self, NewEntry},
+        documents, emails, fields, recipients, webhooks,
+    },
+    wire::webhook_payload::{FailedDelivery, WebhookPayload},
+};
+
+/// The document a change was made to.
+#[derive(Debug, Clone, Copy)]
+pub struct Subject {
+    pub account_id: Uuid,
+    pub document_id: Uuid,
+}
+
+impl Subject {
+    pub fn of(document: &Document) -> Self {
+        Self {
+            account_id: document.account_id,
+            document_id: document.id,
+        }
+    }
+}
+
+/// Something that happened to a document, with what its side effects need.
+#[derive(Debug)]
+pub enum DocumentEvent<'a> {
+    /// A DRAFT was made from an upload.
+    Created,
+    /// A DRAFT's recipients or fields changed; the words say how.
+    DraftChanged(String),
+    /// Out for signing: one invitation per recipient, each carrying its signing token.
+    Sent { invitations: Vec<(Uuid, String)> },
+    /// A recipient opened their link for the first time.
+    Viewed(&'a Recipient),
+    /// A signer signed every one of their fields.
+    Signed(&'a Recipient),
+    /// A signer declined; every other recipient is told.
+    Declined {
+        by: &'a Recipient,
+        reason: Option<&'a str>,
+        recipients: &'a [Recipient],
+    },
+    /// Every signer has signed; the entry's id and time were chosen before the final PDF's
+    /// certificate (which lists the entry) was rendered.
+    Completed {
+        entry: (Uuid, DateTime<Utc>),
+        recipients: &'a [Recipient],
+    },
+    /// The expiry date passed while the document was SENT.
+    Expired { recipients: &'a [Recipient] },
+    /// The owner cancelled a DRAFT or SENT document.
+    Cancelled,
+    /// An e-mail to a recipient failed for good.
+    DeliveryFailed {
+        recipient: (Uuid, &'a str),
+        kind: EmailKind,
+        reason: &'a str,
+    },
+    /// The owner sent a failed invitation again, maybe to a corrected address.
+    InvitationResent {
+        recipient_id: Uuid,
+        old_email: &'a str,
+        new_email: &'a str,
+    },
+}
+
+/// The message of the COMPLETED entry.
+pub const COMPLETED_MESSAGE: &str = "All recipients have signed";
+
+impl DocumentEvent<'_> {
+    /// The entry this event adds to the audit trail.
+    pub fn audit_entry(&self) -> NewEntry {
+        let (event, message, recipient_id) = match self {
+            Self::Created => (AuditEvent::Created, "Document created".to_owned(), None),
+            Self::DraftChanged(message) => (AuditEvent::Updated, message.clone(), None),
+            Self::Sent { invitations } => (
+                AuditEvent::Sent,
+                format!("Document sent to {} recipients", invitations.len()),
+                None,
+            ),
+            Self::Viewed(r) => (
+                AuditEvent::Viewed,
+                format!("Document viewed by {}", r.email),
+                Some(r.id),
+            ),
+            Self::Signed(r) => (
+                AuditEvent::Signed,
+                format!("Document signed by {}", r.email),
+                Some(r.id),
+            ),
+            Self::Declined { by, reason, .. } => (
+                AuditEvent::Declined,
+                match reason {
+                    Some(reason) => format!("Document declined by {}: {reason}", by.email),
+                    None => format!("Document declined by {}", by.email),
+                },
+                Some(by.id),
+            ),
+            Self::Completed { .. } => (AuditEvent::Completed, COMPLETED_MESSAGE.to_owned(), None),
+            Self::Expired { .. } => (AuditEvent::Expired, "Document expired".to_owned(), None),
+            // The spec's event list is fixed: a cancellation and a delivery failure are UPDATED.
+            Self::Cancelled => (AuditEvent::Updated, "Document cancelled".to_owned(), None),
+            Self::DeliveryFailed {
+                recipient: (id, email),
+                kind,
+                reason,
+            } => (
+                AuditEvent::Updated,
+                format!(
+                    "The {} e-mail to {email} could not be delivered: {reason}",
+                    kind.as_str().to_lowercase()
+                ),
+                Some(*id),
+            ),
+            Self::InvitationResent {
+                recipient_id,
+                old_email,
+                new_email,
+            } => (
+                AuditEvent::Updated,
+                if old_email == new_email {
+                    format!("Invitation to {old_email} sent again")
+                } else {
+                    format!(
+                        "Recipient address corrected from {old_email} to {new_email}; \
+                         invitation sent again"
+                    )
+                },
+                Some(*recipient_id),
+            ),
+        };
+        NewEntry {
+            event,
+            message,
+            recipient_id,
+        }
+    }
+
+    /// The e-mails this event sends.
+    pub fn emails(&self) -> Vec<emails::NewEmail> {
+        let to_each = |recipients: &[Recipient], kind, except: Option<Uuid>| {
+            recipients
+                .iter()
+                .filter(|r| Some(r.id) != except)
+                .map(|r| emails::NewEmail {
+                    recipient_id: r.id,
+                    kind,
+                    link_token: None,
+                })
+                .collect()
+        };
+        match self {
+            Self::Sent { invitations } => invitations
+                .iter()
+                .map(|(recipient_id, token)| emails::NewEmail {
+                    recipient_id: *recipient_id,
+                    kind: EmailKind::Invitation,
+                    link_token: Some(token.clone()),
+                })
+                .collect(),
+            Self::Declined { by, recipients, .. } => {
+                to_each(recipients, EmailKind::Declined, Some(by.id))
+            }
+            Self::Completed { recipients, .. } => to_each(recipients, EmailKind::Completed, None),
+            Self::Expired { recipients } => to_each(recipients, EmailKind::Expired, None),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The webhook event this event raises, if any.
+    pub fn webhook(&self) -> Option<WebhookEvent> {
+        match self {
+            Self::Sent { .. } => Some(WebhookEvent::Sent),
+            Self::Viewed(_) => Some(WebhookEvent::Viewed),
+            Self::Signed(_) => Some(WebhookEvent::Signed),
+            Self::Declined { .. } => Some(WebhookEvent::Declined),
+            Self::Completed { .. } => Some(WebhookEvent::Completed),
+            Self::Expired { .. } => Some(WebhookEvent::Expired),
+            Self::DeliveryFailed { .. } => Some(WebhookEvent::DeliveryFailed),
+            Self::Created
+            | Self::DraftChanged(_)
+            | Self::Cancelled
+            | Self::InvitationResent { .. } => None,
+        }
+    }
+}
+
+/// Records `event`'s audit entry, e-mails, webhook event and jobs on the caller's transaction,
+/// which has made the change itself.
+#[tracing::instrument(name = "effects::record", skip_all)]
+pub async fn record(
+    conn: &mut PgConnection,
+    subject: Subject,
+    event: DocumentEvent<'_>,
+    actor: &Actor,
+    notifier: &Notifier,
+) -> Result<()> {
+    apply(conn, subject, event, actor, Some(notifier)).await
+}
+
+/// [`record`] for the events that reach no one outside the audit trail (the changes to a
+/// DRAFT, a cancellation, a resent invitation, whose e-mail is queued by its flow): they need
+/// no e-mail domain or payload links.
+pub async fn record_in_trail(
+    conn: &mut PgConnection,
+    subject: Subject,
+    event: DocumentEvent<'_>,
+    actor: &Actor,
+) -> Result<()> {
+    debug_assert!(event.emails().is_empty() && event.webhook().is_none());
+    apply(conn, subject, event, actor, None).await
+}
+
+async fn apply(
+    conn: &mut PgConnection,
+    subject: Subject,
+    event: DocumentEvent<'_>,
+    actor: &Actor,
+    notifier: Option<&Notifier>,
+) -> Result<()> {
+    let Subject {
+        account_id,
+        document_id,
+    } = subject;
+    let entry = event.audit_entry();
+    match &event {
+        DocumentEvent::Completed { entry: at, .. } => {
+            audit::append_at(conn, account_id, document_id, &entry, actor, *at).await?
+        }
+        _ => audit::append(conn, account_id, document_id, &entry, actor).await?,
+    };
+    let emails = event.emails();
+    let webhook = event.webhook();
+    if emails.is_empty() && webhook.is_none() {
+        return Ok(());
+    }
+    let notifier = notifier.expect("events with e-mails or a webhook are recorded with a notifier");
+    emails::queue(
+        conn,
+        account_id,
+        document_id,
+        &emails,
+        &notifier.message_id_domain,
+    )
+    .await?;
+    if let Some(webhook) = webhook {
+        let failure = match &event {
+            DocumentEvent::DeliveryFailed {
+                recipient: (id, email),
+                kind,
+                reason,
+            } => Some(FailedDelivery {
+                recipient_id: *id,
+                email: (*email).to_owned(),
+                email_kind: kind.as_str(),
+                reason: (*reason).to_owned(),
+            }),
+            _ => None,
+        };
+        record_webhook(conn, subject, webhook, failure.as_ref(), notifier).await?;
+    }
+    if let DocumentEvent::Signed(_) = event {
+        jobs::enqueue(conn, &[CheckCompletion { document_id }]).await?;
+    }
+    Ok(())
+}
+
+/// Records a webhook event for the document's account, if it has a webhook URL: the delivery
+/// row with the exact body to send, and its job. The body shows the document as the change
+/// left it, read back on the caller's transaction (the database sets its timestamps), with a
+/// `filePath` valid for the notifier's payload link lifetime.
+async fn record_webhook(
+    conn: &mut PgConnection,
+    Subject {
+        account_id,
+        document_id,
+    }: Subject,
+    event: WebhookEvent,
+    failure: Option<&FailedDelivery>,
+    notifier: &Notifier,
+) -> Result<()> {
+    if accounts::webhook_url(&mut *conn, account_id)
+        .await?
+        .is_none()
+    {
+        return Ok(());
+    }
+    let now = Utc::now();
+    let document = documents::lock(conn, account_id, document_id).await?;
+    let recipients = recipients::list(conn, document_id).await?;
+    let fields = fields::list(conn, document_id).await?;
+    let link = notifier.payload_links.url(document_id, now);
+    let body =
+        WebhookPayload::new(event, now, &document, link, &recipients, &fields, failure).to_json();
+    webhooks::insert(conn, account_id, document_id, event, &body).await
+}
