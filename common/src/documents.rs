@@ -1,6 +1,7 @@
 //! SQL of the document aggregate.
 
 use chrono::{DateTime, Utc};
+use signet_pdf::PageSize;
 use sqlx::AssertSqlSafe;
 use sqlx::{PgConnection, PgPool, types::Json};
 use uuid::Uuid;
@@ -8,7 +9,6 @@ use uuid::Uuid;
 use crate::{
     error::{Error, Result},
     model::{Document, DocumentStatus},
-    pdf::PageSize,
     query::{ListQuery, SortBy, SortOrder},
     secrets,
 };

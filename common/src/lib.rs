@@ -1,5 +1,5 @@
 //! Domain code shared by `signet-api` and `signet-worker`: configuration, the data model, the SQL
-//! of each aggregate, the document workflow, job payloads, the file store and PDF inspection.
+//! of each aggregate, the document workflow, job payloads and the file store. The PDF engine is `signet-pdf`.
 
 pub mod accounts;
 pub mod api_keys;
@@ -20,7 +20,6 @@ pub mod jobs;
 pub mod limits;
 pub mod model;
 pub mod notify;
-pub mod pdf;
 pub mod query;
 pub mod queues;
 pub mod recipients;
@@ -28,9 +27,7 @@ pub mod secrets;
 pub mod shutdown;
 pub mod signing;
 pub mod ssrf;
-pub mod stamp;
 pub mod telemetry;
-pub mod typeset;
 pub mod views;
 pub mod webhooks;
 pub mod workflow;

@@ -17,7 +17,6 @@ use crate::{
     limits::Workers,
     model::{Actor, AuditEntry, AuditEvent, Document, DocumentStatus, EmailKind, Field, Recipient},
     notify::Notifier,
-    pdf,
     recipients::{self, NewRecipient},
     secrets,
     webhooks::{self, EventType},
@@ -38,7 +37,7 @@ pub async fn upload_document(
     account_id: Uuid,
     title: &str,
     bytes: Vec<u8>,
-    (limits, workers): (pdf::Limits, &Workers),
+    (limits, workers): (signet_pdf::Limits, &Workers),
     actor: &Actor,
 ) -> Result<Document> {
     let title = inputs::validate_title(title)?;
@@ -46,11 +45,11 @@ pub async fn upload_document(
     let (bytes, inspected) = workers
         .run(move || {
             let _entered = span.enter();
-            let inspected = pdf::inspect_with(&bytes, limits);
+            let inspected = signet_pdf::inspect_with(&bytes, limits);
             (bytes, inspected)
         })
         .await
-        .ok_or_else(|| pdf::PdfError::Corrupt("the PDF parser failed on it".into()))?;
+        .ok_or_else(|| signet_pdf::PdfError::Corrupt("the PDF parser failed on it".into()))?;
     let inspected = inspected?;
     accounts::find(pool, account_id).await?;
     let id = Uuid::now_v7();

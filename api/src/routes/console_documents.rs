@@ -14,7 +14,6 @@ use signet_common::{
     delivery, documents,
     inputs::{FieldInput, RecipientInput, SendInput},
     model::{DeliveryStatus, DocumentStatus, RecipientRole},
-    pdf,
     query::{ListQuery, SortBy, SortOrder, StatusFilter},
     workflow::{self, FieldPlacement},
 };
@@ -31,7 +30,7 @@ use crate::{
 };
 
 /// Room for the form fields around the largest accepted PDF.
-const UPLOAD_BODY_LIMIT: usize = pdf::MAX_UPLOAD_BYTES + 64 * 1024;
+const UPLOAD_BODY_LIMIT: usize = signet_pdf::MAX_UPLOAD_BYTES + 64 * 1024;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -201,7 +200,7 @@ async fn upload(
             "file" => {
                 file_name = field.file_name().unwrap_or_default().to_owned();
                 while let Ok(Some(chunk)) = field.chunk().await {
-                    if bytes.len() + chunk.len() > pdf::MAX_UPLOAD_BYTES {
+                    if bytes.len() + chunk.len() > signet_pdf::MAX_UPLOAD_BYTES {
                         too_large = true;
                         break;
                     }

@@ -15,7 +15,7 @@ use lopdf::xref::XrefType;
 use lopdf::{Dictionary, Document, IncrementalDocument, Object, ObjectId, Stream, dictionary};
 use sha2::{Digest, Sha256};
 
-use crate::pdf::{PageView, Rect, inherited};
+use crate::inspect::{PageView, Rect, inherited};
 use crate::typeset::{self, Base, Fonts, Shaped};
 
 /// A filled field to stamp. Coordinates are PDF points with the origin at the top-left corner
@@ -23,7 +23,7 @@ use crate::typeset::{self, Base, Fonts, Shaped};
 /// clipped to the MediaBox, else the MediaBox). x grows right, y grows down.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StampField {
-    /// 1-based page number, counted as [`crate::pdf::inspect`] counts pages.
+    /// 1-based page number, counted as [`crate::inspect::inspect`] counts pages.
     pub page: u32,
     pub x: f64,
     pub y: f64,
@@ -108,7 +108,7 @@ pub enum StampError {
 /// whose PNG data URL cannot be decoded is stamped as the text "[signature]". Fields whose box
 /// has no area, or whose coordinates are not finite, are skipped.
 ///
-/// Encrypted originals are refused, as [`crate::pdf::inspect`] refuses them at upload. Parsing
+/// Encrypted originals are refused, as [`crate::inspect::inspect`] refuses them at upload. Parsing
 /// and rendering are CPU-bound: from async code, call this inside `spawn_blocking`.
 pub fn render_final(
     original: &[u8],
@@ -175,7 +175,7 @@ fn too_many_objects(error: lopdf::Error) -> StampError {
 // ---------------------------------------------------------------------------------------------
 // The page tree
 
-/// The leaf pages of the page tree, in the order and by the rules of [`crate::pdf::inspect`],
+/// The leaf pages of the page tree, in the order and by the rules of [`crate::inspect::inspect`],
 /// so that field page numbers mean the same here. Page tree nodes written inline (which the
 /// PDF format does not allow, but readers accept) are moved into objects of their own, since
 /// only an indirect object can be modified by reference and be a `/Parent`.
@@ -1231,7 +1231,7 @@ fn certificate_page_content(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pdf::{self, PageSize};
+    use crate::inspect::{self as pdf, PageSize};
     use std::process::Command;
     use std::sync::atomic::{AtomicUsize, Ordering};
 

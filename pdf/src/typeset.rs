@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 use subsetter::GlyphRemapper;
 use unicode_bidi::ParagraphBidiInfo;
 
-/// The shipped fonts (`common/fonts/`, licences there), in order of preference: a character is
+/// The shipped fonts (`pdf/fonts/`, licences there), in order of preference: a character is
 /// drawn with the first that has it, and a letter goes back to an earlier font as soon as that
 /// one has it. Latin, Greek and Cyrillic come from Noto Sans; Arabic, Hebrew and Devanagari from
 /// their Noto Sans families; Chinese (the 20,900 unified ideographs of U+4E00–U+9FC3), Japanese
