@@ -3,20 +3,19 @@
 
 use std::{
     cell::RefCell,
-    collections::HashSet,
     time::{Duration, Instant},
 };
 
 use lopdf::{Dictionary, Document, LoadOptions, Object, ObjectId};
 use sha2::{Digest, Sha256};
 
+use crate::page_tree::{self, inherited};
+
 pub const MAX_UPLOAD_BYTES: usize = 50 * 1024 * 1024;
 pub const MAX_PAGES: usize = 2_000;
 
 /// How much junk may precede `%PDF-`, as PDF readers tolerate.
 const MAX_HEADER_OFFSET: usize = 1024;
-/// Bound on the walk up `/Parent` links, which a malformed file can make circular.
-const MAX_PARENT_DEPTH: usize = 64;
 const US_LETTER: Rect = Rect {
     x0: 0.0,
     y0: 0.0,
@@ -115,22 +114,29 @@ pub fn inspect_with(bytes: &[u8], limits: Limits) -> Result<InspectedPdf, PdfErr
     if names_encrypt(bytes) {
         return Err(PdfError::Encrypted);
     }
-    let doc = load(bytes, limits)?;
+    let mut doc = load(bytes, limits)?;
     // When the empty user password opens the file, lopdf decrypts it and removes /Encrypt from
     // the trailer; `was_encrypted` still tells. Otherwise /Encrypt stays and no object is loaded.
     if doc.trailer.has(b"Encrypt") || doc.was_encrypted() {
         return Err(PdfError::Encrypted);
     }
 
-    let pages = leaf_pages(&doc)?;
+    // The pages that stamping will number fields by: see `page_tree`.
+    let pages =
+        page_tree::leaf_pages(&mut doc).map_err(|error| PdfError::Corrupt(error.to_string()))?;
     match pages.len() {
         0 => return Err(PdfError::NoPages),
         count if count > MAX_PAGES => return Err(PdfError::TooManyPages(count)),
         _ => {}
     }
+    let page_sizes = pages
+        .iter()
+        .map(|&id| doc.get_dictionary(id).map(|page| page_size(&doc, page)))
+        .collect::<Result<_, _>>()
+        .map_err(|error| PdfError::Corrupt(error.to_string()))?;
     Ok(InspectedPdf {
         pages: pages.len(),
-        page_sizes: pages.iter().map(|page| page_size(&doc, page)).collect(),
+        page_sizes,
         sha256: hex::encode(Sha256::digest(bytes)),
     })
 }
@@ -281,39 +287,6 @@ fn pdf_name(bytes: &[u8]) -> (Vec<u8>, usize) {
     (name, i)
 }
 
-/// The leaf pages of the page tree, in order. A node reached twice (a loop, or a kid listed
-/// twice) is taken once; kids that are not dictionaries, such as references to missing objects,
-/// are not pages.
-fn leaf_pages(doc: &Document) -> Result<Vec<&Dictionary>, PdfError> {
-    let catalog = doc
-        .catalog()
-        .map_err(|error| PdfError::Corrupt(format!("no document catalog ({error})")))?;
-    let Ok(root) = catalog.get(b"Pages") else {
-        return Ok(Vec::new());
-    };
-
-    let mut pages = Vec::new();
-    let mut seen = HashSet::new();
-    let mut pending = vec![root];
-    while let Some(object) = pending.pop() {
-        if let Object::Reference(id) = object
-            && !seen.insert(*id)
-        {
-            continue;
-        }
-        let Ok((_, Object::Dictionary(node))) = doc.dereference(object) else {
-            continue;
-        };
-        match node.get_deref(b"Kids", doc).and_then(Object::as_array) {
-            Ok(kids) if !node.has_type(b"Page") => pending.extend(kids.iter().rev()),
-            // An intermediate node without usable kids.
-            _ if node.has_type(b"Pages") => {}
-            _ => pages.push(node),
-        }
-    }
-    Ok(pages)
-}
-
 fn page_size(doc: &Document, page: &Dictionary) -> PageSize {
     let view = PageView::of(doc, page);
     let (width, height) = (view.visible.width(), view.visible.height());
@@ -354,26 +327,6 @@ impl PageView {
             rotate: if rotate % 90 == 0 { rotate } else { 0 },
         }
     }
-}
-
-/// The first usable value of `key` on the page or, failing that, on its nearest ancestor.
-pub(crate) fn inherited<T>(
-    doc: &Document,
-    page: &Dictionary,
-    key: &[u8],
-    parse: impl Fn(&Object) -> Option<T>,
-) -> Option<T> {
-    let mut node = page;
-    for _ in 0..MAX_PARENT_DEPTH {
-        if let Some(value) = node.get_deref(key, doc).ok().and_then(&parse) {
-            return Some(value);
-        }
-        node = node
-            .get_deref(b"Parent", doc)
-            .and_then(Object::as_dict)
-            .ok()?;
-    }
-    None
 }
 
 /// A rectangle in PDF user space, corners ordered (`x0 < x1`, `y0 < y1`).

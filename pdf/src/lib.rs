@@ -10,6 +10,7 @@
 //! and callers in async code run them inside `spawn_blocking`.
 
 mod inspect;
+mod page_tree;
 mod stamp;
 mod typeset;
 

@@ -6,7 +6,7 @@
 //! therefore a byte-for-byte prefix of the final file, so the `stamped_sha256` that the
 //! certificate shows can be checked against the final file alone (see [`stamped_revision`]).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::io::Cursor;
 
 use base64::Engine as _;
@@ -15,7 +15,8 @@ use lopdf::xref::XrefType;
 use lopdf::{Dictionary, Document, IncrementalDocument, Object, ObjectId, Stream, dictionary};
 use sha2::{Digest, Sha256};
 
-use crate::inspect::{PageView, Rect, inherited};
+use crate::inspect::{PageView, Rect};
+use crate::page_tree::{self, PageTreeError, inherited};
 use crate::typeset::{self, Base, Fonts, Shaped};
 
 /// A filled field to stamp. Coordinates are PDF points with the origin at the top-left corner
@@ -138,7 +139,14 @@ fn render(
     certificate: &Certificate,
 ) -> Result<FinalPdf, StampError> {
     let mut doc = load(original)?;
-    let pages = leaf_pages(&mut doc)?;
+    // The pages that inspection counted at upload: see `page_tree`.
+    let pages = page_tree::leaf_pages(&mut doc).map_err(|error| match error {
+        PageTreeError::NoCatalog(_) => StampError::Read(error.to_string()),
+        PageTreeError::TooManyObjects(error) => too_many_objects(error),
+    })?;
+    if pages.is_empty() {
+        return Err(StampError::Read("the PDF has no pages".into()));
+    }
     stamp_fields(&mut doc, &pages, fields)?;
 
     let stamped = save_stamped(&mut doc)?;
@@ -170,96 +178,6 @@ fn load(bytes: &[u8]) -> Result<Document, StampError> {
 
 fn too_many_objects(error: lopdf::Error) -> StampError {
     StampError::Write(error.to_string())
-}
-
-// ---------------------------------------------------------------------------------------------
-// The page tree
-
-/// The leaf pages of the page tree, in the order and by the rules of [`crate::inspect::inspect`],
-/// so that field page numbers mean the same here. Page tree nodes written inline (which the
-/// PDF format does not allow, but readers accept) are moved into objects of their own, since
-/// only an indirect object can be modified by reference and be a `/Parent`.
-fn leaf_pages(doc: &mut Document) -> Result<Vec<ObjectId>, StampError> {
-    let root = root_pages_id(doc)?;
-    let mut pages = Vec::new();
-    let mut seen = HashSet::new();
-    let mut pending = vec![root];
-    while let Some(reference) = pending.pop() {
-        if !seen.insert(reference) {
-            continue;
-        }
-        let reference = Object::Reference(reference);
-        let Ok((Some(id), Object::Dictionary(node))) = doc.dereference(&reference) else {
-            continue;
-        };
-        let kids = node
-            .get_deref(b"Kids", doc)
-            .and_then(Object::as_array)
-            .ok()
-            .cloned();
-        let (is_page, is_pages) = (node.has_type(b"Page"), node.has_type(b"Pages"));
-        match kids {
-            Some(kids) if !is_page => {
-                let kids = indirect_kids(doc, id, kids)?;
-                pending.extend(kids.into_iter().rev());
-            }
-            // An intermediate node without usable kids.
-            _ if is_pages => {}
-            _ => pages.push(id),
-        }
-    }
-    if pages.is_empty() {
-        return Err(StampError::Read("the PDF has no pages".into()));
-    }
-    Ok(pages)
-}
-
-/// The root of the page tree, moved into an object of its own if the catalog holds it inline.
-fn root_pages_id(doc: &mut Document) -> Result<ObjectId, StampError> {
-    let catalog = doc
-        .catalog()
-        .map_err(|error| StampError::Read(format!("no document catalog ({error})")))?;
-    match catalog.get(b"Pages") {
-        Ok(Object::Reference(id)) => Ok(*id),
-        Ok(Object::Dictionary(root)) => {
-            let root = root.clone();
-            let id = doc.try_add_object(root).map_err(too_many_objects)?;
-            let catalog = doc
-                .catalog_mut()
-                .map_err(|error| StampError::Read(error.to_string()))?;
-            catalog.set("Pages", id);
-            Ok(id)
-        }
-        _ => Err(StampError::Read("the PDF has no pages".into())),
-    }
-}
-
-/// The references among `kids`, after moving each inline kid into an object of its own.
-fn indirect_kids(
-    doc: &mut Document,
-    parent: ObjectId,
-    mut kids: Vec<Object>,
-) -> Result<Vec<ObjectId>, StampError> {
-    let mut ids = Vec::new();
-    let mut moved = false;
-    for kid in &mut kids {
-        match kid {
-            Object::Reference(id) => ids.push(*id),
-            Object::Dictionary(node) => {
-                let id = doc
-                    .try_add_object(std::mem::take(node))
-                    .map_err(too_many_objects)?;
-                *kid = Object::Reference(id);
-                ids.push(id);
-                moved = true;
-            }
-            _ => {}
-        }
-    }
-    if moved && let Ok(node) = doc.get_dictionary_mut(parent) {
-        node.set("Kids", kids);
-    }
-    Ok(ids)
 }
 
 impl PageView {
