@@ -4,6 +4,7 @@
 //! - [`inspect`] checks an upload within a budget and reads its pages and their sizes.
 //! - [`render_final`] stamps the filled fields into the original and appends certificate pages
 //!   as an incremental update; [`stamped_revision`] finds the stamped document in the result.
+//! - [`check_signature_png`] checks a drawn signature when a signer submits it.
 //! - [`font_files`] are the shipped fonts every text of the final PDF is drawn with.
 //!
 //! Nothing here touches a database or an async runtime: parsing and rendering are CPU-bound,
@@ -44,6 +45,9 @@ pub use inspect::{
 };
 pub use page_geometry::PageSize;
 pub use revisions::stamped_revision;
+pub use signature_image::{
+    MAX_SIGNATURE_IMAGE_HEIGHT, MAX_SIGNATURE_IMAGE_WIDTH, SignatureImageError, check_signature_png,
+};
 pub use stamp::{StampField, StampKind};
 pub use typeset::font_files;
 

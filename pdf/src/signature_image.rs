@@ -1,5 +1,6 @@
-//! Drawn signatures: PNG data URLs decoded and added to a PDF as images with a soft mask for
-//! their transparency.
+//! Drawn signatures: checked when a signer submits one ([`check_signature_png`]), and when the
+//! final PDF is made, PNG data URLs decoded and added as images with a soft mask for their
+//! transparency.
 
 use std::io::Cursor;
 
@@ -9,8 +10,58 @@ use lopdf::{Document, ObjectId, Stream, dictionary};
 
 use crate::final_pdf::{StampError, too_many_objects};
 
-/// The most pixels a signature image may have; a signature pad makes far smaller ones.
+/// A drawn signature is at most this wide and tall, in pixels: the signing page's pad is
+/// 600 × 150, so this leaves room for a phone's higher density and refuses images that only
+/// make decoding (and the final PDF) expensive.
+pub const MAX_SIGNATURE_IMAGE_WIDTH: u32 = 2_000;
+pub const MAX_SIGNATURE_IMAGE_HEIGHT: u32 = 1_000;
+
+/// The most pixels a signature image may have when the final PDF is made; a signature pad makes
+/// far smaller ones.
 const MAX_IMAGE_PIXELS: u64 = 16_000_000;
+
+/// Why a drawn signature is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SignatureImageError {
+    #[error("the PNG image cannot be read")]
+    Unreadable,
+    #[error(
+        "a signature image is at most {max_width} × {max_height} pixels; this one is {width} × \
+         {height}",
+        max_width = MAX_SIGNATURE_IMAGE_WIDTH,
+        max_height = MAX_SIGNATURE_IMAGE_HEIGHT
+    )]
+    Dimensions { width: u32, height: u32 },
+    #[error("the PNG image is corrupt")]
+    Corrupt,
+}
+
+/// Decodes a drawn signature whole, after checking its size from its header: a small file can
+/// claim a huge image (a 2 KB 1-bit PNG decodes to 16 M pixels), and the final PDF is rendered
+/// from it later.
+pub fn check_signature_png(bytes: &[u8]) -> Result<(), SignatureImageError> {
+    let mut decoder = png::Decoder::new(Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder
+        .read_info()
+        .map_err(|_| SignatureImageError::Unreadable)?;
+    let (width, height) = reader.info().size();
+    if width == 0
+        || height == 0
+        || width > MAX_SIGNATURE_IMAGE_WIDTH
+        || height > MAX_SIGNATURE_IMAGE_HEIGHT
+    {
+        return Err(SignatureImageError::Dimensions { width, height });
+    }
+    let size = reader
+        .output_buffer_size()
+        .ok_or(SignatureImageError::Unreadable)?;
+    let mut buffer = vec![0; size];
+    reader
+        .next_frame(&mut buffer)
+        .map_err(|_| SignatureImageError::Corrupt)?;
+    Ok(())
+}
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ImageXObject {
@@ -134,6 +185,46 @@ pub(crate) fn add_image(doc: &mut Document, png: &DecodedPng) -> Result<ImageXOb
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A blank 1-bit grey PNG.
+    fn blank_png(width: u32, height: u32) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, width, height);
+        encoder.set_color(png::ColorType::Grayscale);
+        encoder.set_depth(png::BitDepth::One);
+        let mut writer = encoder.write_header().expect("header");
+        writer
+            .write_image_data(&vec![0; width.div_ceil(8) as usize * height as usize])
+            .expect("data");
+        writer.finish().expect("end");
+        bytes
+    }
+
+    #[test]
+    fn a_submitted_signature_is_decoded_and_its_size_bounded() {
+        assert_eq!(check_signature_png(&blank_png(600, 150)), Ok(()));
+        let huge = blank_png(4000, 4000);
+        assert!(huge.len() < 64 * 1024, "{}", huge.len());
+        let refused = check_signature_png(&huge).unwrap_err();
+        assert_eq!(
+            refused,
+            SignatureImageError::Dimensions {
+                width: 4000,
+                height: 4000
+            }
+        );
+        assert_eq!(
+            refused.to_string(),
+            "a signature image is at most 2000 × 1000 pixels; this one is 4000 × 4000"
+        );
+        let mut truncated = blank_png(600, 150);
+        truncated.truncate(truncated.len() - 30);
+        assert!(check_signature_png(&truncated).is_err());
+        assert_eq!(
+            check_signature_png(b"not a PNG"),
+            Err(SignatureImageError::Unreadable)
+        );
+    }
 
     #[test]
     fn grayscale_palette_and_16_bit_pngs_are_decoded() {
