@@ -1,7 +1,7 @@
 //! The domain error: what went wrong, in terms an API response or an operator message can be
 //! derived from. The API maps it to the envelope in exactly one place.
 
-use crate::pdf::PdfError;
+use signet_pdf::PdfError;
 
 /// One thing wrong with a request body, pointing at the offending property (`[0].email`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -73,7 +73,7 @@ pub enum Error {
     #[error("Signing link not found")]
     SigningLinkNotFound,
     #[error("final PDF: {0}")]
-    Stamp(#[from] crate::stamp::StampError),
+    Stamp(#[from] signet_pdf::StampError),
     #[error(transparent)]
     Pdf(#[from] PdfError),
     #[error("database: {0}")]

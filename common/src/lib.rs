@@ -17,10 +17,7 @@ pub mod error;
 pub mod flows;
 pub mod infra;
 pub mod model;
-pub mod pdf;
-pub mod stamp;
 pub mod store;
-pub mod typeset;
 pub mod wire;
 
 pub use error::{Conflict, Error, Problem, Rule};

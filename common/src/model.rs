@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use crate::pdf::PageSize;
+use signet_pdf::PageSize;
 
 macro_rules! text_enum {
     ($(#[$meta:meta])* $name:ident { $($variant:ident),+ $(,)? }) => {

@@ -60,7 +60,7 @@ pub fn router() -> Router<AppState> {
 
 /// The fonts the final PDF is drawn with, for previews that show text as the PDF will.
 async fn font(Path(name): Path<String>) -> Response {
-    match signet_common::typeset::font_files().find(|(file, _)| *file == name) {
+    match signet_pdf::font_files().find(|(file, _)| *file == name) {
         Some((_, bytes)) => (
             [
                 (header::CONTENT_TYPE, "font/ttf"),

@@ -16,7 +16,6 @@ use signet_common::{
         drafting::{self, FieldPlacement},
     },
     model::{DeliveryStatus, DocumentStatus, RecipientRole},
-    pdf,
     store::documents,
     wire::{
         inputs::{FieldInput, RecipientInput, SendInput},
@@ -36,7 +35,7 @@ use crate::{
 };
 
 /// Room for the form fields around the largest accepted PDF.
-const UPLOAD_BODY_LIMIT: usize = pdf::MAX_UPLOAD_BYTES + 64 * 1024;
+const UPLOAD_BODY_LIMIT: usize = signet_pdf::MAX_UPLOAD_BYTES + 64 * 1024;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -206,7 +205,7 @@ async fn upload(
             "file" => {
                 file_name = field.file_name().unwrap_or_default().to_owned();
                 while let Ok(Some(chunk)) = field.chunk().await {
-                    if bytes.len() + chunk.len() > pdf::MAX_UPLOAD_BYTES {
+                    if bytes.len() + chunk.len() > signet_pdf::MAX_UPLOAD_BYTES {
                         too_large = true;
                         break;
                     }

@@ -4,6 +4,7 @@
 //! before that transaction, with no lock and no connection held.
 
 use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
+use signet_pdf::{Certificate, CertificateAuditLine, CertificateRecipient, StampField, StampKind};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -19,7 +20,6 @@ use crate::{
         Actor, AuditEntry, AuditEvent, Document, DocumentStatus, Field, FieldType, Recipient,
         RecipientRole, RecipientStatus,
     },
-    stamp::{self, Certificate, CertificateAuditLine, CertificateRecipient, StampField, StampKind},
     store::{audit, documents, fields, recipients},
 };
 
@@ -98,7 +98,7 @@ pub async fn check(
         let certificate = certificate(&document, &recipients, &trail, completed_at);
         let stamps = stamp_fields(&fields);
         let rendered = tokio::task::spawn_blocking(move || {
-            stamp::render_final(&original, &stamps, &certificate)
+            signet_pdf::render_final(&original, &stamps, &certificate)
         })
         .await
         .map_err(|e| std::io::Error::other(format!("rendering task failed: {e}")))??;

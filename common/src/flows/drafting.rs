@@ -10,7 +10,6 @@ use crate::{
     error::{Error, Result, Rule},
     infra::{files::FileStore, limits::Workers, notify::Notifier, secrets},
     model::{Actor, AuditEntry, Document, DocumentStatus, Field, Recipient},
-    pdf,
     store::{
         accounts, audit, documents, emails,
         fields::{self, NewField},
@@ -37,7 +36,7 @@ pub async fn upload_document(
     account_id: Uuid,
     title: &str,
     bytes: Vec<u8>,
-    (limits, workers): (pdf::Limits, &Workers),
+    (limits, workers): (signet_pdf::Limits, &Workers),
     actor: &Actor,
 ) -> Result<Document> {
     let title = inputs::validate_title(title)?;
@@ -45,11 +44,11 @@ pub async fn upload_document(
     let (bytes, inspected) = workers
         .run(move || {
             let _entered = span.enter();
-            let inspected = pdf::inspect_with(&bytes, limits);
+            let inspected = signet_pdf::inspect_with(&bytes, limits);
             (bytes, inspected)
         })
         .await
-        .ok_or_else(|| pdf::PdfError::Corrupt("the PDF parser failed on it".into()))?;
+        .ok_or_else(|| signet_pdf::PdfError::Corrupt("the PDF parser failed on it".into()))?;
     let inspected = inspected?;
     accounts::find(pool, account_id).await?;
     let id = Uuid::now_v7();

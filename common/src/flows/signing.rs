@@ -21,11 +21,6 @@ use crate::{
 pub const MAX_TEXT_CHARS: usize = 1_000;
 pub const MAX_TYPED_SIGNATURE_CHARS: usize = 200;
 pub const MAX_SIGNATURE_IMAGE_BYTES: usize = 512 * 1024;
-/// A drawn signature is at most this wide and tall, in pixels: the signing page's pad is
-/// 600 × 150, so this leaves room for a phone's higher density and refuses images that only
-/// make decoding (and the final PDF) expensive.
-pub const MAX_SIGNATURE_IMAGE_WIDTH: u32 = 2_000;
-pub const MAX_SIGNATURE_IMAGE_HEIGHT: u32 = 1_000;
 const PNG_DATA_URL: &str = "data:image/png;base64,";
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -277,36 +272,6 @@ fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(Uuid, Strin
     }
 }
 
-/// Decodes a drawn signature whole, after checking its size from its header: a small file can
-/// claim a huge image (a 2 KB 1-bit PNG decodes to 16 M pixels), and the final PDF is rendered
-/// from it later.
-fn check_signature_png(bytes: &[u8]) -> std::result::Result<(), String> {
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-    decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder
-        .read_info()
-        .map_err(|_| "the PNG image cannot be read".to_owned())?;
-    let (width, height) = reader.info().size();
-    if width == 0
-        || height == 0
-        || width > MAX_SIGNATURE_IMAGE_WIDTH
-        || height > MAX_SIGNATURE_IMAGE_HEIGHT
-    {
-        return Err(format!(
-            "a signature image is at most {MAX_SIGNATURE_IMAGE_WIDTH} × \
-             {MAX_SIGNATURE_IMAGE_HEIGHT} pixels; this one is {width} × {height}"
-        ));
-    }
-    let size = reader
-        .output_buffer_size()
-        .ok_or_else(|| "the PNG image cannot be read".to_owned())?;
-    let mut buffer = vec![0; size];
-    reader
-        .next_frame(&mut buffer)
-        .map_err(|_| "the PNG image is corrupt".to_owned())?;
-    Ok(())
-}
-
 fn normalise_value(field_type: FieldType, raw: &str) -> std::result::Result<String, String> {
     let value = raw.trim();
     if value.is_empty() {
@@ -330,7 +295,8 @@ fn normalise_value(field_type: FieldType, raw: &str) -> std::result::Result<Stri
                 if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
                     return Err("the data URL does not hold a PNG image".into());
                 }
-                check_signature_png(&bytes)?;
+                // Decoded whole, and no larger than the engine's bounds on a drawn signature.
+                signet_pdf::check_signature_png(&bytes).map_err(|error| error.to_string())?;
                 Ok(value.to_owned())
             } else if value.starts_with("data:") {
                 Err("only PNG data URLs (data:image/png;base64,...) are accepted".into())

@@ -84,7 +84,7 @@ pub const WORKER_QUEUE_CONNECTIONS: u32 = 3;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     /// PDF_MAX_INFLATED_MIB and PDF_MAX_INSPECT_SECS.
-    pub pdf: crate::pdf::Limits,
+    pub pdf: signet_pdf::Limits,
     /// UPLOAD_CONCURRENCY: PDF uploads read and inspected at once, over all accounts.
     pub upload_concurrency: usize,
     /// UPLOAD_CONCURRENCY_PER_ACCOUNT.
@@ -236,7 +236,7 @@ impl Config {
                 }
             },
             limits: Limits {
-                pdf: crate::pdf::Limits {
+                pdf: signet_pdf::Limits {
                     max_inflated_bytes: positive(
                         "PDF_MAX_INFLATED_MIB",
                         &or("PDF_MAX_INFLATED_MIB", "64"),

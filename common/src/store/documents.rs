@@ -1,6 +1,7 @@
 //! SQL of the document aggregate.
 
 use chrono::{DateTime, Utc};
+use signet_pdf::PageSize;
 use sqlx::AssertSqlSafe;
 use sqlx::{PgConnection, PgPool, types::Json};
 use uuid::Uuid;
@@ -9,7 +10,6 @@ use crate::{
     error::{Error, Result},
     infra::secrets,
     model::{Document, DocumentStatus},
-    pdf::PageSize,
     wire::query::{ListQuery, SortBy, SortOrder},
 };
 

@@ -157,7 +157,7 @@ fn sign_the_demo_document(stdout: &str, data: &std::path::Path, port: u16) {
         .output()
         .unwrap()
         .stdout;
-    let inspected = signet_common::pdf::inspect(&pdf).expect("the final PDF opens");
+    let inspected = signet_pdf::inspect(&pdf).expect("the final PDF opens");
     assert!(
         inspected.pages >= 3,
         "the 2-page demo plus its certificate, got {}",

@@ -338,7 +338,7 @@ async fn sent_document_is_signed_and_completed_with_a_stamped_pdf() {
         .bytes()
         .await
         .unwrap();
-    let inspected = signet_common::pdf::inspect(&final_pdf).expect("the final PDF opens");
+    let inspected = signet_pdf::inspect(&final_pdf).expect("the final PDF opens");
     assert!(
         inspected.pages >= 3,
         "2 original pages + certificate, got {}",

@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 use subsetter::GlyphRemapper;
 use unicode_bidi::ParagraphBidiInfo;
 
-/// The shipped fonts (`common/fonts/`, licences there), in order of preference: a character is
+/// The shipped fonts (`pdf/fonts/`, licences there), in order of preference: a character is
 /// drawn with the first that has it, and a letter goes back to an earlier font as soon as that
 /// one has it. Latin, Greek and Cyrillic come from Noto Sans; Arabic, Hebrew and Devanagari from
 /// their Noto Sans families; Chinese (the 20,900 unified ideographs of U+4E00–U+9FC3), Japanese
@@ -425,7 +425,7 @@ impl Fonts {
         }
         let mut ops = String::from("BT\n");
         if let Some(color) = color {
-            ops.push_str(&format!("{} rg\n", crate::stamp::numbers(&color)));
+            ops.push_str(&format!("{} rg\n", crate::content_stream::numbers(&color)));
         }
         let mut pen = 0.0;
         let mut face = None;
@@ -456,7 +456,10 @@ impl Fonts {
                         // A positive number moves the next glyph left.
                         let adjust = pdf_pen - pen;
                         if adjust.abs() > 0.01 {
-                            ops.push_str(&format!("{} ", crate::stamp::number_text(adjust)));
+                            ops.push_str(&format!(
+                                "{} ",
+                                crate::content_stream::number_text(adjust)
+                            ));
                         }
                     }
                     _ => {
@@ -467,13 +470,13 @@ impl Fonts {
                             ops.push_str(&format!(
                                 "/{} {} Tf\n",
                                 name(glyph.face),
-                                crate::stamp::number_text(size)
+                                crate::content_stream::number_text(size)
                             ));
                             face = Some(glyph.face);
                         }
                         ops.push_str(&format!(
                             "1 0 0 1 {} Tm\n[",
-                            crate::stamp::numbers(&[
+                            crate::content_stream::numbers(&[
                                 x + (pen + glyph.x_offset) * scale,
                                 baseline + glyph.y_offset * scale,
                             ])

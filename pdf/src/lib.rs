@@ -1,0 +1,57 @@
+//! The PDF engine of Signet: what it reads from an uploaded PDF, and the final PDF it writes
+//! once a document is complete.
+//!
+//! - [`inspect`] checks an upload within a budget and reads its pages and their sizes.
+//! - [`render_final`] stamps the filled fields into the original and appends certificate pages
+//!   as an incremental update; [`stamped_revision`] finds the stamped document in the result.
+//! - [`check_signature_png`] checks a drawn signature when a signer submits it.
+//! - [`font_files`] are the shipped fonts every text of the final PDF is drawn with.
+//!
+//! Nothing here touches a database or an async runtime: parsing and rendering are CPU-bound,
+//! and callers in async code run them inside `spawn_blocking`.
+//!
+//! The modules, in the order a document meets them:
+//!
+//! - `inspect`: upload checks, the inflation and time budget, [`PdfError`].
+//! - `page_tree`: the one walk that lists a document's pages, for inspection and stamping alike,
+//!   and what a page inherits from its ancestors.
+//! - `page_geometry`: a page's visible box and rotation, and so its displayed [`PageSize`].
+//! - `signature_image`: drawn signatures (PNG) checked, decoded and embedded as images.
+//! - `stamp`: filled fields drawn into their boxes.
+//! - `certificate`: the certificate pages' content and layout.
+//! - `revisions`: saving the stamped document, the incremental update that appends pages, and
+//!   finding the stamped revision again.
+//! - `final_pdf`: [`render_final`], which runs the above in order.
+//! - `typeset`: shaping, bidi, font choice and embedded font subsets; `content_stream`: how
+//!   numbers are written in the operators everything draws with.
+
+mod certificate;
+mod content_stream;
+mod final_pdf;
+mod inspect;
+mod page_geometry;
+mod page_tree;
+mod revisions;
+mod signature_image;
+mod stamp;
+mod typeset;
+
+use sha2::{Digest, Sha256};
+
+pub use certificate::{Certificate, CertificateAuditLine, CertificateRecipient};
+pub use final_pdf::{FinalPdf, StampError, render_final};
+pub use inspect::{
+    InspectedPdf, Limits, MAX_PAGES, MAX_UPLOAD_BYTES, PdfError, inspect, inspect_with,
+};
+pub use page_geometry::PageSize;
+pub use revisions::stamped_revision;
+pub use signature_image::{
+    MAX_SIGNATURE_IMAGE_HEIGHT, MAX_SIGNATURE_IMAGE_WIDTH, SignatureImageError, check_signature_png,
+};
+pub use stamp::{StampField, StampKind};
+pub use typeset::font_files;
+
+/// Lowercase hex SHA-256 of `bytes`, as the engine reports every hash.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
