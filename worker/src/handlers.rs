@@ -17,7 +17,7 @@ use signet_common::{
     infra::jobs::{self, CheckCompletion, DeliverWebhook, DispatchEmail},
     model::{DocumentStatus, EmailKind},
     store::{
-        emails,
+        accounts, emails,
         emails::OutgoingEmail,
         queues,
         webhooks::{self, AttemptRecord, Delivery},
@@ -326,11 +326,8 @@ async fn post_webhook(state: &WorkerState, job: &DeliverWebhook) -> Result<Optio
         tracing::info!(delivery = %delivery.id, "attempt already made; its outcome is being recorded");
         return Ok(None);
     }
-    let (url, secret): (Option<String>, String) =
-        sqlx::query_as("SELECT webhook_url, webhook_secret FROM accounts WHERE id = $1")
-            .bind(delivery.account_id)
-            .fetch_one(&mut *tx)
-            .await?;
+    let accounts::WebhookTarget { url, secret } =
+        accounts::webhook_target(&mut tx, delivery.account_id).await?;
     let attempt = delivery.attempt + 1;
     let started_at = Utc::now();
     let clock = std::time::Instant::now();
