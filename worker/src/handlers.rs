@@ -15,7 +15,7 @@ use signet_common::{
     Error,
     flows::{completion, delivery_failures, expiry},
     infra::jobs::{self, CheckCompletion, DeliverWebhook, DispatchEmail},
-    model::{DocumentStatus, EmailKind},
+    model::{DeliveryStatus, DocumentStatus, EmailKind, WebhookDeliveryStatus},
     store::{
         accounts, emails,
         emails::OutgoingEmail,
@@ -166,7 +166,7 @@ async fn send_email(state: &WorkerState, job: &DispatchEmail) -> Result<Option<S
         tracing::debug!(email = %job.email_id, "e-mail missing or being sent by another worker");
         return Ok(None);
     };
-    if email.status != "PENDING" {
+    if email.status != DeliveryStatus::Pending {
         return Ok(None);
     }
     if state
@@ -314,7 +314,7 @@ async fn post_webhook(state: &WorkerState, job: &DeliverWebhook) -> Result<Optio
     let Some(delivery) = webhooks::lock(&mut tx, job.delivery_id).await? else {
         return Ok(None);
     };
-    if delivery.status != "PENDING" {
+    if delivery.status != WebhookDeliveryStatus::Pending {
         return Ok(None);
     }
     if state
@@ -345,22 +345,22 @@ async fn post_webhook(state: &WorkerState, job: &DeliverWebhook) -> Result<Optio
     let retry_delay = schedule.get(attempt as usize - 1).map(|d| jitter(*d));
     let (outcome, response_status, response_body, error) = match result {
         Ok(response) if (200..300).contains(&response.status) => (
-            "DELIVERED",
+            WebhookDeliveryStatus::Delivered,
             Some(response.status),
             Some(response.body),
             None,
         ),
         Ok(response) if response.status == 410 => (
-            "FAILED",
+            WebhookDeliveryStatus::Failed,
             Some(410),
             Some(response.body),
             Some("the receiver answered 410 Gone: no further attempts".to_owned()),
         ),
         Ok(response) => (
             if retry_delay.is_some() {
-                "PENDING"
+                WebhookDeliveryStatus::Pending
             } else {
-                "FAILED"
+                WebhookDeliveryStatus::Failed
             },
             Some(response.status),
             Some(response.body),
@@ -368,9 +368,9 @@ async fn post_webhook(state: &WorkerState, job: &DeliverWebhook) -> Result<Optio
         ),
         Err(error) => (
             if retry_delay.is_some() {
-                "PENDING"
+                WebhookDeliveryStatus::Pending
             } else {
-                "FAILED"
+                WebhookDeliveryStatus::Failed
             },
             None,
             None,
@@ -378,19 +378,19 @@ async fn post_webhook(state: &WorkerState, job: &DeliverWebhook) -> Result<Optio
         ),
     };
     let next_attempt_at = match (outcome, retry_delay) {
-        ("PENDING", Some(delay)) => chrono::Duration::from_std(delay)
+        (WebhookDeliveryStatus::Pending, Some(delay)) => chrono::Duration::from_std(delay)
             .ok()
             .map(|d| started_at + d),
         _ => None,
     };
     let result_label = match (outcome, response_status) {
-        ("DELIVERED", _) => "delivered",
+        (WebhookDeliveryStatus::Delivered, _) => "delivered",
         (_, Some(_)) => "http_error",
         _ => "connection_error",
     };
     metrics::counter!("signet_webhook_attempts_total", "outcome" => result_label).increment(1);
     tracing::info!(
-        delivery = %delivery.id, event = %delivery.event_type, attempt, outcome,
+        delivery = %delivery.id, event = %delivery.event_type, attempt, %outcome,
         status = ?response_status, error = ?error, "webhook attempt"
     );
     let record = AttemptRecord {
@@ -403,7 +403,7 @@ async fn post_webhook(state: &WorkerState, job: &DeliverWebhook) -> Result<Optio
         error,
         outcome,
         next_attempt_at,
-        retry_in: retry_delay.filter(|_| outcome == "PENDING"),
+        retry_in: retry_delay.filter(|_| outcome == WebhookDeliveryStatus::Pending),
     };
     record_or_remember(state, tx, Sent::Webhook(delivery, record)).await
 }

@@ -13,7 +13,7 @@ use uuid::Uuid;
 use crate::{
     error::{Error, Result, Rule},
     infra::{notify::Notifier, secrets},
-    model::{Actor, AuditEvent, DocumentStatus},
+    model::{Actor, AuditEvent, DeliveryStatus, DocumentStatus},
     store::{
         audit, documents,
         emails::{self, OutgoingEmail},
@@ -93,7 +93,7 @@ pub async fn resend_invitation(
             _ => return Err(Rule::NotResendable.into()),
         };
     let document = documents::lock(&mut tx, account_id, document_id).await?;
-    if status != "FAILED" || document.status != DocumentStatus::Sent {
+    if status != DeliveryStatus::Failed || document.status != DocumentStatus::Sent {
         return Err(Rule::NotResendable.into());
     }
     let recipient = recipients::find(&mut tx, recipient_id).await?;

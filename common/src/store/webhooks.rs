@@ -14,6 +14,7 @@ use crate::{
         jobs::{self, DeliverWebhook},
         secrets,
     },
+    model::WebhookDeliveryStatus,
     store::{documents, fields, recipients},
     wire::views::DocumentDetail,
 };
@@ -152,7 +153,8 @@ pub struct Delivery {
     #[serde(skip)]
     pub payload: String,
     pub attempt: i32,
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: WebhookDeliveryStatus,
     pub response_status: Option<i32>,
     pub response_body: Option<String>,
     pub duration_ms: Option<i32>,
@@ -166,14 +168,18 @@ const COLUMNS: &str = "id, account_id, document_id, event_id, event_type, payloa
                        status, response_status, response_body, duration_ms, last_error, \
                        next_attempt_at, created_at, updated_at";
 
-pub async fn list(pool: &PgPool, account_id: Uuid, status: Option<&str>) -> Result<Vec<Delivery>> {
+pub async fn list(
+    pool: &PgPool,
+    account_id: Uuid,
+    status: Option<WebhookDeliveryStatus>,
+) -> Result<Vec<Delivery>> {
     Ok(sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM webhook_deliveries
          WHERE account_id = $1 AND ($2::text IS NULL OR status = $2)
          ORDER BY created_at, id"
     )))
     .bind(account_id)
-    .bind(status)
+    .bind(status.map(WebhookDeliveryStatus::as_str))
     .fetch_all(pool)
     .await?)
 }
@@ -212,7 +218,7 @@ pub struct AttemptRecord {
     pub response_body: Option<String>,
     pub error: Option<String>,
     /// DELIVERED, FAILED or PENDING (another attempt is scheduled).
-    pub outcome: &'static str,
+    pub outcome: WebhookDeliveryStatus,
     pub next_attempt_at: Option<DateTime<Utc>>,
     /// When PENDING: how long until the next attempt.
     pub retry_in: Option<std::time::Duration>,
@@ -232,7 +238,7 @@ pub async fn record_attempt(
     )
     .bind(delivery.id)
     .bind(record.attempt)
-    .bind(record.outcome)
+    .bind(record.outcome.as_str())
     .bind(record.response_status)
     .bind(&record.response_body)
     .bind(record.duration_ms)
