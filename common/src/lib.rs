@@ -10,6 +10,7 @@
 //!
 //! The PDF engine is the crate `signet-pdf`. `docs/architecture.md` draws the map.
 
+pub mod delivery;
 pub mod error;
 pub mod flows;
 pub mod infra;

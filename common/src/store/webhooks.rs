@@ -1,7 +1,6 @@
-//! Webhooks per the Standard Webhooks specification: events recorded with the change that
-//! caused them, signed `v1,<base64 HMAC-SHA256(secret, "{id}.{timestamp}.{body}")>`.
+//! SQL of webhook events and their deliveries: events recorded with the change that caused
+//! them, attempts and replays. Signing and what an attempt comes to: `delivery::webhooks`.
 
-use base64::Engine;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
@@ -12,15 +11,11 @@ use crate::{
     infra::{
         files::FileLinks,
         jobs::{self, DeliverWebhook},
-        secrets,
     },
     model::WebhookDeliveryStatus,
     store::{documents, fields, recipients},
     wire::views::DocumentDetail,
 };
-
-/// Bytes of a response body kept per attempt.
-pub const MAX_LOGGED_BODY: usize = 4096;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::Display)]
 pub enum EventType {
@@ -60,18 +55,6 @@ pub struct FailedDelivery {
     /// INVITATION, COMPLETED, DECLINED, EXPIRED or CANCELLED.
     pub email_kind: &'static str,
     pub reason: String,
-}
-
-/// The signature header value for one attempt.
-pub fn sign(secret: &str, id: &str, timestamp: i64, body: &str) -> Option<String> {
-    let key = base64::engine::general_purpose::STANDARD
-        .decode(secret.strip_prefix("whsec_").unwrap_or(secret))
-        .ok()?;
-    let tag = secrets::hmac_sha256(&key, format!("{id}.{timestamp}.{body}").as_bytes());
-    Some(format!(
-        "v1,{}",
-        base64::engine::general_purpose::STANDARD.encode(tag)
-    ))
 }
 
 /// Records an event for the document's account, if it has a webhook URL: the delivery row
@@ -290,21 +273,4 @@ pub async fn replay(
     }
     tx.commit().await?;
     Ok(delivery)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn standard_webhooks_reference_vector() {
-        assert_eq!(
-            super::sign(
-                "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
-                "msg_27UH4WbU6Z5A5EzD8u03UvzRbpk",
-                1649367553,
-                r#"{"email":"test@example.com","username":"test_user"}"#,
-            )
-            .as_deref(),
-            Some("v1,tZ1I4/hDygAJgO5TYxiSd6Sd0kDW6hPenDe+bTa3Kkw=")
-        );
-    }
 }
