@@ -12,7 +12,7 @@ use signet_common::{
         db::{self, Db, PoolBudget},
         files::FileStore,
     },
-    model::Actor,
+    model::{Actor, WebhookDeliveryStatus},
     store::{accounts, api_keys, audit, webhooks},
 };
 use uuid::Uuid;
@@ -319,9 +319,9 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
         Command::Webhook(WebhookCommand::Deliveries { account, status }) => {
             accounts::find(pool, account).await?;
             let status = status.map(|s| match s {
-                DeliveryStatus::Pending => "PENDING",
-                DeliveryStatus::Delivered => "DELIVERED",
-                DeliveryStatus::Failed => "FAILED",
+                DeliveryStatus::Pending => WebhookDeliveryStatus::Pending,
+                DeliveryStatus::Delivered => WebhookDeliveryStatus::Delivered,
+                DeliveryStatus::Failed => WebhookDeliveryStatus::Failed,
             });
             for delivery in webhooks::list(pool, account, status).await? {
                 println!(

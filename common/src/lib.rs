@@ -12,6 +12,7 @@
 //!
 //! The PDF engine is the crate `signet-pdf`. `docs/architecture.md` draws the map.
 
+pub mod delivery;
 pub mod effects;
 pub mod error;
 pub mod flows;

@@ -45,10 +45,16 @@ text_enum!(RecipientStatus {
     Declined
 });
 text_enum!(
-    /// Where the recipient's invitation e-mail is: queued or being retried, handed to the SMTP
-    /// server, failed for good (an SMTP 5xx, an unusable address, or retries used up), or
-    /// withdrawn unsent because the document left SENT first.
+    /// Where an outbox e-mail is (the recipient's invitation as the document detail shows it, and
+    /// every other e-mail): queued or being retried, handed to the SMTP server, failed for good
+    /// (an SMTP 5xx, an unusable address, or retries used up), or withdrawn unsent because the
+    /// document left SENT first. (Named for the detail's `deliveryStatus`, whose schema it is.)
     DeliveryStatus { Pending, Sent, Failed, Withdrawn }
+);
+text_enum!(
+    /// Where a webhook delivery is: another attempt to come (or the first), delivered (a 2xx),
+    /// or failed for good (410 Gone, or the retry schedule used up).
+    WebhookDeliveryStatus { Pending, Delivered, Failed }
 );
 text_enum!(FieldType {
     Signature,

@@ -52,7 +52,7 @@ async fn health(state: &WorkerState) -> Health {
     let database = matches!(
         tokio::time::timeout(
             DATABASE_CHECK_TIMEOUT,
-            sqlx::query("SELECT 1").execute(&state.queue_pool)
+            signet_common::store::queues::ping(&state.queue_pool)
         )
         .await,
         Ok(Ok(_))

@@ -3,8 +3,8 @@
 //! taking every kind of work or only some (`kinds`), so that each kind is scaled on its own.
 
 pub mod admin;
-pub mod handlers;
 pub mod job_metrics;
+pub mod jobs;
 pub mod kinds;
 pub mod listener;
 pub mod mail;
@@ -25,6 +25,7 @@ use apalis_cron::CronScheduler;
 use apalis_postgres::{Config as QueueConfig, PostgresStorage};
 use signet_common::{
     Config,
+    delivery::retry::RetryPolicy,
     infra::{
         db::Db,
         files::{FileLinks, FileStore},
@@ -54,6 +55,10 @@ pub struct WorkerState {
     pub completion_links: FileLinks,
     pub notifier: Notifier,
     pub webhooks: webhook::WebhookClient,
+    /// When a failed e-mail is sent again (EMAIL_RETRY_SCHEDULE).
+    pub email_retries: RetryPolicy,
+    /// When a failed webhook attempt is made again (WEBHOOK_RETRY_SCHEDULE).
+    pub webhook_retries: RetryPolicy,
     pub supervisor: Arc<supervision::Supervisor>,
     pub listener: Arc<listener::QueueListener>,
     /// E-mails and webhook deliveries that went out but whose outcome is not yet written
@@ -166,6 +171,8 @@ pub async fn run(
         ),
         notifier: Notifier::from_config(&config),
         webhooks: webhook::WebhookClient::new(config.webhook_allow_private),
+        email_retries: RetryPolicy::new(config.email_retry_schedule.clone()),
+        webhook_retries: RetryPolicy::new(config.webhook_retry_schedule.clone()),
         supervisor: Arc::new(supervision::Supervisor::new(&kinds.queue_labels())),
         listener: Arc::new(listener::QueueListener::default()),
         unrecorded: Mutex::new(HashSet::new()),
@@ -224,17 +231,17 @@ pub async fn run(
         monitor = match kind {
             JobKind::Email => monitor.register(job_worker!(
                 DispatchEmail,
-                handlers::dispatch_email,
+                jobs::dispatch_email,
                 JobKind::Email
             )),
             JobKind::Completion => monitor.register(job_worker!(
                 CheckCompletion,
-                handlers::check_completion,
+                jobs::check_completion,
                 JobKind::Completion
             )),
             JobKind::Webhook => monitor.register(job_worker!(
                 DeliverWebhook,
-                handlers::deliver_webhook,
+                jobs::deliver_webhook,
                 JobKind::Webhook
             )),
             JobKind::Sweep => monitor.register({
@@ -244,9 +251,9 @@ pub async fn run(
                 move |_| {
                     WorkerBuilder::new(name.clone())
                         .backend(CronScheduler::new(schedule.clone()))
-                        .layer(job_metrics::JobMetricsLayer::new(handlers::SWEEP_JOB_TYPE))
+                        .layer(job_metrics::JobMetricsLayer::new(jobs::SWEEP_JOB_TYPE))
                         .data(state.clone())
-                        .build(handlers::expiry_sweep)
+                        .build(jobs::expiry_sweep)
                 }
             }),
         };

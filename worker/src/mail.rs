@@ -90,6 +90,15 @@ impl SendError {
     }
 }
 
+impl From<SendError> for signet_common::delivery::emails::SendFailure {
+    fn from(e: SendError) -> Self {
+        Self {
+            message: e.message,
+            permanent: e.permanent,
+        }
+    }
+}
+
 impl From<lettre::transport::smtp::Error> for SendError {
     fn from(e: lettre::transport::smtp::Error) -> Self {
         Self {

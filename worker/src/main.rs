@@ -1,7 +1,7 @@
 use std::{process::ExitCode, time::Duration};
 
 use clap::Parser;
-use signet_common::{Config, infra::shutdown};
+use signet_common::{Config, infra::shutdown, store::queues};
 use signet_worker::kinds::{JobKind, JobKinds};
 
 /// Runs Signet's background work: e-mail, completion, webhooks and the sweep.
@@ -53,12 +53,7 @@ async fn main() -> ExitCode {
     };
     // The API's `serve` (or `signet-api migrate`) creates the schema; wait for it.
     loop {
-        match sqlx::query_scalar::<_, bool>(
-            "SELECT to_regclass('apalis.jobs') IS NOT NULL AND to_regclass('public.sweep_runs') IS NOT NULL",
-        )
-        .fetch_one(&pools.1)
-        .await
-        {
+        match queues::schema_ready(&pools.1).await {
             Ok(true) => break,
             Ok(false) => tracing::info!("waiting for the schema: run `signet-api migrate`"),
             Err(e) => tracing::warn!(error = %e, "waiting for the database"),

@@ -8,16 +8,11 @@ use reqwest::{
     dns::{Addrs, Name, Resolve, Resolving},
     redirect,
 };
-use signet_common::{VERSION, infra::ssrf, store::webhooks};
+use signet_common::{VERSION, delivery::webhooks, infra::ssrf};
 
 pub const TIMEOUT: Duration = Duration::from_secs(15);
 
-/// A response as logged: status and the first 4 KiB of the body.
-#[derive(Debug, Clone)]
-pub struct Response {
-    pub status: u16,
-    pub body: String,
-}
+pub use webhooks::Response;
 
 pub struct WebhookClient {
     client: Client,

@@ -14,7 +14,7 @@ use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Error, Result, Rule},
     infra::{notify::Notifier, secrets},
-    model::{Actor, DocumentStatus},
+    model::{Actor, DeliveryStatus, DocumentStatus},
     store::{
         documents,
         emails::{self, OutgoingEmail},
@@ -76,7 +76,7 @@ pub async fn resend_invitation(
             _ => return Err(Rule::NotResendable.into()),
         };
     let document = documents::lock(&mut tx, account_id, document_id).await?;
-    if status != "FAILED" || document.status != DocumentStatus::Sent {
+    if status != DeliveryStatus::Failed || document.status != DocumentStatus::Sent {
         return Err(Rule::NotResendable.into());
     }
     let recipient = recipients::find(&mut tx, recipient_id).await?;

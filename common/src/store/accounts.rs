@@ -75,6 +75,24 @@ pub async fn find_by_email(pool: &PgPool, email: &str) -> Result<Option<Account>
     .await?)
 }
 
+/// Where an account's webhook deliveries go, and the secret they are signed with.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct WebhookTarget {
+    /// `None` once the account has removed its webhook URL.
+    pub url: Option<String>,
+    pub secret: String,
+}
+
+/// The account's webhook target, as a delivery attempt reads it.
+pub async fn webhook_target(conn: &mut PgConnection, id: Uuid) -> Result<WebhookTarget> {
+    Ok(sqlx::query_as(
+        "SELECT webhook_url AS url, webhook_secret AS secret FROM accounts WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_one(conn)
+    .await?)
+}
+
 /// What to change on an account; `None` leaves a setting as it is.
 #[derive(Debug, Default)]
 pub struct AccountUpdate {

@@ -7,7 +7,7 @@ use uuid::Uuid;
 use crate::{
     error::Result,
     infra::jobs::{self, DispatchEmail},
-    model::{DocumentStatus, EmailKind, RecipientRole},
+    model::{DeliveryStatus, DocumentStatus, EmailKind, RecipientRole},
 };
 
 pub struct NewEmail {
@@ -80,7 +80,8 @@ pub struct OutgoingEmail {
     pub kind: EmailKind,
     pub message_id: String,
     pub link_token: Option<String>,
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: DeliveryStatus,
     pub attempts: i32,
     pub recipient_name: String,
     pub recipient_email: String,
@@ -139,14 +140,23 @@ pub async fn mark_sent(conn: &mut PgConnection, email_id: Uuid) -> Result<bool> 
     Ok(updated.rows_affected() == 1)
 }
 
+/// A recipient's invitation row, as `lock_invitation` finds it.
+#[derive(sqlx::FromRow)]
+struct Invitation {
+    id: Uuid,
+    document_id: Uuid,
+    #[sqlx(try_from = "String")]
+    status: DeliveryStatus,
+}
+
 /// Locks a recipient's invitation row (before its document, in the order dispatch locks
-/// them): its id and status, `None` if the recipient has none or is not the account's.
+/// them): its id, document and status, `None` if the recipient has none or is not the account's.
 pub async fn lock_invitation(
     conn: &mut PgConnection,
     account_id: Uuid,
     recipient_id: Uuid,
-) -> Result<Option<(Uuid, Uuid, String)>> {
-    Ok(sqlx::query_as(
+) -> Result<Option<(Uuid, Uuid, DeliveryStatus)>> {
+    let invitation: Option<Invitation> = sqlx::query_as(
         "SELECT id, document_id, status FROM outbound_emails
          WHERE recipient_id = $1 AND account_id = $2 AND kind = 'INVITATION'
          FOR UPDATE",
@@ -154,7 +164,8 @@ pub async fn lock_invitation(
     .bind(recipient_id)
     .bind(account_id)
     .fetch_optional(conn)
-    .await?)
+    .await?;
+    Ok(invitation.map(|row| (row.id, row.document_id, row.status)))
 }
 
 /// Puts a failed invitation back in the outbox with a new signing token (a failed row keeps

@@ -117,3 +117,19 @@ pub async fn purge_finished(pool: &PgPool, retention: Duration) -> Result<u64> {
     .rows_affected();
     Ok(removed)
 }
+
+/// Whether the schema the worker needs exists: apalis's job table and the sweep's record (the
+/// API's `serve`, or `signet-api migrate`, creates both).
+pub async fn schema_ready(pool: &PgPool) -> Result<bool> {
+    Ok(sqlx::query_scalar(
+        "SELECT to_regclass('apalis.jobs') IS NOT NULL AND to_regclass('public.sweep_runs') IS NOT NULL",
+    )
+    .fetch_one(pool)
+    .await?)
+}
+
+/// One trivial statement: whether the database answers on `pool`.
+pub async fn ping(pool: &PgPool) -> Result<()> {
+    sqlx::query("SELECT 1").execute(pool).await?;
+    Ok(())
+}

@@ -1,0 +1,289 @@
+//! What dispatching an outbox e-mail decides: whether to send it at all, with which link, and
+//! what a send came to. A failed send is retried per `EMAIL_RETRY_SCHEDULE` until it is used
+//! up; a permanent failure (an SMTP 5xx, a message that cannot be built) is not retried.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use crate::{
+    delivery::retry::RetryPolicy,
+    infra::files::FileLinks,
+    model::{DeliveryStatus, DocumentStatus, EmailKind},
+    store::emails::OutgoingEmail,
+};
+
+/// What to do with a locked outbox row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dispatch {
+    /// Its outcome is written already (sent, failed for good or withdrawn): nothing to do.
+    Done,
+    /// An invitation whose document has left SENT (cancelled, declined, expired), or is past
+    /// its expiry before the sweep has run: its link would not work, so it is withdrawn unsent.
+    Withdraw,
+    /// Send it, with this link: the signing link of an invitation, the download link of the
+    /// final PDF in a completion notice.
+    Send { link: Option<String> },
+}
+
+/// Decides what to do with `email` at `now`. `public_url` is where signing links point;
+/// `completion_links` signs the download links of completion notices.
+pub fn dispatch(
+    email: &OutgoingEmail,
+    public_url: &str,
+    completion_links: &FileLinks,
+    now: DateTime<Utc>,
+) -> Dispatch {
+    if email.status != DeliveryStatus::Pending {
+        return Dispatch::Done;
+    }
+    let withdrawn = email.document_status != DocumentStatus::Sent
+        || email.expiry_date.is_some_and(|expiry| expiry <= now);
+    if email.kind == EmailKind::Invitation && withdrawn {
+        return Dispatch::Withdraw;
+    }
+    let link = match email.kind {
+        EmailKind::Invitation => email
+            .link_token
+            .as_ref()
+            .map(|token| format!("{public_url}/sign/{token}")),
+        EmailKind::Completed => Some(completion_links.url(email.document_id, now)),
+        _ => None,
+    };
+    Dispatch::Send { link }
+}
+
+/// A send that failed, as the transport reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendFailure {
+    pub message: String,
+    /// Not worth trying again (an SMTP 5xx such as an unknown mailbox, or a message that cannot
+    /// be built).
+    pub permanent: bool,
+}
+
+/// What sending an e-mail came to, to be written to its outbox row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EmailOutcome {
+    Sent,
+    Failed {
+        error: String,
+        /// The wait before the next attempt; `None`: failed for good.
+        retry_in: Option<Duration>,
+    },
+}
+
+impl EmailOutcome {
+    /// The `outcome` label of `signet_emails_total`.
+    pub fn metric_label(&self) -> &'static str {
+        match self {
+            EmailOutcome::Sent => "sent",
+            EmailOutcome::Failed {
+                retry_in: Some(_), ..
+            } => "retry",
+            EmailOutcome::Failed { retry_in: None, .. } => "failed",
+        }
+    }
+}
+
+/// What a send of an e-mail that had failed `previous_attempts` times came to.
+pub fn outcome(
+    previous_attempts: i32,
+    sent: Result<(), SendFailure>,
+    retries: &RetryPolicy,
+) -> EmailOutcome {
+    match sent {
+        Ok(()) => EmailOutcome::Sent,
+        Err(failure) => EmailOutcome::Failed {
+            retry_in: if failure.permanent {
+                None
+            } else {
+                retries.after_failed_attempt(previous_attempts + 1)
+            },
+            error: failure.message,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::model::RecipientRole;
+
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    fn links() -> FileLinks {
+        FileLinks::new("https://signet.test", b"secret", secs(3600))
+    }
+
+    fn now() -> DateTime<Utc> {
+        "2025-01-02T03:04:05Z".parse().expect("a timestamp")
+    }
+
+    fn email(kind: EmailKind) -> OutgoingEmail {
+        OutgoingEmail {
+            id: Uuid::now_v7(),
+            recipient_id: Uuid::now_v7(),
+            account_id: Uuid::now_v7(),
+            document_id: Uuid::now_v7(),
+            kind,
+            message_id: "<id@signet.test>".to_owned(),
+            link_token: Some("token".to_owned()),
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            recipient_name: "Ann".to_owned(),
+            recipient_email: "ann@signet.test".to_owned(),
+            recipient_role: RecipientRole::Signer,
+            document_title: "Lease".to_owned(),
+            document_code: "ABC".to_owned(),
+            document_status: DocumentStatus::Sent,
+            send_message: None,
+            send_description: None,
+            expiry_date: None,
+            sender_name: "Acme".to_owned(),
+            declined_by: None,
+            decline_reason: None,
+        }
+    }
+
+    fn decide(email: &OutgoingEmail) -> Dispatch {
+        dispatch(email, "https://signet.test", &links(), now())
+    }
+
+    #[test]
+    fn only_pending_rows_are_dispatched() {
+        for status in [
+            DeliveryStatus::Sent,
+            DeliveryStatus::Failed,
+            DeliveryStatus::Withdrawn,
+        ] {
+            let email = OutgoingEmail {
+                status,
+                ..email(EmailKind::Invitation)
+            };
+            assert_eq!(decide(&email), Dispatch::Done);
+        }
+    }
+
+    #[test]
+    fn invitations_carry_the_signing_link() {
+        assert_eq!(
+            decide(&email(EmailKind::Invitation)),
+            Dispatch::Send {
+                link: Some("https://signet.test/sign/token".to_owned())
+            }
+        );
+    }
+
+    #[test]
+    fn completion_notices_carry_a_download_link() {
+        let email = email(EmailKind::Completed);
+        let expected = links().url(email.document_id, now());
+        assert_eq!(
+            dispatch(
+                &OutgoingEmail {
+                    document_status: DocumentStatus::Completed,
+                    ..email
+                },
+                "https://signet.test",
+                &links(),
+                now()
+            ),
+            Dispatch::Send {
+                link: Some(expected)
+            }
+        );
+    }
+
+    #[test]
+    fn other_notices_carry_no_link() {
+        for kind in [
+            EmailKind::Declined,
+            EmailKind::Expired,
+            EmailKind::Cancelled,
+        ] {
+            let email = OutgoingEmail {
+                document_status: DocumentStatus::Declined,
+                ..email(kind)
+            };
+            assert_eq!(decide(&email), Dispatch::Send { link: None });
+        }
+    }
+
+    #[test]
+    fn invitations_to_a_document_no_longer_open_are_withdrawn() {
+        for status in [
+            DocumentStatus::Cancelled,
+            DocumentStatus::Declined,
+            DocumentStatus::Expired,
+        ] {
+            let email = OutgoingEmail {
+                document_status: status,
+                ..email(EmailKind::Invitation)
+            };
+            assert_eq!(decide(&email), Dispatch::Withdraw);
+        }
+        let due = OutgoingEmail {
+            expiry_date: Some(now()),
+            ..email(EmailKind::Invitation)
+        };
+        assert_eq!(decide(&due), Dispatch::Withdraw);
+        let later = OutgoingEmail {
+            expiry_date: Some(now() + chrono::Duration::seconds(1)),
+            ..email(EmailKind::Invitation)
+        };
+        assert!(matches!(decide(&later), Dispatch::Send { .. }));
+    }
+
+    fn failure(permanent: bool) -> Result<(), SendFailure> {
+        Err(SendFailure {
+            message: "421 try later".to_owned(),
+            permanent,
+        })
+    }
+
+    #[test]
+    fn a_send_is_sent() {
+        let outcome = outcome(0, Ok(()), &RetryPolicy::new(vec![secs(10)]));
+        assert_eq!(outcome, EmailOutcome::Sent);
+        assert_eq!(outcome.metric_label(), "sent");
+    }
+
+    #[test]
+    fn a_transient_failure_retries_until_the_schedule_is_used_up() {
+        let retries = RetryPolicy::new(vec![secs(10), secs(60)]);
+        let first = outcome(0, failure(false), &retries);
+        let EmailOutcome::Failed {
+            error,
+            retry_in: Some(wait),
+        } = &first
+        else {
+            panic!("a retry: {first:?}")
+        };
+        assert_eq!(error, "421 try later");
+        assert!((secs(9)..=secs(11)).contains(wait));
+        assert_eq!(first.metric_label(), "retry");
+        let second = outcome(1, failure(false), &retries);
+        assert!(matches!(second, EmailOutcome::Failed { retry_in: Some(w), .. } if w >= secs(54)));
+        let last = outcome(2, failure(false), &retries);
+        assert!(matches!(last, EmailOutcome::Failed { retry_in: None, .. }));
+        assert_eq!(last.metric_label(), "failed");
+    }
+
+    #[test]
+    fn a_permanent_failure_is_not_retried() {
+        let outcome = outcome(0, failure(true), &RetryPolicy::new(vec![secs(10)]));
+        assert_eq!(
+            outcome,
+            EmailOutcome::Failed {
+                error: "421 try later".to_owned(),
+                retry_in: None
+            }
+        );
+        assert_eq!(outcome.metric_label(), "failed");
+    }
+}

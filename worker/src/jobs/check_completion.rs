@@ -1,0 +1,35 @@
+//! `CheckCompletion`: completes a fully signed document (the final PDF, its e-mails and
+//! events), through `flows::completion`.
+
+use std::sync::Arc;
+
+use apalis::prelude::{BoxDynError, Data};
+use signet_common::{flows::completion, infra::jobs::CheckCompletion};
+
+use super::{run_job, until_available};
+use crate::WorkerState;
+
+#[tracing::instrument(name = "CheckCompletion", skip_all, fields(document.id = %job.document_id))]
+pub async fn check_completion(
+    job: CheckCompletion,
+    state: Data<Arc<WorkerState>>,
+) -> Result<(), BoxDynError> {
+    let state = Arc::clone(&state);
+    run_job(async move {
+        let outcome = until_available(|| {
+            completion::check(
+                &state.db.pool,
+                &state.store,
+                job.document_id,
+                &state.notifier,
+            )
+        })
+        .await
+        .inspect_err(
+            |e| tracing::error!(document = %job.document_id, error = %e, "completion failed"),
+        )?;
+        tracing::info!(document = %job.document_id, ?outcome, "completion checked");
+        Ok(())
+    })
+    .await
+}

@@ -1,0 +1,40 @@
+//! `ExpirySweep`, on a schedule (`EXPIRY_SWEEP_CRON`) rather than a queue.
+
+use std::{sync::Arc, time::Duration};
+
+use apalis::prelude::{BoxDynError, Data};
+use apalis_cron::Tick;
+use signet_common::{
+    flows::{completion, expiry},
+    store::queues,
+};
+
+use crate::WorkerState;
+
+/// Finished jobs are kept this long for inspection, then removed by the sweep.
+const FINISHED_JOB_RETENTION: Duration = Duration::from_secs(24 * 3600);
+
+/// The sweep's `job_type` in `signet_jobs_*` metrics (it has no queue: it runs on a schedule).
+pub const SWEEP_JOB_TYPE: &str = "signet.expiry_sweep";
+
+/// Expires due documents, queues completion again for fully signed documents still SENT, and
+/// removes old finished jobs; then records that a sweep finished, for the operator's alert.
+/// Every part claims its rows with `SKIP LOCKED` or is a conditional update, so any number of
+/// processes may sweep at once.
+#[tracing::instrument(name = "ExpirySweep", skip_all)]
+pub async fn expiry_sweep(_tick: Tick, state: Data<Arc<WorkerState>>) -> Result<(), BoxDynError> {
+    let expired = expiry::expire_due(&state.db.pool, &state.notifier).await?;
+    if expired > 0 {
+        tracing::info!(expired, "documents expired");
+    }
+    let requeued = completion::requeue_stalled(&state.db.pool).await?;
+    if requeued > 0 {
+        tracing::warn!(
+            requeued,
+            "fully signed documents were still SENT; completion queued again"
+        );
+    }
+    queues::purge_finished(&state.db.pool, FINISHED_JOB_RETENTION).await?;
+    queues::record_sweep(&state.db.pool, queues::EXPIRY_SWEEP, &state.instance).await?;
+    Ok(())
+}
