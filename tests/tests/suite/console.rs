@@ -309,7 +309,9 @@ async fn api_settings_in_the_browser() {
 
 #[tokio::test]
 async fn repeated_failures_slow_sign_in_down() {
-    let app = TestApp::spawn().await;
+    // A first wait longer than the attempts take: with the default second, the sixth attempt
+    // on a busy machine could come after the wait.
+    let app = TestApp::spawn_with(&[("SIGN_IN_FIRST_DELAY_SECS", "600")]).await;
     let (_, email) = account_with_password(&app).await;
     let mut browser = Browser::new(&app);
     for _ in 0..5 {
