@@ -29,7 +29,7 @@ pub const PALETTE: [&str; 12] = [
 
 /// Stores a PDF and creates its DRAFT document with the CREATED audit entry. The PDF is
 /// inspected within `limits` on one of `workers`' threads: it never holds up the async runtime.
-#[tracing::instrument(name = "workflow::upload_document", skip_all)]
+#[tracing::instrument(name = "drafting::upload_document", skip_all)]
 pub async fn upload_document(
     pool: &PgPool,
     store: &FileStore,
@@ -81,7 +81,7 @@ pub async fn upload_document(
     created
 }
 
-#[tracing::instrument(name = "workflow::add_recipients", skip_all)]
+#[tracing::instrument(name = "drafting::add_recipients", skip_all)]
 pub async fn add_recipients(
     pool: &PgPool,
     account_id: Uuid,
@@ -133,7 +133,7 @@ pub async fn add_recipients(
     commit_update(tx, account_id, document_id, &message, actor).await
 }
 
-#[tracing::instrument(name = "workflow::add_fields", skip_all)]
+#[tracing::instrument(name = "drafting::add_fields", skip_all)]
 pub async fn add_fields(
     pool: &PgPool,
     account_id: Uuid,
@@ -233,7 +233,7 @@ pub struct FieldPlacement {
 /// their new boxes (on the same page, within its bounds), the document's other fields are
 /// removed, and `add` is added by the rules of [`add_fields`]. One `UPDATED` entry counts what
 /// changed; nothing changed writes nothing.
-#[tracing::instrument(name = "workflow::arrange_fields", skip_all)]
+#[tracing::instrument(name = "drafting::arrange_fields", skip_all)]
 pub async fn arrange_fields(
     pool: &PgPool,
     account_id: Uuid,
@@ -322,7 +322,7 @@ pub async fn arrange_fields(
 }
 
 /// Removes a recipient, and their fields, from a DRAFT document.
-#[tracing::instrument(name = "workflow::remove_recipient", skip_all)]
+#[tracing::instrument(name = "drafting::remove_recipient", skip_all)]
 pub async fn remove_recipient(
     pool: &PgPool,
     account_id: Uuid,
@@ -344,7 +344,7 @@ pub async fn remove_recipient(
 
 /// Sends a DRAFT document: SENT status and expiry, the SENT entry, one invitation per recipient
 /// in the outbox with its dispatch job, and each recipient's signing token (kept hashed).
-#[tracing::instrument(name = "workflow::send_document", skip_all)]
+#[tracing::instrument(name = "drafting::send_document", skip_all)]
 pub async fn send_document(
     pool: &PgPool,
     account_id: Uuid,
@@ -391,7 +391,7 @@ pub async fn send_document(
 }
 
 /// Cancels a DRAFT or SENT document; its links stop accepting changes.
-#[tracing::instrument(name = "workflow::cancel_document", skip_all)]
+#[tracing::instrument(name = "drafting::cancel_document", skip_all)]
 pub async fn cancel_document(
     pool: &PgPool,
     account_id: Uuid,
@@ -421,7 +421,7 @@ pub async fn cancel_document(
 }
 
 /// A document with its recipients (in order of addition) and their fields.
-#[tracing::instrument(name = "workflow::document_detail", skip_all)]
+#[tracing::instrument(name = "drafting::document_detail", skip_all)]
 pub async fn document_detail(
     pool: &PgPool,
     account_id: Uuid,
@@ -435,7 +435,7 @@ pub async fn document_detail(
 }
 
 /// The audit trail, oldest first.
-#[tracing::instrument(name = "workflow::audit_trail", skip_all)]
+#[tracing::instrument(name = "drafting::audit_trail", skip_all)]
 pub async fn audit_trail(
     pool: &PgPool,
     account_id: Uuid,

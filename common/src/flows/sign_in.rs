@@ -173,7 +173,7 @@ pub fn source_of(ip: std::net::IpAddr) -> String {
 /// clears the address's count and takes its attempt back from the source's. Only then, and
 /// within `gate`, is the password hashed; when the gate is full the answer is [`SignIn::Busy`]
 /// at once.
-#[tracing::instrument(name = "console::sign_in", skip_all)]
+#[tracing::instrument(name = "sign_in::sign_in", skip_all)]
 pub async fn sign_in(
     pool: &PgPool,
     gate: &Gate,

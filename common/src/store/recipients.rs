@@ -67,14 +67,17 @@ pub async fn insert_many(
     .bind(recipients.iter().map(|r| r.position).collect::<Vec<_>>())
     .execute(conn)
     .await
-    .map_err(|e| {
-        if crate::infra::db::is_unique_violation(&e, "recipients_email_per_document") {
-            Error::Rule(Rule::DuplicateRecipient)
-        } else {
-            e.into()
-        }
-    })?;
+    .map_err(duplicate_recipient)?;
     Ok(())
+}
+
+/// A second recipient with the same address on a document is the rule's error, not the database's.
+fn duplicate_recipient(e: sqlx::Error) -> Error {
+    if crate::infra::db::is_unique_violation(&e, "recipients_email_per_document") {
+        Error::Rule(Rule::DuplicateRecipient)
+    } else {
+        e.into()
+    }
 }
 
 /// Changes a recipient's e-mail address; a duplicate on the document is refused.
@@ -84,13 +87,7 @@ pub async fn set_email(conn: &mut PgConnection, id: Uuid, email: &str) -> Result
         .bind(email)
         .execute(conn)
         .await
-        .map_err(|e| {
-            if crate::infra::db::is_unique_violation(&e, "recipients_email_per_document") {
-                Error::Rule(Rule::DuplicateRecipient)
-            } else {
-                e.into()
-            }
-        })?;
+        .map_err(duplicate_recipient)?;
     Ok(())
 }
 
