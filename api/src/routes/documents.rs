@@ -50,7 +50,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 async fn list_documents(
     State(state): State<AppState>,
     AccountId(account_id): AccountId,
-    ListParams(query): ListParams,
+    ListParams { query, .. }: ListParams,
 ) -> Result<Response, ApiError> {
     let (found, total) = documents::list(&state.db.pool, account_id, &query).await?;
     let now = Utc::now();
