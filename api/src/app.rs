@@ -83,7 +83,6 @@ pub fn router(state: AppState) -> Router {
             .merge(routes::files::router())
             .merge(routes::signing::router())
             .merge(routes::console::router())
-            .merge(routes::console_documents::router())
             .merge(routes::assets::router())
             .merge(routes::health::router())
             .fallback(route_not_found)

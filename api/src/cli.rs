@@ -11,9 +11,11 @@ use signet_common::{
     infra::{
         db::{self, Db, PoolBudget},
         files::FileStore,
+        ssrf,
     },
     model::{Actor, WebhookDeliveryStatus},
     store::{accounts, api_keys, audit, webhooks},
+    wire::inputs::upload_title,
 };
 use uuid::Uuid;
 
@@ -114,7 +116,7 @@ pub enum DocumentCommand {
         account: Uuid,
         #[arg(long)]
         file: PathBuf,
-        /// Default: the file name without its extension
+        /// Default (also when blank): the file name without its extension
         #[arg(long)]
         title: Option<String>,
     },
@@ -288,11 +290,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             let bytes = tokio::fs::read(&file)
                 .await
                 .map_err(|e| CliError(format!("cannot read {}: {e}", file.display())))?;
-            let title = title.unwrap_or_else(|| {
-                file.file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            });
+            let title = upload_title(title.as_deref(), &file.to_string_lossy());
             let store = FileStore::new(&config.file_store_dir);
             let document = drafting::upload_document(
                 pool,
@@ -373,16 +371,11 @@ fn limit_arg(limit: Option<u32>) -> Result<Option<i32>, CliError> {
 }
 
 /// `""` removes the URL; anything else must be an absolute http(s) URL whose host resolves
-/// only to public addresses (unless WEBHOOK_ALLOW_PRIVATE).
+/// only to public addresses (unless WEBHOOK_ALLOW_PRIVATE), as in the console.
 async fn webhook_url_arg(url: &str, allow_private: bool) -> Result<Option<String>, CliError> {
-    let url = url.trim();
-    if url.is_empty() {
-        return Ok(None);
-    }
-    signet_common::infra::ssrf::check_url(url, allow_private)
+    ssrf::webhook_url_setting(url, allow_private)
         .await
-        .map(|parsed| Some(parsed.to_string()))
-        .map_err(|refusal| CliError(format!("--webhook-url {url:?} {refusal}")))
+        .map_err(|refusal| CliError(format!("--webhook-url {:?} {refusal}", url.trim())))
 }
 
 fn account_json(account: &accounts::Account) -> Value {

@@ -42,6 +42,10 @@ pub enum ApiError {
     Unavailable,
     #[error("Internal server error")]
     Internal,
+    /// A failure on our side (database, file store, job queue…): answered as `Unavailable`
+    /// when the database cannot be reached, else as `Internal`, and logged when answered.
+    #[error("{}", answered_as(.0))]
+    Failed(Error),
 }
 
 /// The `Retry-After` of a 503: a database restart or a full connection budget passes in seconds.
@@ -95,6 +99,26 @@ impl ApiError {
             Self::InvalidFileLink | Self::CsrfRejected => StatusCode::FORBIDDEN,
             Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Failed(error) => answered_as(error).status(),
+        }
+    }
+
+    /// The problems of a refused body, property by property (a form shows them as text).
+    pub fn problems(&self) -> Option<&[Problem]> {
+        match self {
+            Self::InvalidBody(problems) => Some(problems),
+            _ => None,
+        }
+    }
+
+    /// Logs a failure on our side; called once, where its response is made.
+    pub fn log(&self) {
+        match self {
+            Self::Failed(error) if error.is_unavailable() => {
+                tracing::warn!(error = %error, "database unavailable");
+            }
+            Self::Failed(error) => tracing::error!(error = %error, "request failed"),
+            _ => {}
         }
     }
 
@@ -111,6 +135,8 @@ impl ApiError {
     }
 }
 
+/// The one mapping from the domain error to the envelope's errors. It does not log: a
+/// conversion may be inspected and dropped; [`ApiError::log`] runs where the response is made.
 impl From<Error> for ApiError {
     fn from(error: Error) -> Self {
         match error {
@@ -120,20 +146,28 @@ impl From<Error> for ApiError {
             Error::Rule(rule) => Self::Rule(rule),
             Error::Conflict(conflict) => Self::Conflict(conflict),
             Error::SigningLinkNotFound => Self::SigningLinkNotFound,
-            e if e.is_unavailable() => {
-                tracing::warn!(error = %e, "database unavailable");
-                Self::Unavailable
-            }
-            e => {
-                tracing::error!(error = %e, "request failed");
-                Self::Internal
-            }
+            // Only an upload reads a PDF; the file is the property at fault.
+            Error::Pdf(e) => Self::InvalidBody(vec![Problem::new("file", e.to_string())]),
+            e => Self::Failed(e),
         }
+    }
+}
+
+/// What a failure on our side is answered as.
+fn answered_as(error: &Error) -> ApiError {
+    if error.is_unavailable() {
+        ApiError::Unavailable
+    } else {
+        ApiError::Internal
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        if let Self::Failed(error) = &self {
+            self.log();
+            return answered_as(error).into_response();
+        }
         let code = match self {
             Self::MissingKey | Self::InvalidKey => "UNAUTHENTICATED",
             _ => "ERROR",

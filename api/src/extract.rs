@@ -1,6 +1,10 @@
 //! Extractors whose rejections are `ApiError`s, so that every refusal is an envelope.
 
-use std::net::{IpAddr, SocketAddr};
+use std::{
+    collections::HashMap,
+    convert::Infallible,
+    net::{IpAddr, SocketAddr},
+};
 
 use axum::{
     body::Bytes,
@@ -53,8 +57,13 @@ impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
     }
 }
 
-/// The document list's query parameters.
-pub struct ListParams(pub ListQuery);
+/// The document list's query parameters, parsed once for the API and the console, with the
+/// pairs they were read from (the console's paging links keep them).
+#[derive(Default)]
+pub struct ListParams {
+    pub query: ListQuery,
+    pub pairs: Vec<(String, String)>,
+}
 
 impl<S: Send + Sync> FromRequestParts<S> for ListParams {
     type Rejection = ApiError;
@@ -64,21 +73,44 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
             form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes())
                 .into_owned()
                 .collect();
-        Ok(Self(ListQuery::from_pairs(&pairs)?))
+        Ok(Self {
+            query: ListQuery::from_pairs(&pairs)?,
+            pairs,
+        })
     }
 }
 
-/// The `:id` of a document route; anything that is not a UUID names no document.
+/// A UUID path parameter by its name in the route; `None` when it is absent or no UUID.
+async fn path_uuid<S: Send + Sync>(parts: &mut Parts, state: &S, name: &str) -> Option<Uuid> {
+    let Path(params) = Path::<HashMap<String, String>>::from_request_parts(parts, state)
+        .await
+        .ok()?;
+    params.get(name)?.parse().ok()
+}
+
+/// The `{id}` of a document route; anything that is not a UUID names no document.
 pub struct DocumentId(pub Uuid);
 
 impl<S: Send + Sync> FromRequestParts<S> for DocumentId {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let Path(id) = Path::<String>::from_request_parts(parts, state)
+        path_uuid(parts, state, "id")
             .await
-            .map_err(|_| ApiError::DocumentNotFound)?;
-        id.parse().map(Self).map_err(|_| ApiError::DocumentNotFound)
+            .map(Self)
+            .ok_or(ApiError::DocumentNotFound)
+    }
+}
+
+/// The `{recipient}` of a route under a document; `None` when it is not a UUID, which names
+/// no recipient (each use case says what it answers for an unknown recipient).
+pub struct RecipientId(pub Option<Uuid>);
+
+impl<S: Send + Sync> FromRequestParts<S> for RecipientId {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Infallible> {
+        Ok(Self(path_uuid(parts, state, "recipient").await))
     }
 }
 

@@ -1,6 +1,12 @@
-//! The frame every server-rendered page shares.
+//! The frame every server-rendered page shares, and how its pages show times.
 
+use chrono::{DateTime, SecondsFormat, Utc};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
+
+/// A time as the pages show it: RFC 3339 in UTC, to the second (`2025-01-31T09:30:00Z`).
+pub fn time(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
 
 pub fn layout(title: &str, body: Markup) -> Markup {
     html! {

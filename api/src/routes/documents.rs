@@ -13,6 +13,7 @@ use signet_common::{
 };
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::openapi::responses::{BodyTooLarge, DocumentNotFound, RateLimited, Unauthenticated};
 use crate::{
     AppState,
     error::{ApiError, Empty, Envelope, success},
@@ -43,14 +44,15 @@ pub fn router() -> OpenApiRouter<AppState> {
     responses(
         (status = 200, description = "Documents retrieved successfully", body = Envelope<DocumentList>),
         (status = 400, description = "Invalid query parameter: <name>", body = Envelope<Empty>),
-        (status = 401, description = "API key is missing or invalid / Invalid API key", body = Envelope<Empty>),
+        Unauthenticated,
+        // The list's 429 alone has published this wording; it is kept as it is.
         (status = 429, description = "API rate limit exceeded (see Retry-After)", body = Envelope<Empty>),
     )
 )]
 async fn list_documents(
     State(state): State<AppState>,
     AccountId(account_id): AccountId,
-    ListParams(query): ListParams,
+    ListParams { query, .. }: ListParams,
 ) -> Result<Response, ApiError> {
     let (found, total) = documents::list(&state.db.pool, account_id, &query).await?;
     let now = Utc::now();
@@ -76,9 +78,7 @@ async fn list_documents(
     params(("id" = uuid::Uuid, Path, description = "Document id")),
     responses(
         (status = 200, description = "Document retrieved successfully", body = Envelope<DocumentDetail>),
-        (status = 401, description = "API key is missing or invalid / Invalid API key", body = Envelope<Empty>),
-        (status = 404, description = "Document not found", body = Envelope<Empty>),
-        (status = 429, description = "API rate limit exceeded", body = Envelope<Empty>),
+        Unauthenticated, DocumentNotFound, RateLimited,
     )
 )]
 async fn get_document(
@@ -103,10 +103,7 @@ async fn get_document(
     responses(
         (status = 200, description = "Recipients added successfully", body = Envelope<Empty>),
         (status = 400, description = "Invalid request body or validation error / Document is not in DRAFT status / Recipient with this email already exists", body = Envelope<Empty>),
-        (status = 401, description = "API key is missing or invalid / Invalid API key", body = Envelope<Empty>),
-        (status = 404, description = "Document not found", body = Envelope<Empty>),
-        (status = 413, description = "Request body too large", body = Envelope<Empty>),
-        (status = 429, description = "API rate limit exceeded", body = Envelope<Empty>),
+        Unauthenticated, DocumentNotFound, BodyTooLarge, RateLimited,
     )
 )]
 async fn add_recipients(
@@ -128,10 +125,7 @@ async fn add_recipients(
     responses(
         (status = 200, description = "Fields added successfully", body = Envelope<Empty>),
         (status = 400, description = "Invalid request body or validation error / Document is not in DRAFT status / Recipient not found for email: <email> / Page <n> is out of range (document has <pages> pages) / Field is outside the bounds of page <n>", body = Envelope<Empty>),
-        (status = 401, description = "API key is missing or invalid / Invalid API key", body = Envelope<Empty>),
-        (status = 404, description = "Document not found", body = Envelope<Empty>),
-        (status = 413, description = "Request body too large", body = Envelope<Empty>),
-        (status = 429, description = "API rate limit exceeded", body = Envelope<Empty>),
+        Unauthenticated, DocumentNotFound, BodyTooLarge, RateLimited,
     )
 )]
 async fn add_fields(
@@ -153,9 +147,7 @@ async fn add_fields(
     responses(
         (status = 200, description = "Document sent successfully", body = Envelope<Empty>),
         (status = 400, description = "Invalid request body or validation error / Document is not in DRAFT status / Document has no recipients / Every recipient must have at least one field / expiryDate must be in the future", body = Envelope<Empty>),
-        (status = 401, description = "API key is missing or invalid / Invalid API key", body = Envelope<Empty>),
-        (status = 404, description = "Document not found", body = Envelope<Empty>),
-        (status = 429, description = "API rate limit exceeded", body = Envelope<Empty>),
+        Unauthenticated, DocumentNotFound, RateLimited,
     )
 )]
 async fn send_document(
@@ -183,9 +175,7 @@ async fn send_document(
     params(("id" = uuid::Uuid, Path, description = "Document id")),
     responses(
         (status = 200, description = "Audit trail retrieved successfully", body = Envelope<Vec<AuditEntryView>>),
-        (status = 401, description = "API key is missing or invalid / Invalid API key", body = Envelope<Empty>),
-        (status = 404, description = "Document not found", body = Envelope<Empty>),
-        (status = 429, description = "API rate limit exceeded", body = Envelope<Empty>),
+        Unauthenticated, DocumentNotFound, RateLimited,
     )
 )]
 async fn get_audit_trail(

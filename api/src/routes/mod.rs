@@ -1,6 +1,5 @@
 pub mod assets;
 pub mod console;
-pub mod console_documents;
 pub mod documents;
 pub mod files;
 pub mod health;

@@ -8,7 +8,7 @@ use axum::{
     response::{IntoResponse, Response},
     routing::{get, post},
 };
-use chrono::{SecondsFormat, Utc};
+use chrono::Utc;
 use maud::{Markup, PreEscaped, html};
 use serde::Serialize;
 use signet_common::{
@@ -24,7 +24,7 @@ use crate::{
     AppState,
     error::{ApiError, Empty, success},
     extract::{ApiJson, ClientActor},
-    html::layout,
+    html::{layout, time},
 };
 
 pub fn router() -> Router<AppState> {
@@ -257,7 +257,7 @@ fn signing_page(token: &str, session: &SigningSession, file_url: Option<&str>) -
                 script type="module" src=(format!("{}/sign-page.mjs", assets::BASE)) {}
             }
             @if let Some(expiry) = document.expiry_date {
-                p { small { "Link valid until " (expiry.to_rfc3339_opts(SecondsFormat::Secs, true)) } }
+                p { small { "Link valid until " (time(expiry)) } }
             }
         },
     )

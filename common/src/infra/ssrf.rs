@@ -115,6 +115,21 @@ pub async fn check_url(url: &str, allow_internal: bool) -> Result<Url, Refusal> 
     }
 }
 
+/// A webhook URL as an account setting is given (the console's form, `--webhook-url`): blank
+/// removes the URL (`Ok(None)`); anything else must pass [`check_url`] and is kept as parsed.
+pub async fn webhook_url_setting(
+    given: &str,
+    allow_internal: bool,
+) -> Result<Option<String>, Refusal> {
+    let given = given.trim();
+    if given.is_empty() {
+        return Ok(None);
+    }
+    check_url(given, allow_internal)
+        .await
+        .map(|parsed| Some(parsed.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,5 +240,18 @@ mod tests {
             );
         }
         assert!(check_url("https://93.184.216.34/hook", false).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_blank_webhook_setting_removes_the_url() {
+        assert_eq!(webhook_url_setting("  ", false).await, Ok(None));
+        assert_eq!(
+            webhook_url_setting(" https://93.184.216.34/hook ", false).await,
+            Ok(Some("https://93.184.216.34/hook".into()))
+        );
+        assert!(matches!(
+            webhook_url_setting("http://127.0.0.1/", false).await,
+            Err(Refusal::Internal(_))
+        ));
     }
 }

@@ -268,6 +268,20 @@ pub fn validate_title(title: &str) -> Result<String, Error> {
     outcome(problems, title.to_owned())
 }
 
+/// The title of an upload: the given one, or where none is given (or it is blank), the file's
+/// name without its directory and extension (`reports/Q3 review.pdf` → `Q3 review`). The
+/// console's upload form and `signet-api document upload` both name documents by this rule;
+/// [`validate_title`] then checks the result.
+pub fn upload_title(given: Option<&str>, file_name: &str) -> String {
+    match given.map(str::trim).filter(|title| !title.is_empty()) {
+        Some(title) => title.to_owned(),
+        None => std::path::Path::new(file_name)
+            .file_stem()
+            .map(|stem| stem.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    }
+}
+
 /// A practical check of an addr-spec: `local@domain`, no spaces or quoting, a dotted domain of
 /// valid labels. Deliverability is the mail server's business.
 /// Why [`mail_address`] refuses internationalised addresses.
@@ -344,6 +358,18 @@ fn is_phone_number(phone: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn upload_titles_default_to_the_file_name() {
+        assert_eq!(upload_title(Some(" Lease "), "a.pdf"), "Lease");
+        assert_eq!(
+            upload_title(Some("  "), "Quarterly report.pdf"),
+            "Quarterly report"
+        );
+        assert_eq!(upload_title(None, "/tmp/scans/Q3.review.PDF"), "Q3.review");
+        assert_eq!(upload_title(None, "notes"), "notes");
+        assert_eq!(upload_title(None, ""), "");
+    }
 
     #[test]
     fn emails() {

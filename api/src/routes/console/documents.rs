@@ -1,0 +1,313 @@
+//! The console's documents: the list (the API's filters, search, sorting and paging), the
+//! document page, recipients, field placement, send, cancel and resend. Same domain
+//! functions as the API and the CLI, and the API's extractors for ids and the list's query;
+//! those are taken as `Result`s so that their refusal is shown as a page, after the CSRF check.
+
+use axum::{
+    extract::State,
+    http::{HeaderMap, StatusCode},
+    response::{IntoResponse, Redirect, Response},
+};
+use chrono::Utc;
+use signet_common::{
+    flows::{
+        delivery_failures,
+        drafting::{self, FieldPlacement},
+    },
+    model::RecipientRole,
+    store::documents,
+    wire::inputs::{FieldInput, RecipientInput, SendInput},
+};
+use uuid::Uuid;
+
+use super::{
+    failure::Failure,
+    session::{Console, ConsoleForm},
+    views::{self, DocumentList, DocumentPage, Placement},
+};
+use crate::{
+    AppState,
+    error::{ApiError, Empty, success},
+    extract::{ApiJson, ClientActor, DocumentId, ListParams, RecipientId},
+};
+
+pub(super) async fn list(
+    State(state): State<AppState>,
+    console: Console,
+    params: Result<ListParams, ApiError>,
+) -> Result<Response, Failure> {
+    render_list(&state, &console, &params?, None, StatusCode::OK).await
+}
+
+pub(super) async fn render_list(
+    state: &AppState,
+    console: &Console,
+    params: &ListParams,
+    upload_error: Option<&str>,
+    status: StatusCode,
+) -> Result<Response, Failure> {
+    let (found, total) =
+        documents::list(&state.db.pool, console.session.account_id, &params.query).await?;
+    let body = views::document_list(DocumentList {
+        csrf: console.csrf(),
+        params,
+        found: &found,
+        total,
+        upload_error,
+    });
+    Ok(views::page(status, "Documents", body))
+}
+
+pub(super) async fn detail(
+    State(state): State<AppState>,
+    console: Console,
+    id: Result<DocumentId, ApiError>,
+) -> Result<Response, Failure> {
+    let DocumentId(id) = id?;
+    render_detail(&state, &console, id, None, StatusCode::OK).await
+}
+
+async fn render_detail(
+    state: &AppState,
+    console: &Console,
+    id: Uuid,
+    error: Option<&str>,
+    status: StatusCode,
+) -> Result<Response, Failure> {
+    let (document, recipients, fields) =
+        drafting::document_detail(&state.db.pool, console.session.account_id, id).await?;
+    let trail = drafting::audit_trail(&state.db.pool, console.session.account_id, id).await?;
+    let now = Utc::now();
+    let body = views::document_page(DocumentPage {
+        csrf: console.csrf(),
+        document: &document,
+        recipients: &recipients,
+        fields: &fields,
+        trail: &trail,
+        file_link: &state.links.url(document.id, now),
+        error,
+        now,
+    });
+    Ok(views::page(status, &document.title, body))
+}
+
+/// A change the API would refuse with a 400 is shown on the document page, which is left as
+/// it was; done, the browser goes back to the page.
+async fn refused_or(
+    state: &AppState,
+    console: &Console,
+    id: Uuid,
+    outcome: signet_common::error::Result<()>,
+) -> Result<Response, Failure> {
+    match outcome.map_err(ApiError::from) {
+        Ok(()) => Ok(Redirect::to(&format!("/app/documents/{id}")).into_response()),
+        Err(error @ (ApiError::Rule(_) | ApiError::InvalidBody(_))) => {
+            // The problems, property by property, stand in for the envelope's general message.
+            let message = match error.problems() {
+                Some(problems) => problems
+                    .iter()
+                    .map(|p| format!("{}: {}", p.field, p.reason))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                None => error.to_string(),
+            };
+            render_detail(state, console, id, Some(&message), error.status()).await
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+pub(super) async fn add_recipient(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    id: Result<DocumentId, ApiError>,
+    ConsoleForm(form): ConsoleForm,
+) -> Result<Response, Failure> {
+    console.check(&form)?;
+    let DocumentId(id) = id?;
+    let role = match form.get("role").map(String::as_str) {
+        Some("VIEWER") => RecipientRole::Viewer,
+        _ => RecipientRole::Signer,
+    };
+    let input = RecipientInput {
+        name: form.get("name").cloned().unwrap_or_default(),
+        email: form.get("email").cloned().unwrap_or_default(),
+        role,
+        country_code: None,
+        phone_number: None,
+    };
+    let outcome = drafting::add_recipients(
+        &state.db.pool,
+        console.session.account_id,
+        id,
+        vec![input],
+        &actor,
+    )
+    .await;
+    refused_or(&state, &console, id, outcome).await
+}
+
+pub(super) async fn send(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    id: Result<DocumentId, ApiError>,
+    ConsoleForm(form): ConsoleForm,
+) -> Result<Response, Failure> {
+    console.check(&form)?;
+    let DocumentId(id) = id?;
+    let field = |name: &str| form.get(name).cloned().unwrap_or_default();
+    // A datetime-local input has no zone; the form says UTC.
+    let expiry = chrono::NaiveDateTime::parse_from_str(&field("expiry"), "%Y-%m-%dT%H:%M")
+        .map(|t| t.and_utc().to_rfc3339())
+        .unwrap_or_else(|_| field("expiry"));
+    let input = SendInput {
+        message: field("message"),
+        description: field("description"),
+        expiry_date: expiry,
+    };
+    let outcome = drafting::send_document(
+        &state.db.pool,
+        console.session.account_id,
+        id,
+        input,
+        &actor,
+        &state.notifier,
+    )
+    .await;
+    refused_or(&state, &console, id, outcome).await
+}
+
+/// The placement page: pages rendered with pdf.js (place-fields.mjs does the work).
+pub(super) async fn place(
+    State(state): State<AppState>,
+    console: Console,
+    id: Result<DocumentId, ApiError>,
+) -> Result<Response, Failure> {
+    let DocumentId(id) = id?;
+    let (document, recipients, fields) =
+        drafting::document_detail(&state.db.pool, console.session.account_id, id).await?;
+    let body = views::field_placement(Placement {
+        csrf: console.csrf(),
+        document: &document,
+        recipients: &recipients,
+        fields: &fields,
+        file_link: &state.links.url(id, Utc::now()),
+    });
+    Ok(views::page(StatusCode::OK, "Place fields", body))
+}
+
+/// What the placement page saves: the saved fields it keeps, each with its box (moved or
+/// resized, or not), and the new ones. Saved fields it leaves out are removed.
+#[derive(serde::Deserialize)]
+pub(super) struct Arrangement {
+    #[serde(default)]
+    keep: Vec<FieldPlacement>,
+    #[serde(default)]
+    add: Vec<FieldInput>,
+}
+
+/// Saves the placement page's fields in one change (`drafting::arrange_fields`: new fields by
+/// the rules of `POST /documents/:id/fields`); answers in the envelope so the page can show the
+/// API's messages.
+pub(super) async fn save_fields(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    headers: HeaderMap,
+    id: Result<DocumentId, ApiError>,
+    ApiJson(arrangement): ApiJson<Arrangement>,
+) -> Result<Response, ApiError> {
+    let token = headers
+        .get("x-csrf-token")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if console.check_token(token).is_err() {
+        return Err(ApiError::CsrfRejected);
+    }
+    let DocumentId(id) = id?;
+    drafting::arrange_fields(
+        &state.db.pool,
+        console.session.account_id,
+        id,
+        arrangement.keep,
+        arrangement.add,
+        &actor,
+    )
+    .await?;
+    Ok(success("Fields saved", Empty {}))
+}
+
+/// Removes a recipient and their fields from a DRAFT document.
+pub(super) async fn remove_recipient(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    id: Result<DocumentId, ApiError>,
+    RecipientId(recipient): RecipientId,
+    ConsoleForm(form): ConsoleForm,
+) -> Result<Response, Failure> {
+    console.check(&form)?;
+    let DocumentId(id) = id?;
+    let outcome = match recipient {
+        Some(recipient) => {
+            drafting::remove_recipient(
+                &state.db.pool,
+                console.session.account_id,
+                id,
+                recipient,
+                &actor,
+            )
+            .await
+        }
+        // What `remove_recipient` answers for any id that is none of the document's.
+        None => Err(signet_common::Error::invalid(
+            "recipient",
+            "not a recipient of this document",
+        )),
+    };
+    refused_or(&state, &console, id, outcome).await
+}
+
+/// Sends a failed invitation again, to the corrected address if one was typed.
+pub(super) async fn resend_invitation(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    id: Result<DocumentId, ApiError>,
+    RecipientId(recipient): RecipientId,
+    ConsoleForm(form): ConsoleForm,
+) -> Result<Response, Failure> {
+    console.check(&form)?;
+    let DocumentId(id) = id?;
+    let outcome = match recipient {
+        Some(recipient) => {
+            delivery_failures::resend_invitation(
+                &state.db.pool,
+                console.session.account_id,
+                id,
+                recipient,
+                form.get("email").map(String::as_str),
+                &actor,
+            )
+            .await
+        }
+        // What `resend_invitation` answers for any id that is no invitation of the document.
+        None => Err(signet_common::Rule::NotResendable.into()),
+    };
+    refused_or(&state, &console, id, outcome).await
+}
+
+pub(super) async fn cancel(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    id: Result<DocumentId, ApiError>,
+    ConsoleForm(form): ConsoleForm,
+) -> Result<Response, Failure> {
+    console.check(&form)?;
+    let DocumentId(id) = id?;
+    drafting::cancel_document(&state.db.pool, console.session.account_id, id, &actor).await?;
+    Ok(Redirect::to(&format!("/app/documents/{id}")).into_response())
+}

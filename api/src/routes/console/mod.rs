@@ -1,0 +1,78 @@
+//! The account console at `/app` (server-rendered): sign-in, the API settings of DESIGN and the
+//! spec, and the documents. Every route of it is listed here; each feature's handlers live in
+//! their own module, and the page markup in `views`.
+//!
+//! - `session`: the signed-in account (`Console`), cookies, CSRF, sign-in and sign-out.
+//! - `settings`: the API key, usage, webhook URL, signing secret, delivery log and replay.
+//! - `documents`: the list, document page, recipients, fields, send, cancel, resend.
+//! - `upload`: uploading a PDF from the documents page.
+//! - `failure`: how a refused or failed console request is shown.
+//! - `views`: the pages' markup, apart from the handlers.
+
+mod documents;
+mod failure;
+mod session;
+mod settings;
+mod upload;
+mod views;
+
+use axum::{
+    Router,
+    extract::DefaultBodyLimit,
+    response::Redirect,
+    routing::{get, post},
+};
+
+use crate::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/app", get(|| async { Redirect::to("/app/documents") }))
+        .route(
+            "/app/sign-in",
+            get(session::sign_in_page).post(session::sign_in),
+        )
+        .route("/app/sign-out", post(session::sign_out))
+        .route("/app/settings/api", get(settings::show))
+        .route(
+            "/app/settings/api/key/generate",
+            post(settings::generate_key),
+        )
+        .route("/app/settings/api/key/revoke", post(settings::revoke_key))
+        .route("/app/settings/api/webhook", post(settings::set_webhook_url))
+        .route(
+            "/app/settings/api/webhook/secret/reveal",
+            post(settings::reveal_secret),
+        )
+        .route(
+            "/app/settings/api/webhook/secret/rotate",
+            post(settings::rotate_secret),
+        )
+        .route(
+            "/app/settings/api/deliveries/{id}/replay",
+            post(settings::replay),
+        )
+        .route(
+            "/app/documents",
+            get(documents::list)
+                .post(upload::upload)
+                .layer(DefaultBodyLimit::max(upload::UPLOAD_BODY_LIMIT)),
+        )
+        .route("/app/documents/{id}", get(documents::detail))
+        .route("/app/documents/{id}/cancel", post(documents::cancel))
+        .route(
+            "/app/documents/{id}/recipients",
+            post(documents::add_recipient),
+        )
+        .route("/app/documents/{id}/place", get(documents::place))
+        .route("/app/documents/{id}/fields", post(documents::save_fields))
+        .route("/app/documents/{id}/send", post(documents::send))
+        .route(
+            "/app/documents/{id}/recipients/{recipient}/resend",
+            post(documents::resend_invitation),
+        )
+        .route(
+            "/app/documents/{id}/recipients/{recipient}/remove",
+            post(documents::remove_recipient),
+        )
+}

@@ -1,0 +1,205 @@
+//! Who is signed in: the `Console` extractor (the session cookie), the forms' CSRF tokens, and
+//! signing in and out. The session cookie is HttpOnly and SameSite=Lax (and Secure behind
+//! https); every state-changing form echoes the session's CSRF token.
+
+use std::collections::HashMap;
+
+use axum::{
+    Form,
+    extract::{FromRequest, FromRequestParts, Request, State},
+    http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts},
+    response::{IntoResponse, Redirect, Response},
+};
+use signet_common::{
+    flows::sign_in::{self, Session, SignIn},
+    infra::secrets,
+};
+
+use super::{failure::Failure, views};
+use crate::{AppState, extract::ClientActor};
+
+const SESSION_COOKIE: &str = "signet_session";
+/// Double-submit token for the sign-in form, which has no session yet.
+const SIGN_IN_COOKIE: &str = "signet_sign_in";
+
+fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_owned())
+}
+
+fn set_cookie(state: &AppState, name: &str, value: &str, max_age_secs: i64) -> HeaderValue {
+    let secure = if state.config.public_url.starts_with("https://") {
+        "; Secure"
+    } else {
+        ""
+    };
+    HeaderValue::from_str(&format!(
+        "{name}={value}; Path=/app; HttpOnly; SameSite=Lax; Max-Age={max_age_secs}{secure}"
+    ))
+    .expect("cookie values are URL-safe")
+}
+
+/// A console form's fields. A body that is not a form reads as no fields, so that the CSRF
+/// check (which then fails) answers it, as it answers any forged form.
+pub(super) struct ConsoleForm(pub(super) HashMap<String, String>);
+
+impl<S: Send + Sync> FromRequest<S> for ConsoleForm {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(
+            Form::<HashMap<String, String>>::from_request(req, state)
+                .await
+                .map(|Form(fields)| fields)
+                .unwrap_or_default(),
+        ))
+    }
+}
+
+/// The signed-in account; any console page without one redirects to the sign-in page.
+pub(super) struct Console {
+    pub(super) session: Session,
+    token: String,
+}
+
+impl FromRequestParts<AppState> for Console {
+    type Rejection = Failure;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Failure> {
+        let token = cookie(&parts.headers, SESSION_COOKIE).ok_or(Failure::SignInRequired)?;
+        let session = sign_in::session(&state.db.pool, &token)
+            .await?
+            .ok_or(Failure::SignInRequired)?;
+        Ok(Self { session, token })
+    }
+}
+
+impl Console {
+    /// Every state-changing form must echo the session's CSRF token.
+    pub(super) fn check(&self, form: &HashMap<String, String>) -> Result<(), Failure> {
+        self.check_token(form.get("csrf").map(String::as_str).unwrap_or_default())
+    }
+
+    pub(super) fn check_token(&self, given: &str) -> Result<(), Failure> {
+        if secrets::constant_time_eq(given.as_bytes(), self.session.csrf_token.as_bytes()) {
+            Ok(())
+        } else {
+            Err(Failure::Forgery)
+        }
+    }
+
+    /// The token the session's forms carry.
+    pub(super) fn csrf(&self) -> &str {
+        &self.session.csrf_token
+    }
+}
+
+pub(super) async fn sign_in_page(State(state): State<AppState>) -> Response {
+    sign_in_form(&state, StatusCode::OK, None)
+}
+
+fn sign_in_form(state: &AppState, status: StatusCode, error: Option<&str>) -> Response {
+    let token = secrets::base64url(&secrets::random_bytes(24));
+    let mut response = views::page(status, "Sign in", views::sign_in(&token, error));
+    response.headers_mut().append(
+        header::SET_COOKIE,
+        set_cookie(state, SIGN_IN_COOKIE, &token, 3600),
+    );
+    response
+}
+
+pub(super) async fn sign_in(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ClientActor(actor): ClientActor,
+    ConsoleForm(form): ConsoleForm,
+) -> Response {
+    let expected = cookie(&headers, SIGN_IN_COOKIE).unwrap_or_default();
+    let given = form.get("csrf").map(String::as_str).unwrap_or_default();
+    if expected.is_empty() || !secrets::constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+        return Failure::Forgery.into_response();
+    }
+    let email = form.get("email").map(String::as_str).unwrap_or_default();
+    let password = form.get("password").map(String::as_str).unwrap_or_default();
+    let source = actor
+        .ip_address
+        .parse()
+        .map_or_else(|_| actor.ip_address.clone(), sign_in::source_of);
+    let outcome = sign_in::sign_in(
+        &state.db.pool,
+        &state.gates.sign_in,
+        &state.gates.hashing,
+        sign_in::Throttle::from(&state.config.limits),
+        &source,
+        email,
+        password,
+    )
+    .await;
+    match outcome {
+        Ok(SignIn::Ok { token }) => {
+            let mut response = Redirect::to("/app/documents").into_response();
+            let headers = response.headers_mut();
+            headers.append(
+                header::SET_COOKIE,
+                set_cookie(&state, SESSION_COOKIE, &token, 12 * 3600),
+            );
+            headers.append(
+                header::SET_COOKIE,
+                set_cookie(&state, SIGN_IN_COOKIE, "", 0),
+            );
+            response
+        }
+        Ok(SignIn::WrongCredentials) => sign_in_form(
+            &state,
+            StatusCode::UNAUTHORIZED,
+            Some("Wrong e-mail or password."),
+        ),
+        Ok(SignIn::Throttled { retry_after_secs }) => with_retry_after(
+            sign_in_form(
+                &state,
+                StatusCode::TOO_MANY_REQUESTS,
+                Some(&format!(
+                    "Too many failed sign-ins. Try again in {retry_after_secs} seconds."
+                )),
+            ),
+            retry_after_secs,
+        ),
+        Ok(SignIn::Busy) => with_retry_after(
+            sign_in_form(
+                &state,
+                StatusCode::SERVICE_UNAVAILABLE,
+                Some("Too many sign-ins at once. Try again in a moment."),
+            ),
+            1,
+        ),
+        Err(e) => Failure::from(e).into_response(),
+    }
+}
+
+fn with_retry_after(mut response: Response, secs: i64) -> Response {
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    response
+}
+
+pub(super) async fn sign_out(
+    State(state): State<AppState>,
+    console: Console,
+    ConsoleForm(form): ConsoleForm,
+) -> Result<Response, Failure> {
+    console.check(&form)?;
+    sign_in::sign_out(&state.db.pool, &console.token).await?;
+    let mut response = Redirect::to("/app/sign-in").into_response();
+    response.headers_mut().append(
+        header::SET_COOKIE,
+        set_cookie(&state, SESSION_COOKIE, "", 0),
+    );
+    Ok(response)
+}
