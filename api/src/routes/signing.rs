@@ -13,9 +13,12 @@ use maud::{Markup, PreEscaped, html};
 use serde::Serialize;
 use signet_common::{
     Error,
-    flows::signing::{self, DeclineInput, SigningSession, SubmitInput},
+    flows::signing::{self, SigningSession},
     model::{DocumentStatus, FieldType, RecipientRole, RecipientStatus},
-    wire::views::{FieldView, Timestamp},
+    wire::{
+        inputs::{DeclineInput, SubmitInput},
+        views::{FieldView, Timestamp},
+    },
 };
 use uuid::Uuid;
 

@@ -3,7 +3,7 @@
 //! e-mails, committed in one transaction under the document's row lock. The PDF is rendered
 //! before that transaction, with no lock and no connection held.
 
-use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use signet_pdf::{Certificate, CertificateAuditLine, CertificateRecipient, StampField, StampKind};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -21,6 +21,7 @@ use crate::{
         RecipientRole, RecipientStatus,
     },
     store::{audit, documents, fields, recipients},
+    wire::views::Timestamp,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,8 +174,9 @@ fn stamp_fields(fields: &[Field]) -> Vec<StampField> {
         .collect()
 }
 
+/// Times on the certificate read as they do in the API.
 fn time(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+    Timestamp(t).to_string()
 }
 
 fn certificate(

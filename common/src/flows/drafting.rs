@@ -16,8 +16,8 @@ use crate::{
         recipients::{self, NewRecipient},
     },
     wire::inputs::{
-        self, FieldInput, MAX_FIELDS_PER_DOCUMENT, MAX_RECIPIENTS_PER_DOCUMENT, RecipientInput,
-        SendInput,
+        self, FieldInput, FieldPlacement, MAX_FIELDS_PER_DOCUMENT, MAX_RECIPIENTS_PER_DOCUMENT,
+        RecipientInput, SendInput,
     },
 };
 
@@ -217,16 +217,6 @@ fn new_fields(
         });
     }
     Ok(new_fields)
-}
-
-/// Where a field already on the document should now be: position and size on its page.
-#[derive(Debug, Clone, Copy, serde::Deserialize, utoipa::ToSchema)]
-pub struct FieldPlacement {
-    pub id: Uuid,
-    pub x: f64,
-    pub y: f64,
-    pub width: f64,
-    pub height: f64,
 }
 
 /// Rearranges a DRAFT document's fields in one change: the fields in `keep` move or resize to

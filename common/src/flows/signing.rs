@@ -2,9 +2,7 @@
 //! one transaction under the document's row lock, like the owner's operations.
 
 use chrono::{NaiveDate, Utc};
-use serde::Deserialize;
 use sqlx::{PgConnection, PgPool};
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::{
@@ -16,31 +14,13 @@ use crate::{
         RecipientStatus,
     },
     store::{documents, fields, recipients},
+    wire::inputs::{DeclineInput, SubmitInput},
 };
 
 pub const MAX_TEXT_CHARS: usize = 1_000;
 pub const MAX_TYPED_SIGNATURE_CHARS: usize = 200;
 pub const MAX_SIGNATURE_IMAGE_BYTES: usize = 512 * 1024;
 const PNG_DATA_URL: &str = "data:image/png;base64,";
-
-#[derive(Debug, Clone, Deserialize, ToSchema)]
-pub struct SubmitInput {
-    /// A value for every field of the recipient.
-    pub fields: Vec<FieldValueInput>,
-}
-
-#[derive(Debug, Clone, Deserialize, ToSchema)]
-pub struct FieldValueInput {
-    pub id: Uuid,
-    /// SIGNATURE/INITIALS: a typed name or a PNG data URL; DATE: YYYY-MM-DD; TEXT: text.
-    pub value: String,
-}
-
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
-pub struct DeclineInput {
-    #[serde(default)]
-    pub reason: Option<String>,
-}
 
 /// A recipient's view of their document.
 #[derive(Debug, Clone)]

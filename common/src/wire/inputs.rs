@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use utoipa::ToSchema;
+use uuid::Uuid;
 
 use crate::{
     error::{Error, Problem, Rule},
@@ -353,6 +354,39 @@ fn is_phone_number(phone: &str) -> bool {
         && phone
             .chars()
             .all(|c| c.is_ascii_digit() || " .-()".contains(c))
+}
+
+// What a recipient sends through their signing link.
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct SubmitInput {
+    /// A value for every field of the recipient.
+    pub fields: Vec<FieldValueInput>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct FieldValueInput {
+    pub id: Uuid,
+    /// SIGNATURE/INITIALS: a typed name or a PNG data URL; DATE: YYYY-MM-DD; TEXT: text.
+    pub value: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct DeclineInput {
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+// What the console's field placement page sends.
+
+/// Where a field already on the document should now be: position and size on its page.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+pub struct FieldPlacement {
+    pub id: Uuid,
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
 }
 
 #[cfg(test)]

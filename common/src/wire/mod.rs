@@ -1,5 +1,7 @@
-//! The shapes of the external API on the wire: request bodies and their validation, the list's
-//! query parameters, and the JSON views (which webhook payloads repeat).
+//! The shapes on the wire: request bodies and their validation (the external API's, the
+//! signing page's and the console's), the list's query parameters, the JSON views and the
+//! webhook payload. The only place `utoipa` appears, besides the status enums of `model`,
+//! which travel on the wire as they are.
 
 pub mod inputs;
 pub mod query;

@@ -15,9 +15,15 @@ use crate::model::{
 #[schema(value_type = String, format = DateTime, example = "2026-11-21T22:38:39.123Z")]
 pub struct Timestamp(pub DateTime<Utc>);
 
+impl std::fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.to_rfc3339_opts(SecondsFormat::Millis, true))
+    }
+}
+
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0.to_rfc3339_opts(SecondsFormat::Millis, true))
+        s.collect_str(self)
     }
 }
 

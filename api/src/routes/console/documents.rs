@@ -10,13 +10,10 @@ use axum::{
 };
 use chrono::Utc;
 use signet_common::{
-    flows::{
-        delivery_failures,
-        drafting::{self, FieldPlacement},
-    },
+    flows::{delivery_failures, drafting},
     model::RecipientRole,
     store::documents,
-    wire::inputs::{FieldInput, RecipientInput, SendInput},
+    wire::inputs::{FieldInput, FieldPlacement, RecipientInput, SendInput},
 };
 use uuid::Uuid;
 
