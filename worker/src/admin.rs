@@ -52,7 +52,7 @@ async fn health(state: &WorkerState) -> Health {
     let database = matches!(
         tokio::time::timeout(
             DATABASE_CHECK_TIMEOUT,
-            signet_common::store::queues::ping(&state.queue_pool)
+            signet_common::infra::db::ping(&state.queue_pool)
         )
         .await,
         Ok(Ok(_))

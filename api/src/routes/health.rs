@@ -26,8 +26,7 @@ async fn healthz() -> Response {
 
 /// The database answers.
 async fn readyz(State(state): State<AppState>) -> Result<Response, ApiError> {
-    sqlx::query("SELECT 1")
-        .execute(&state.db.pool)
+    signet_common::infra::db::ping(&state.db.pool)
         .await
         .map_err(|e| {
             tracing::warn!(error = %e, "not ready: database unreachable");

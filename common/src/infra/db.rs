@@ -106,3 +106,9 @@ pub fn is_unique_violation(error: &sqlx::Error, constraint: &str) -> bool {
     matches!(error, sqlx::Error::Database(db)
         if db.code().as_deref() == Some("23505") && db.constraint() == Some(constraint))
 }
+
+/// One trivial statement: whether the database answers on `pool` (the readiness checks).
+pub async fn ping(pool: &PgPool) -> Result<()> {
+    sqlx::query("SELECT 1").execute(pool).await?;
+    Ok(())
+}

@@ -127,9 +127,3 @@ pub async fn schema_ready(pool: &PgPool) -> Result<bool> {
     .fetch_one(pool)
     .await?)
 }
-
-/// One trivial statement: whether the database answers on `pool`.
-pub async fn ping(pool: &PgPool) -> Result<()> {
-    sqlx::query("SELECT 1").execute(pool).await?;
-    Ok(())
-}

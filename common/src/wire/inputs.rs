@@ -283,8 +283,6 @@ pub fn upload_title(given: Option<&str>, file_name: &str) -> String {
     }
 }
 
-/// A practical check of an addr-spec: `local@domain`, no spaces or quoting, a dotted domain of
-/// valid labels. Deliverability is the mail server's business.
 /// Why [`mail_address`] refuses internationalised addresses.
 pub const NON_ASCII_EMAIL: &str = "internationalised (non-ASCII) e-mail addresses are not supported: \
      many mail servers cannot deliver them (SMTPUTF8); use the address's ASCII form (a domain's \
