@@ -231,3 +231,114 @@ fn certificate(
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use sqlx::types::Json;
+
+    use super::*;
+    use crate::model::OptionalDeliveryStatus;
+
+    fn recipient(email: &str, role: RecipientRole) -> Recipient {
+        Recipient {
+            id: Uuid::now_v7(),
+            account_id: Uuid::nil(),
+            document_id: Uuid::nil(),
+            name: email.into(),
+            email: email.into(),
+            role,
+            country_code: None,
+            phone_number: None,
+            status: RecipientStatus::Signed,
+            color_code: "#000000".into(),
+            position: 0,
+            viewed_at: None,
+            signed_at: None,
+            declined_at: None,
+            decline_reason: None,
+            delivery_status: OptionalDeliveryStatus::default(),
+            delivery_error: None,
+        }
+    }
+
+    fn entry(event: AuditEvent, message: &str, recipient_id: Option<Uuid>, ip: &str) -> AuditEntry {
+        AuditEntry {
+            seq: 0,
+            id: Uuid::now_v7(),
+            account_id: Uuid::nil(),
+            document_id: Uuid::nil(),
+            event,
+            message: message.into(),
+            recipient_id,
+            ip_address: ip.into(),
+            user_agent: format!("agent of {ip}"),
+            created_at: Utc::now(),
+            prev_hash: Vec::new(),
+            hash: Vec::new(),
+            format: audit::FORMAT,
+        }
+    }
+
+    /// The certificate attributes a signature by the entry's recipient, not by its words: a
+    /// recipient whose address was corrected after they signed, and a message worded otherwise,
+    /// still get their own signature's address; a viewer gets their first view's.
+    #[test]
+    fn signatures_and_views_are_found_by_recipient() {
+        let ann = recipient("ann@example.com", RecipientRole::Signer);
+        let vic = recipient("vic@example.com", RecipientRole::Viewer);
+        let trail = [
+            entry(
+                AuditEvent::Viewed,
+                "Document viewed by someone",
+                Some(ann.id),
+                "198.51.100.1",
+            ),
+            entry(AuditEvent::Viewed, "Opened", Some(vic.id), "198.51.100.2"),
+            entry(
+                AuditEvent::Viewed,
+                "Opened again",
+                Some(vic.id),
+                "198.51.100.3",
+            ),
+            entry(
+                AuditEvent::Signed,
+                "Document signed by ann@old.example",
+                Some(ann.id),
+                "198.51.100.4",
+            ),
+            entry(
+                AuditEvent::Signed,
+                "Document signed by ann@example.com",
+                None,
+                "198.51.100.5",
+            ),
+        ];
+        let document = Document {
+            id: Uuid::nil(),
+            account_id: Uuid::nil(),
+            code: "ABC".into(),
+            title: "Lease".into(),
+            status: DocumentStatus::Sent,
+            file_key: String::new(),
+            sha256: String::new(),
+            pages: 1,
+            page_sizes: Json(Vec::new()),
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+            sent_at: None,
+            expiry_date: None,
+            completed_at: None,
+            send_message: None,
+            send_description: None,
+            final_file_key: None,
+            final_sha256: None,
+        };
+        let certificate = certificate(&document, &[ann, vic], &trail, Utc::now());
+        let addresses: Vec<Option<&str>> = certificate
+            .recipients
+            .iter()
+            .map(|r| r.ip_address.as_deref())
+            .collect();
+        assert_eq!(addresses, [Some("198.51.100.4"), Some("198.51.100.2")]);
+    }
+}
