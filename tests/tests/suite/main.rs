@@ -21,6 +21,7 @@ mod real_names;
 mod scale_out;
 mod security;
 mod signing_flow;
+mod upgrades;
 mod uploads;
 mod webhooks;
 mod workers;
