@@ -32,7 +32,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tracing::Instrument;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
-use crate::{error::ApiError, extract::AccountId, routes};
+use crate::{error::ApiError, extract::ApiAccount, routes};
 
 pub const BASE_PATH: &str = "/external/api/v1";
 pub const BODY_LIMIT_BYTES: usize = 1024 * 1024;
@@ -234,7 +234,7 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     match outcome {
         Ok(Authentication::Allowed { account_id }) => {
             tracing::Span::current().record("account.id", account_id.to_string());
-            req.extensions_mut().insert(AccountId(account_id));
+            req.extensions_mut().insert(ApiAccount(account_id));
             next.run(req).await
         }
         Ok(Authentication::Limited {

@@ -13,7 +13,7 @@ use signet_common::{
         files::FileStore,
         ssrf,
     },
-    model::{Actor, WebhookDeliveryStatus},
+    model::{AccountId, Actor, DocumentId, WebhookDeliveryStatus},
     store::{accounts, api_keys, audit, webhooks},
     wire::inputs::upload_title,
 };
@@ -73,12 +73,12 @@ pub enum AccountCommand {
     /// Set the console password, read from standard input (first line); signs out every session
     SetPassword {
         #[arg(long)]
-        id: Uuid,
+        id: AccountId,
     },
     /// Change an account's usage limit or webhook URL ("" removes the URL)
     Update {
         #[arg(long)]
-        id: Uuid,
+        id: AccountId,
         #[arg(long)]
         usage_limit: Option<u32>,
         #[arg(long)]
@@ -87,7 +87,7 @@ pub enum AccountCommand {
     /// Show an account's API settings: usage, limit, webhook URL and masked key
     Show {
         #[arg(long, required_unless_present = "email", conflicts_with = "email")]
-        id: Option<Uuid>,
+        id: Option<AccountId>,
         /// Look the account up by its e-mail instead
         #[arg(long)]
         email: Option<String>,
@@ -105,7 +105,7 @@ pub enum KeyCommand {
 #[derive(Debug, Args)]
 pub struct AccountArg {
     #[arg(long)]
-    account: Uuid,
+    account: AccountId,
 }
 
 #[derive(Debug, Subcommand)]
@@ -113,7 +113,7 @@ pub enum DocumentCommand {
     /// Upload a PDF as a new DRAFT document -> {"id", "code", "pages"}
     Upload {
         #[arg(long)]
-        account: Uuid,
+        account: AccountId,
         #[arg(long)]
         file: PathBuf,
         /// Default (also when blank): the file name without its extension
@@ -123,9 +123,9 @@ pub enum DocumentCommand {
     /// Cancel a DRAFT or SENT document -> {"id", "status"}
     Cancel {
         #[arg(long)]
-        account: Uuid,
+        account: AccountId,
         #[arg(long)]
-        id: Uuid,
+        id: DocumentId,
     },
 }
 
@@ -136,7 +136,7 @@ pub enum WebhookCommand {
     /// List the account's deliveries, oldest first, one JSON object per line
     Deliveries {
         #[arg(long)]
-        account: Uuid,
+        account: AccountId,
         /// Only deliveries in this state
         #[arg(long, value_enum)]
         status: Option<DeliveryStatus>,
@@ -160,7 +160,7 @@ pub enum AuditCommand {
     /// Check a document's audit hash chain -> {"ok", "entries"[, "firstBroken"]}
     Verify {
         #[arg(long)]
-        document: Uuid,
+        document: DocumentId,
     },
 }
 

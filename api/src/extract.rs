@@ -13,7 +13,11 @@ use axum::{
 };
 use ipnet::IpNet;
 use serde::de::DeserializeOwned;
-use signet_common::{Problem, model::Actor, wire::query::ListQuery};
+use signet_common::{
+    Problem,
+    model::{AccountId, Actor, DocumentId, RecipientId},
+    wire::query::ListQuery,
+};
 use uuid::Uuid;
 
 use crate::{AppState, error::ApiError};
@@ -89,43 +93,51 @@ async fn path_uuid<S: Send + Sync>(parts: &mut Parts, state: &S, name: &str) -> 
 }
 
 /// The `{id}` of a document route; anything that is not a UUID names no document.
-pub struct DocumentId(pub Uuid);
+pub struct DocumentPath(pub DocumentId);
 
-impl<S: Send + Sync> FromRequestParts<S> for DocumentId {
+impl<S: Send + Sync> FromRequestParts<S> for DocumentPath {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         path_uuid(parts, state, "id")
             .await
-            .map(Self)
+            .map(|id| Self(id.into()))
             .ok_or(ApiError::DocumentNotFound)
     }
 }
 
 /// The `{recipient}` of a route under a document; `None` when it is not a UUID, which names
 /// no recipient (each use case says what it answers for an unknown recipient).
-pub struct RecipientId(pub Option<Uuid>);
+pub struct RecipientPath(pub Option<RecipientId>);
 
-impl<S: Send + Sync> FromRequestParts<S> for RecipientId {
+impl<S: Send + Sync> FromRequestParts<S> for RecipientPath {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Infallible> {
-        Ok(Self(path_uuid(parts, state, "recipient").await))
+        Ok(Self(
+            path_uuid(parts, state, "recipient").await.map(Into::into),
+        ))
     }
 }
 
 /// The account the request's API key belongs to (set by the authentication middleware).
 #[derive(Debug, Clone, Copy)]
-pub struct AccountId(pub Uuid);
+pub struct ApiAccount(pub AccountId);
 
-impl<S: Send + Sync> FromRequestParts<S> for AccountId {
+impl<S: Send + Sync> FromRequestParts<S> for ApiAccount {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        parts.extensions.get::<AccountId>().copied().ok_or_else(|| {
-            tracing::error!("a handler that needs an account was routed without authentication");
-            ApiError::Internal
-        })
+        parts
+            .extensions
+            .get::<ApiAccount>()
+            .copied()
+            .ok_or_else(|| {
+                tracing::error!(
+                    "a handler that needs an account was routed without authentication"
+                );
+                ApiError::Internal
+            })
     }
 }
 

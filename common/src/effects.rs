@@ -16,7 +16,10 @@ use crate::{
         jobs::{self, CheckCompletion},
         notify::Notifier,
     },
-    model::{Actor, AuditEvent, Document, EmailKind, Recipient, WebhookEvent},
+    model::{
+        AccountId, Actor, AuditEvent, Document, DocumentId, EmailKind, Recipient, RecipientId,
+        WebhookEvent,
+    },
     store::{
         accounts,
         audit::{self, NewEntry},
@@ -28,8 +31,8 @@ use crate::{
 /// The document a change was made to.
 #[derive(Debug, Clone, Copy)]
 pub struct Subject {
-    pub account_id: Uuid,
-    pub document_id: Uuid,
+    pub account_id: AccountId,
+    pub document_id: DocumentId,
 }
 
 impl Subject {
@@ -49,7 +52,9 @@ pub enum DocumentEvent<'a> {
     /// A DRAFT's recipients or fields changed; the words say how.
     DraftChanged(String),
     /// Out for signing: one invitation per recipient, each carrying its signing token.
-    Sent { invitations: Vec<(Uuid, String)> },
+    Sent {
+        invitations: Vec<(RecipientId, String)>,
+    },
     /// A recipient opened their link for the first time.
     Viewed(&'a Recipient),
     /// A signer signed every one of their fields.
@@ -72,13 +77,13 @@ pub enum DocumentEvent<'a> {
     Cancelled,
     /// An e-mail to a recipient failed for good.
     DeliveryFailed {
-        recipient: (Uuid, &'a str),
+        recipient: (RecipientId, &'a str),
         kind: EmailKind,
         reason: &'a str,
     },
     /// The owner sent a failed invitation again, maybe to a corrected address.
     InvitationResent {
-        recipient_id: Uuid,
+        recipient_id: RecipientId,
         old_email: &'a str,
         new_email: &'a str,
     },
@@ -158,7 +163,7 @@ impl DocumentEvent<'_> {
 
     /// The e-mails this event sends.
     pub fn emails(&self) -> Vec<emails::NewEmail> {
-        let to_each = |recipients: &[Recipient], kind, except: Option<Uuid>| {
+        let to_each = |recipients: &[Recipient], kind, except: Option<RecipientId>| {
             recipients
                 .iter()
                 .filter(|r| Some(r.id) != except)

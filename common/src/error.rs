@@ -61,7 +61,7 @@ pub enum Error {
     #[error("Document not found")]
     DocumentNotFound,
     #[error("account {0} not found")]
-    AccountNotFound(uuid::Uuid),
+    AccountNotFound(crate::model::AccountId),
     #[error("invalid input: {}", describe(.0))]
     Invalid(Vec<Problem>),
     #[error("Invalid query parameter: {0}")]

@@ -33,6 +33,61 @@ macro_rules! text_enum {
     };
 }
 
+macro_rules! typed_id {
+    ($($(#[$meta:meta])* $name:ident;)+) => {$(
+        $(#[$meta])*
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+            sqlx::Type,
+        )]
+        #[serde(transparent)]
+        #[sqlx(transparent)]
+        pub struct $name(pub Uuid);
+
+        impl $name {
+            /// A fresh, time-ordered id (UUIDv7).
+            #[allow(clippy::new_without_default)]
+            pub fn new() -> Self {
+                Self(Uuid::now_v7())
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = uuid::Error;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                s.parse().map(Self)
+            }
+        }
+
+        impl From<Uuid> for $name {
+            fn from(id: Uuid) -> Self {
+                Self(id)
+            }
+        }
+
+        impl From<$name> for Uuid {
+            fn from(id: $name) -> Self {
+                id.0
+            }
+        }
+    )+};
+}
+
+typed_id! {
+    /// The id of an account (the tenant every document, key and delivery belongs to).
+    AccountId;
+    /// The id of a document.
+    DocumentId;
+    /// The id of a recipient of a document.
+    RecipientId;
+}
+
 text_enum!(
     /// DRAFT → SENT → COMPLETED, or SENT → DECLINED / EXPIRED, or DRAFT/SENT → CANCELLED.
     DocumentStatus { Draft, Sent, Completed, Declined, Expired, Cancelled }
@@ -106,8 +161,8 @@ impl DocumentStatus {
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Document {
-    pub id: Uuid,
-    pub account_id: Uuid,
+    pub id: DocumentId,
+    pub account_id: AccountId,
     pub code: String,
     pub title: String,
     #[sqlx(try_from = "String")]
@@ -129,9 +184,9 @@ pub struct Document {
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Recipient {
-    pub id: Uuid,
-    pub account_id: Uuid,
-    pub document_id: Uuid,
+    pub id: RecipientId,
+    pub account_id: AccountId,
+    pub document_id: DocumentId,
     pub name: String,
     pub email: String,
     #[sqlx(try_from = "String")]
@@ -170,7 +225,7 @@ impl TryFrom<Option<String>> for OptionalDeliveryStatus {
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Field {
     pub id: Uuid,
-    pub recipient_id: Uuid,
+    pub recipient_id: RecipientId,
     #[sqlx(rename = "type", try_from = "String")]
     pub field_type: FieldType,
     pub page: i32,
@@ -185,13 +240,13 @@ pub struct Field {
 pub struct AuditEntry {
     pub seq: i64,
     pub id: Uuid,
-    pub account_id: Uuid,
-    pub document_id: Uuid,
+    pub account_id: AccountId,
+    pub document_id: DocumentId,
     #[sqlx(try_from = "String")]
     pub event: AuditEvent,
     pub message: String,
     /// The recipient the entry concerns (their view, signature, decline, e-mail), if any.
-    pub recipient_id: Option<Uuid>,
+    pub recipient_id: Option<RecipientId>,
     pub ip_address: String,
     pub user_agent: String,
     pub created_at: DateTime<Utc>,
@@ -223,5 +278,24 @@ impl Actor {
             ip_address: "0.0.0.0".into(),
             user_agent: format!("signet-worker/{}", crate::VERSION),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::infra::jobs::CheckCompletion;
+
+    #[test]
+    fn typed_ids_read_and_write_as_their_uuid() {
+        let uuid = Uuid::now_v7();
+        let id = DocumentId(uuid);
+        assert_eq!(id.to_string(), uuid.to_string());
+        assert_eq!(uuid.to_string().parse::<DocumentId>().unwrap(), id);
+        // Queued jobs written before the ids were typed still read, and new ones look the same.
+        let json = format!(r#"{{"document_id":"{uuid}"}}"#);
+        let job = CheckCompletion { document_id: id };
+        assert_eq!(serde_json::to_string(&job).unwrap(), json);
+        assert_eq!(serde_json::from_str::<CheckCompletion>(&json).unwrap(), job);
     }
 }

@@ -19,7 +19,7 @@ use signet_common::{
         files::FileStore,
         secrets,
     },
-    model::Actor,
+    model::{AccountId, Actor},
     store::{accounts, api_keys},
 };
 use sqlx::{
@@ -459,13 +459,14 @@ impl TestApp {
         let key = api_keys::generate(&self.db.pool, account.id)
             .await
             .expect("key");
-        (account.id, key.key)
+        (account.id.0, key.key)
     }
 
     /// An account that signs in to the console with `password` and has no API key yet;
     /// returns (account id, e-mail).
     pub async fn console_account(&self, password: &str) -> (Uuid, String) {
-        let (account, _) = self.account(1000).await;
+        let (id, _) = self.account(1000).await;
+        let account = AccountId(id);
         api_keys::revoke(&self.db.pool, account)
             .await
             .expect("revoke");
@@ -476,7 +477,7 @@ impl TestApp {
             .await
             .expect("account")
             .email;
-        (account, email)
+        (id, email)
     }
 
     /// Uploads a generated PDF with the given page sizes as a DRAFT document.
@@ -484,7 +485,7 @@ impl TestApp {
         drafting::upload_document(
             &self.db.pool,
             &self.store(),
-            account_id,
+            AccountId(account_id),
             title,
             pdf(pages),
             (
@@ -496,6 +497,7 @@ impl TestApp {
         .await
         .expect("upload")
         .id
+        .0
     }
 
     /// A request under the API base path; `key` None sends no X-API-KEY header.

@@ -17,7 +17,7 @@ use super::openapi::responses::{BodyTooLarge, DocumentNotFound, RateLimited, Una
 use crate::{
     AppState,
     error::{ApiError, Empty, Envelope, success},
-    extract::{AccountId, ApiJson, ClientActor, DocumentId, ListParams},
+    extract::{ApiAccount, ApiJson, ClientActor, DocumentPath, ListParams},
 };
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -51,7 +51,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 )]
 async fn list_documents(
     State(state): State<AppState>,
-    AccountId(account_id): AccountId,
+    ApiAccount(account_id): ApiAccount,
     ListParams { query, .. }: ListParams,
 ) -> Result<Response, ApiError> {
     let (found, total) = documents::list(&state.db.pool, account_id, &query).await?;
@@ -83,8 +83,8 @@ async fn list_documents(
 )]
 async fn get_document(
     State(state): State<AppState>,
-    AccountId(account_id): AccountId,
-    DocumentId(id): DocumentId,
+    ApiAccount(account_id): ApiAccount,
+    DocumentPath(id): DocumentPath,
 ) -> Result<Response, ApiError> {
     let (document, recipients, fields) =
         drafting::document_detail(&state.db.pool, account_id, id).await?;
@@ -108,8 +108,8 @@ async fn get_document(
 )]
 async fn add_recipients(
     State(state): State<AppState>,
-    AccountId(account_id): AccountId,
-    DocumentId(id): DocumentId,
+    ApiAccount(account_id): ApiAccount,
+    DocumentPath(id): DocumentPath,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<Vec<RecipientInput>>,
 ) -> Result<Response, ApiError> {
@@ -130,8 +130,8 @@ async fn add_recipients(
 )]
 async fn add_fields(
     State(state): State<AppState>,
-    AccountId(account_id): AccountId,
-    DocumentId(id): DocumentId,
+    ApiAccount(account_id): ApiAccount,
+    DocumentPath(id): DocumentPath,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<Vec<FieldInput>>,
 ) -> Result<Response, ApiError> {
@@ -152,8 +152,8 @@ async fn add_fields(
 )]
 async fn send_document(
     State(state): State<AppState>,
-    AccountId(account_id): AccountId,
-    DocumentId(id): DocumentId,
+    ApiAccount(account_id): ApiAccount,
+    DocumentPath(id): DocumentPath,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<SendInput>,
 ) -> Result<Response, ApiError> {
@@ -180,8 +180,8 @@ async fn send_document(
 )]
 async fn get_audit_trail(
     State(state): State<AppState>,
-    AccountId(account_id): AccountId,
-    DocumentId(id): DocumentId,
+    ApiAccount(account_id): ApiAccount,
+    DocumentPath(id): DocumentPath,
 ) -> Result<Response, ApiError> {
     let entries = drafting::audit_trail(&state.db.pool, account_id, id).await?;
     let views: Vec<AuditEntryView> = entries.iter().map(AuditEntryView::from).collect();

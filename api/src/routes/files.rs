@@ -9,9 +9,11 @@ use axum::{
     routing::get,
 };
 use chrono::Utc;
-use signet_common::{model::DocumentStatus, store::documents};
+use signet_common::{
+    model::{DocumentId, DocumentStatus},
+    store::documents,
+};
 use tokio_util::io::ReaderStream;
-use uuid::Uuid;
 
 use crate::{AppState, error::ApiError};
 
@@ -24,7 +26,7 @@ async fn download(
     Path(id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
-    let id: Uuid = id.parse().map_err(|_| ApiError::InvalidFileLink)?;
+    let id = DocumentId(id.parse().map_err(|_| ApiError::InvalidFileLink)?);
     let (mut expires, mut sig, mut original) = (None, None, false);
     for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
         match name.as_ref() {

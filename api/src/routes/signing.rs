@@ -14,13 +14,12 @@ use serde::Serialize;
 use signet_common::{
     Error,
     flows::signing::{self, SigningSession},
-    model::{DocumentStatus, FieldType, RecipientRole, RecipientStatus},
+    model::{DocumentId, DocumentStatus, FieldType, RecipientRole, RecipientStatus},
     wire::{
         inputs::{DeclineInput, SubmitInput},
         views::{FieldView, Timestamp},
     },
 };
-use uuid::Uuid;
 
 use super::assets;
 use crate::{
@@ -51,7 +50,7 @@ struct SessionView {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SessionDocument {
-    id: Uuid,
+    id: DocumentId,
     title: String,
     status: DocumentStatus,
     pages: i32,

@@ -110,7 +110,7 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
-    use crate::model::RecipientRole;
+    use crate::model::{AccountId, DocumentId, RecipientId, RecipientRole};
 
     fn secs(s: u64) -> Duration {
         Duration::from_secs(s)
@@ -127,9 +127,9 @@ mod tests {
     fn email(kind: EmailKind) -> OutgoingEmail {
         OutgoingEmail {
             id: Uuid::now_v7(),
-            recipient_id: Uuid::now_v7(),
-            account_id: Uuid::now_v7(),
-            document_id: Uuid::now_v7(),
+            recipient_id: RecipientId::new(),
+            account_id: AccountId::new(),
+            document_id: DocumentId::new(),
             kind,
             message_id: "<id@signet.test>".to_owned(),
             link_token: Some("token".to_owned()),

@@ -17,8 +17,8 @@ use crate::{
         notify::Notifier,
     },
     model::{
-        Actor, AuditEntry, AuditEvent, Document, DocumentStatus, Field, FieldType, Recipient,
-        RecipientRole, RecipientStatus,
+        Actor, AuditEntry, AuditEvent, Document, DocumentId, DocumentStatus, Field, FieldType,
+        Recipient, RecipientRole, RecipientStatus,
     },
     store::{audit, documents, fields, recipients},
     wire::views::Timestamp,
@@ -47,7 +47,7 @@ const RENDER_ATTEMPTS: usize = 3;
 pub async fn check(
     pool: &PgPool,
     store: &FileStore,
-    document_id: Uuid,
+    document_id: DocumentId,
     notifier: &Notifier,
 ) -> Result<Outcome> {
     for _ in 0..RENDER_ATTEMPTS {

@@ -8,13 +8,12 @@
 //! again, to a corrected address if it was wrong ([`resend_invitation`]).
 
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Error, Result, Rule},
     infra::{notify::Notifier, secrets},
-    model::{Actor, DeliveryStatus, DocumentStatus},
+    model::{AccountId, Actor, DeliveryStatus, DocumentId, DocumentStatus, RecipientId},
     store::{
         documents,
         emails::{self, OutgoingEmail},
@@ -54,9 +53,9 @@ pub async fn failed_for_good(
 /// change.
 pub async fn resend_invitation(
     pool: &PgPool,
-    account_id: Uuid,
-    document_id: Uuid,
-    recipient_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
+    recipient_id: RecipientId,
     corrected_email: Option<&str>,
     actor: &Actor,
 ) -> Result<()> {

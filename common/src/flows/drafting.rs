@@ -9,7 +9,10 @@ use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Error, Result, Rule},
     infra::{files::FileStore, limits::Workers, notify::Notifier, secrets},
-    model::{Actor, AuditEntry, Document, DocumentStatus, Field, Recipient},
+    model::{
+        AccountId, Actor, AuditEntry, Document, DocumentId, DocumentStatus, Field, Recipient,
+        RecipientId,
+    },
     store::{
         accounts, audit, documents, emails,
         fields::{self, NewField},
@@ -33,7 +36,7 @@ pub const PALETTE: [&str; 12] = [
 pub async fn upload_document(
     pool: &PgPool,
     store: &FileStore,
-    account_id: Uuid,
+    account_id: AccountId,
     title: &str,
     bytes: Vec<u8>,
     (limits, workers): (signet_pdf::Limits, &Workers),
@@ -51,7 +54,7 @@ pub async fn upload_document(
         .ok_or_else(|| signet_pdf::PdfError::Corrupt("the PDF parser failed on it".into()))?;
     let inspected = inspected?;
     accounts::find(pool, account_id).await?;
-    let id = Uuid::now_v7();
+    let id = DocumentId::new();
     let file_key = FileStore::original_key(account_id, id);
     store.put(&file_key, &bytes).await?;
     let created = async {
@@ -84,8 +87,8 @@ pub async fn upload_document(
 #[tracing::instrument(name = "drafting::add_recipients", skip_all)]
 pub async fn add_recipients(
     pool: &PgPool,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     inputs: Vec<RecipientInput>,
     actor: &Actor,
 ) -> Result<()> {
@@ -116,7 +119,7 @@ pub async fn add_recipients(
         .map(|(i, r)| {
             let position = next + i;
             NewRecipient {
-                id: Uuid::now_v7(),
+                id: RecipientId::new(),
                 name: r.name,
                 email: r.email,
                 role: r.role,
@@ -136,8 +139,8 @@ pub async fn add_recipients(
 #[tracing::instrument(name = "drafting::add_fields", skip_all)]
 pub async fn add_fields(
     pool: &PgPool,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     inputs: Vec<FieldInput>,
     actor: &Actor,
 ) -> Result<()> {
@@ -226,8 +229,8 @@ fn new_fields(
 #[tracing::instrument(name = "drafting::arrange_fields", skip_all)]
 pub async fn arrange_fields(
     pool: &PgPool,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     keep: Vec<FieldPlacement>,
     add: Vec<FieldInput>,
     actor: &Actor,
@@ -315,9 +318,9 @@ pub async fn arrange_fields(
 #[tracing::instrument(name = "drafting::remove_recipient", skip_all)]
 pub async fn remove_recipient(
     pool: &PgPool,
-    account_id: Uuid,
-    document_id: Uuid,
-    recipient_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
+    recipient_id: RecipientId,
     actor: &Actor,
 ) -> Result<()> {
     let (mut tx, _, recipients) = begin_draft_change(pool, account_id, document_id).await?;
@@ -337,8 +340,8 @@ pub async fn remove_recipient(
 #[tracing::instrument(name = "drafting::send_document", skip_all)]
 pub async fn send_document(
     pool: &PgPool,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     input: SendInput,
     actor: &Actor,
     notifier: &Notifier,
@@ -354,11 +357,11 @@ pub async fn send_document(
     if request.expiry_date <= Utc::now() {
         return Err(Rule::ExpiryNotInFuture.into());
     }
-    let tokens: Vec<(Uuid, String)> = recipients
+    let tokens: Vec<(RecipientId, String)> = recipients
         .iter()
         .map(|r| (r.id, secrets::base64url(&secrets::random_bytes(32))))
         .collect();
-    let hashes: Vec<(Uuid, [u8; 32])> = tokens
+    let hashes: Vec<(RecipientId, [u8; 32])> = tokens
         .iter()
         .map(|(id, token)| (*id, secrets::sha256(token.as_bytes())))
         .collect();
@@ -384,8 +387,8 @@ pub async fn send_document(
 #[tracing::instrument(name = "drafting::cancel_document", skip_all)]
 pub async fn cancel_document(
     pool: &PgPool,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     actor: &Actor,
 ) -> Result<Document> {
     let mut tx = pool.begin().await?;
@@ -414,8 +417,8 @@ pub async fn cancel_document(
 #[tracing::instrument(name = "drafting::document_detail", skip_all)]
 pub async fn document_detail(
     pool: &PgPool,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
 ) -> Result<(Document, Vec<Recipient>, Vec<Field>)> {
     let document = documents::find(pool, account_id, document_id).await?;
     let mut conn = pool.acquire().await?;
@@ -428,8 +431,8 @@ pub async fn document_detail(
 #[tracing::instrument(name = "drafting::audit_trail", skip_all)]
 pub async fn audit_trail(
     pool: &PgPool,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
 ) -> Result<Vec<AuditEntry>> {
     let entries = audit::list(pool, account_id, document_id).await?;
     // Every document is created together with its CREATED entry, so no entries means no
@@ -444,8 +447,8 @@ pub async fn audit_trail(
 /// recipients.
 async fn begin_draft_change(
     pool: &PgPool,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
 ) -> Result<(Transaction<'static, Postgres>, Document, Vec<Recipient>)> {
     let mut tx = pool.begin().await?;
     let document = documents::lock(&mut tx, account_id, document_id).await?;
@@ -459,8 +462,8 @@ async fn begin_draft_change(
 /// Ends a change to a DRAFT document: bumps `updated_at`, writes the UPDATED entry, commits.
 async fn commit_update(
     mut tx: Transaction<'static, Postgres>,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     message: &str,
     actor: &Actor,
 ) -> Result<()> {

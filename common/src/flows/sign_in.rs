@@ -5,7 +5,6 @@
 use argon2::{Argon2, PasswordHash, PasswordHasher, password_hash::SaltString};
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::{
     error::{Error, Result},
@@ -13,6 +12,7 @@ use crate::{
         limits::{Gate, Workers},
         secrets,
     },
+    model::AccountId,
     store::{accounts, console_sessions, sign_in_throttle},
 };
 
@@ -99,7 +99,7 @@ fn decoy_hash() -> &'static str {
     })
 }
 
-pub async fn set_password(pool: &PgPool, account_id: Uuid, password: &str) -> Result<()> {
+pub async fn set_password(pool: &PgPool, account_id: AccountId, password: &str) -> Result<()> {
     let hash = hash_password(password)?;
     if !accounts::set_password_hash(pool, account_id, &hash).await? {
         return Err(Error::AccountNotFound(account_id));
@@ -113,7 +113,7 @@ pub async fn set_password(pool: &PgPool, account_id: Uuid, password: &str) -> Re
 /// A signed-in browser.
 #[derive(Debug, Clone)]
 pub struct Session {
-    pub account_id: Uuid,
+    pub account_id: AccountId,
     pub csrf_token: String,
     pub expires_at: DateTime<Utc>,
 }
@@ -270,7 +270,7 @@ pub async fn sign_out(pool: &PgPool, token: &str) -> Result<()> {
 }
 
 /// Rotates the account's webhook signing secret; deliveries from now on use the new one.
-pub async fn rotate_webhook_secret(pool: &PgPool, account_id: Uuid) -> Result<String> {
+pub async fn rotate_webhook_secret(pool: &PgPool, account_id: AccountId) -> Result<String> {
     accounts::rotate_webhook_secret(pool, account_id)
         .await?
         .ok_or(Error::AccountNotFound(account_id))

@@ -10,7 +10,7 @@ use crate::{
     error::{Conflict, Error, Problem, Result, Rule},
     infra::{notify::Notifier, secrets},
     model::{
-        Actor, Document, DocumentStatus, Field, FieldType, Recipient, RecipientRole,
+        Actor, Document, DocumentStatus, Field, FieldType, Recipient, RecipientId, RecipientRole,
         RecipientStatus,
     },
     store::{documents, fields, recipients},
@@ -180,7 +180,7 @@ async fn record_view(
 async fn session(
     conn: &mut PgConnection,
     document: Document,
-    recipient_id: Uuid,
+    recipient_id: RecipientId,
 ) -> Result<SigningSession> {
     let recipient = recipients::find(conn, recipient_id).await?;
     let fields = fields::list(conn, document.id)

@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::infra::secrets;
+use crate::{
+    infra::secrets,
+    model::{AccountId, DocumentId},
+};
 
 #[derive(Debug, Clone)]
 pub struct FileStore {
@@ -17,11 +20,11 @@ impl FileStore {
         Self { root: root.into() }
     }
 
-    pub fn original_key(account_id: Uuid, document_id: Uuid) -> String {
+    pub fn original_key(account_id: AccountId, document_id: DocumentId) -> String {
         format!("{account_id}/{document_id}/original.pdf")
     }
 
-    pub fn final_key(account_id: Uuid, document_id: Uuid) -> String {
+    pub fn final_key(account_id: AccountId, document_id: DocumentId) -> String {
         format!("{account_id}/{document_id}/final.pdf")
     }
 
@@ -63,7 +66,7 @@ impl FileLinks {
         }
     }
 
-    pub fn url(&self, document_id: Uuid, now: DateTime<Utc>) -> String {
+    pub fn url(&self, document_id: DocumentId, now: DateTime<Utc>) -> String {
         let expires = (now + self.ttl).timestamp();
         let sig = hex::encode(secrets::hmac_sha256(
             &self.secret,
@@ -75,7 +78,13 @@ impl FileLinks {
         )
     }
 
-    pub fn verify(&self, document_id: Uuid, expires: i64, sig: &str, now: DateTime<Utc>) -> bool {
+    pub fn verify(
+        &self,
+        document_id: DocumentId,
+        expires: i64,
+        sig: &str,
+        now: DateTime<Utc>,
+    ) -> bool {
         let Ok(tag) = hex::decode(sig) else {
             return false;
         };
@@ -87,7 +96,7 @@ impl FileLinks {
             )
     }
 
-    fn message(document_id: Uuid, expires: i64) -> String {
+    fn message(document_id: DocumentId, expires: i64) -> String {
         format!("{document_id}.{expires}")
     }
 }
@@ -114,13 +123,13 @@ mod tests {
     fn links_verify_until_they_expire_and_only_for_their_document() {
         let links = FileLinks::new("http://x/", b"secret", std::time::Duration::from_secs(60));
         let now = Utc::now();
-        let doc = Uuid::now_v7();
+        let doc = DocumentId::new();
         let url = links.url(doc, now);
         assert!(url.starts_with(&format!("http://x/files/{doc}?expires=")));
         let (expires, sig) = parts(&url);
         assert!(links.verify(doc, expires, &sig, now));
         assert!(!links.verify(doc, expires, &sig, now + chrono::Duration::seconds(61)));
-        assert!(!links.verify(Uuid::now_v7(), expires, &sig, now));
+        assert!(!links.verify(DocumentId::new(), expires, &sig, now));
         assert!(!links.verify(doc, expires + 1, &sig, now));
         assert!(!links.verify(doc, expires, "zz", now));
         let other = FileLinks::new("http://x", b"other", std::time::Duration::from_secs(60));

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::error::Result;
+use crate::{error::Result, model::DocumentId};
 
 pub trait Job: Serialize + DeserializeOwned + Send + Sync + 'static {
     /// The apalis queue, named explicitly so the API and the workers agree.
@@ -39,7 +39,7 @@ impl Job for DispatchEmail {
 /// See whether every signer has signed; if so complete the document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckCompletion {
-    pub document_id: Uuid,
+    pub document_id: DocumentId,
 }
 
 impl Job for CheckCompletion {

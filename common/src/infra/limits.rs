@@ -181,7 +181,7 @@ impl Workers {
 pub struct Gates {
     /// PDF uploads being read and inspected, over all accounts; none wait.
     pub uploads: Gate,
-    pub uploads_per_account: PerKey<uuid::Uuid>,
+    pub uploads_per_account: PerKey<crate::model::AccountId>,
     /// Password hashes.
     pub sign_in: Gate,
     /// The threads that hash passwords, as many as may hash at once.

@@ -8,11 +8,12 @@ use uuid::Uuid;
 use crate::{
     error::{Error, Result},
     infra::secrets,
+    model::AccountId,
 };
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Account {
-    pub id: Uuid,
+    pub id: AccountId,
     pub name: String,
     pub email: String,
     pub api_usage_count: i32,
@@ -40,7 +41,7 @@ pub async fn create(pool: &PgPool, name: &str, email: &str, usage_limit: i32) ->
         "INSERT INTO accounts (id, name, email, api_usage_limit, webhook_secret)
          VALUES ($1, $2, $3, $4, $5) RETURNING {COLUMNS}"
     )))
-    .bind(Uuid::now_v7())
+    .bind(AccountId::new())
     .bind(name)
     .bind(email)
     .bind(usage_limit)
@@ -56,7 +57,7 @@ pub async fn create(pool: &PgPool, name: &str, email: &str, usage_limit: i32) ->
     })
 }
 
-pub async fn find(pool: &PgPool, id: Uuid) -> Result<Account> {
+pub async fn find(pool: &PgPool, id: AccountId) -> Result<Account> {
     sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM accounts WHERE id = $1"
     )))
@@ -84,7 +85,7 @@ pub struct WebhookTarget {
 }
 
 /// The account's webhook target, as a delivery attempt reads it.
-pub async fn webhook_target(conn: &mut PgConnection, id: Uuid) -> Result<WebhookTarget> {
+pub async fn webhook_target(conn: &mut PgConnection, id: AccountId) -> Result<WebhookTarget> {
     Ok(sqlx::query_as(
         "SELECT webhook_url AS url, webhook_secret AS secret FROM accounts WHERE id = $1",
     )
@@ -101,7 +102,7 @@ pub struct AccountUpdate {
     pub webhook_url: Option<Option<String>>,
 }
 
-pub async fn update(pool: &PgPool, id: Uuid, update: &AccountUpdate) -> Result<Account> {
+pub async fn update(pool: &PgPool, id: AccountId, update: &AccountUpdate) -> Result<Account> {
     sqlx::query_as(AssertSqlSafe(format!(
         "UPDATE accounts SET
             api_usage_limit = COALESCE($2, api_usage_limit),
@@ -123,10 +124,10 @@ pub enum Authentication {
     /// No active key has this hash.
     UnknownKey,
     /// The request is authenticated and has been counted.
-    Allowed { account_id: Uuid },
+    Allowed { account_id: AccountId },
     /// The account's usage limit for the current window is used up; nothing was counted.
     Limited {
-        account_id: Uuid,
+        account_id: AccountId,
         retry_after_secs: u64,
     },
 }
@@ -146,7 +147,7 @@ pub async fn authenticate(
     key_hash: &[u8],
     window_secs: i64,
 ) -> Result<Authentication> {
-    let counted: Option<(Uuid, Uuid, bool)> = sqlx::query_as(
+    let counted: Option<(AccountId, Uuid, bool)> = sqlx::query_as(
         "UPDATE accounts a SET
              api_usage_count = CASE WHEN a.usage_window_start <= now() - make_interval(secs => $2)
                                     THEN 1 ELSE a.api_usage_count + 1 END,
@@ -176,7 +177,7 @@ pub async fn authenticate(
         }
         return Ok(Authentication::Allowed { account_id });
     }
-    let limited: Option<(Uuid, i64)> = sqlx::query_as(
+    let limited: Option<(AccountId, i64)> = sqlx::query_as(
         "SELECT a.id,
                 GREATEST(1, CEIL(EXTRACT(EPOCH FROM
                     a.usage_window_start + make_interval(secs => $2) - now())))::bigint
@@ -197,7 +198,7 @@ pub async fn authenticate(
 }
 
 /// The account's webhook URL, if it has one, on the caller's transaction.
-pub async fn webhook_url(conn: &mut PgConnection, id: Uuid) -> Result<Option<String>> {
+pub async fn webhook_url(conn: &mut PgConnection, id: AccountId) -> Result<Option<String>> {
     Ok(
         sqlx::query_scalar("SELECT webhook_url FROM accounts WHERE id = $1")
             .bind(id)
@@ -207,7 +208,7 @@ pub async fn webhook_url(conn: &mut PgConnection, id: Uuid) -> Result<Option<Str
 }
 
 /// Sets the console password's hash; false when there is no such account.
-pub async fn set_password_hash(pool: &PgPool, id: Uuid, hash: &str) -> Result<bool> {
+pub async fn set_password_hash(pool: &PgPool, id: AccountId, hash: &str) -> Result<bool> {
     let updated = sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
         .bind(id)
         .bind(hash)
@@ -220,7 +221,7 @@ pub async fn set_password_hash(pool: &PgPool, id: Uuid, hash: &str) -> Result<bo
 pub async fn password_hash_by_email(
     pool: &PgPool,
     email: &str,
-) -> Result<Option<(Uuid, Option<String>)>> {
+) -> Result<Option<(AccountId, Option<String>)>> {
     Ok(
         sqlx::query_as("SELECT id, password_hash FROM accounts WHERE lower(email) = $1")
             .bind(email)
@@ -230,7 +231,7 @@ pub async fn password_hash_by_email(
 }
 
 /// Gives the account a new webhook signing secret and returns it; `None` for no such account.
-pub async fn rotate_webhook_secret(pool: &PgPool, id: Uuid) -> Result<Option<String>> {
+pub async fn rotate_webhook_secret(pool: &PgPool, id: AccountId) -> Result<Option<String>> {
     Ok(sqlx::query_scalar(
         "UPDATE accounts SET webhook_secret = $2 WHERE id = $1 RETURNING webhook_secret",
     )

@@ -7,6 +7,7 @@ use uuid::Uuid;
 use crate::{
     error::{Error, Result},
     infra::secrets,
+    model::AccountId,
 };
 
 const PREFIX: &str = "sk_";
@@ -40,7 +41,7 @@ pub fn mask(key: &str) -> String {
 
 /// Issues a new key for the account; an active key is revoked in the same transaction, so the
 /// old key stops working the moment the new one exists.
-pub async fn generate(pool: &PgPool, account_id: Uuid) -> Result<GeneratedKey> {
+pub async fn generate(pool: &PgPool, account_id: AccountId) -> Result<GeneratedKey> {
     let key = format!("{PREFIX}{}", secrets::random_base62(RANDOM_CHARS));
     let display = mask(&key);
     let mut tx = pool.begin().await?;
@@ -63,7 +64,7 @@ pub async fn generate(pool: &PgPool, account_id: Uuid) -> Result<GeneratedKey> {
 }
 
 /// Revokes the account's active key; returns whether there was one.
-pub async fn revoke(pool: &PgPool, account_id: Uuid) -> Result<bool> {
+pub async fn revoke(pool: &PgPool, account_id: AccountId) -> Result<bool> {
     let mut tx = pool.begin().await?;
     lock_account(&mut tx, account_id).await?;
     let revoked = sqlx::query(
@@ -84,7 +85,7 @@ pub struct ActiveKey {
     pub last_used_at: Option<DateTime<Utc>>,
 }
 
-pub async fn active(pool: &PgPool, account_id: Uuid) -> Result<Option<ActiveKey>> {
+pub async fn active(pool: &PgPool, account_id: AccountId) -> Result<Option<ActiveKey>> {
     Ok(sqlx::query_as(
         "SELECT display, created_at, last_used_at FROM api_keys
          WHERE account_id = $1 AND revoked_at IS NULL",
@@ -94,7 +95,7 @@ pub async fn active(pool: &PgPool, account_id: Uuid) -> Result<Option<ActiveKey>
     .await?)
 }
 
-async fn lock_account(tx: &mut sqlx::PgConnection, account_id: Uuid) -> Result<()> {
+async fn lock_account(tx: &mut sqlx::PgConnection, account_id: AccountId) -> Result<()> {
     sqlx::query("SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE")
         .bind(account_id)
         .fetch_optional(&mut *tx)

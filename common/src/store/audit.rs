@@ -9,7 +9,7 @@ use uuid::Uuid;
 use crate::{
     error::Result,
     infra::secrets,
-    model::{Actor, AuditEntry, AuditEvent},
+    model::{AccountId, Actor, AuditEntry, AuditEvent, DocumentId, RecipientId},
 };
 
 const COLUMNS: &str = "seq, id, account_id, document_id, event, message, recipient_id, ip_address, \
@@ -27,18 +27,18 @@ pub const FORMAT: i16 = 2;
 pub struct NewEntry {
     pub event: AuditEvent,
     pub message: String,
-    pub recipient_id: Option<Uuid>,
+    pub recipient_id: Option<RecipientId>,
 }
 
 /// The content of an entry that its hash covers, besides the previous hash.
 struct Hashed<'a> {
     format: i16,
     id: Uuid,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     event: AuditEvent,
     message: &'a str,
-    recipient_id: Option<Uuid>,
+    recipient_id: Option<RecipientId>,
     ip_address: &'a str,
     user_agent: &'a str,
     created_at: DateTime<Utc>,
@@ -92,8 +92,8 @@ impl AuditEntry {
 /// document are serialised and each links to the one before it.
 pub async fn append(
     conn: &mut PgConnection,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     entry: &NewEntry,
     actor: &Actor,
 ) -> Result<AuditEntry> {
@@ -106,8 +106,8 @@ pub async fn append(
 /// entry that something made earlier already shows, such as the final PDF's certificate.
 pub async fn append_at(
     conn: &mut PgConnection,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     entry: &NewEntry,
     actor: &Actor,
     (id, created_at): (Uuid, DateTime<Utc>),
@@ -155,7 +155,7 @@ pub async fn append_at(
 
 /// The id of the document's latest entry: a reader that must act on an unchanged trail reads it
 /// before and after.
-pub async fn last_id(conn: &mut PgConnection, document_id: Uuid) -> Result<Option<Uuid>> {
+pub async fn last_id(conn: &mut PgConnection, document_id: DocumentId) -> Result<Option<Uuid>> {
     Ok(sqlx::query_scalar(
         "SELECT id FROM audit_entries WHERE document_id = $1 ORDER BY seq DESC LIMIT 1",
     )
@@ -164,7 +164,7 @@ pub async fn last_id(conn: &mut PgConnection, document_id: Uuid) -> Result<Optio
     .await?)
 }
 
-async fn last_hash(conn: &mut PgConnection, document_id: Uuid) -> Result<Option<Vec<u8>>> {
+async fn last_hash(conn: &mut PgConnection, document_id: DocumentId) -> Result<Option<Vec<u8>>> {
     Ok(sqlx::query_scalar(
         "SELECT hash FROM audit_entries WHERE document_id = $1 ORDER BY seq DESC LIMIT 1",
     )
@@ -176,8 +176,8 @@ async fn last_hash(conn: &mut PgConnection, document_id: Uuid) -> Result<Option<
 /// The document's entries, oldest first, on a pool or inside the caller's transaction.
 pub async fn list<'e>(
     conn: impl sqlx::PgExecutor<'e>,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
 ) -> Result<Vec<AuditEntry>> {
     Ok(sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM audit_entries WHERE document_id = $1 AND account_id = $2 ORDER BY seq"
@@ -204,7 +204,7 @@ pub struct Verification {
 }
 
 /// Recomputes the document's chain and reports the first entry that does not match.
-pub async fn verify(pool: &PgPool, document_id: Uuid) -> Result<Verification> {
+pub async fn verify(pool: &PgPool, document_id: DocumentId) -> Result<Verification> {
     let entries: Vec<AuditEntry> = sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM audit_entries WHERE document_id = $1 ORDER BY seq"
     )))
@@ -246,12 +246,12 @@ pub fn verify_chain(entries: &[AuditEntry]) -> Verification {
 mod tests {
     use super::*;
 
-    fn entry(format: i16, recipient_id: Option<Uuid>) -> AuditEntry {
+    fn entry(format: i16, recipient_id: Option<RecipientId>) -> AuditEntry {
         let mut entry = AuditEntry {
             seq: 1,
             id: Uuid::now_v7(),
-            account_id: Uuid::now_v7(),
-            document_id: Uuid::now_v7(),
+            account_id: AccountId::new(),
+            document_id: DocumentId::new(),
             event: AuditEvent::Signed,
             message: "Document signed by ann@example.com".into(),
             recipient_id,
@@ -268,9 +268,9 @@ mod tests {
 
     #[test]
     fn the_recipient_is_covered_by_format_2_hashes_only() {
-        let mut current = entry(FORMAT, Some(Uuid::now_v7()));
+        let mut current = entry(FORMAT, Some(RecipientId::new()));
         assert!(verify_chain(std::slice::from_ref(&current)).ok);
-        current.recipient_id = Some(Uuid::now_v7());
+        current.recipient_id = Some(RecipientId::new());
         assert!(
             !verify_chain(&[current]).ok,
             "a changed recipient breaks a format 2 hash"
@@ -279,7 +279,7 @@ mod tests {
         // An entry written before the recipient was recorded keeps its hash when the migration
         // fills the recipient in.
         let mut older = entry(1, None);
-        older.recipient_id = Some(Uuid::now_v7());
+        older.recipient_id = Some(RecipientId::new());
         assert!(verify_chain(&[older]).ok);
     }
 }

@@ -2,14 +2,13 @@
 
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
-use crate::error::Result;
+use crate::{error::Result, model::AccountId};
 
 pub async fn insert(
     conn: &mut PgConnection,
     token_hash: &[u8],
-    account_id: Uuid,
+    account_id: AccountId,
     csrf_token: &str,
     hours: i64,
 ) -> Result<()> {
@@ -30,7 +29,7 @@ pub async fn insert(
 pub async fn find(
     pool: &PgPool,
     token_hash: &[u8],
-) -> Result<Option<(Uuid, String, DateTime<Utc>)>> {
+) -> Result<Option<(AccountId, String, DateTime<Utc>)>> {
     Ok(sqlx::query_as(
         "SELECT account_id, csrf_token, expires_at FROM console_sessions
          WHERE token_hash = $1 AND expires_at > now()",
@@ -48,7 +47,7 @@ pub async fn delete(pool: &PgPool, token_hash: &[u8]) -> Result<()> {
     Ok(())
 }
 
-pub async fn delete_for_account(pool: &PgPool, account_id: Uuid) -> Result<()> {
+pub async fn delete_for_account(pool: &PgPool, account_id: AccountId) -> Result<()> {
     sqlx::query("DELETE FROM console_sessions WHERE account_id = $1")
         .bind(account_id)
         .execute(pool)

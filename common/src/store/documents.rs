@@ -4,12 +4,11 @@ use chrono::{DateTime, Utc};
 use signet_pdf::PageSize;
 use sqlx::AssertSqlSafe;
 use sqlx::{PgConnection, PgPool, types::Json};
-use uuid::Uuid;
 
 use crate::{
     error::{Error, Result},
     infra::secrets,
-    model::{Document, DocumentStatus},
+    model::{AccountId, Document, DocumentId, DocumentStatus},
     wire::query::{ListQuery, SortBy, SortOrder},
 };
 
@@ -18,8 +17,8 @@ const COLUMNS: &str = "id, account_id, code, title, status, file_key, sha256, pa
                        send_description, final_file_key, final_sha256";
 
 pub struct NewDocument<'a> {
-    pub id: Uuid,
-    pub account_id: Uuid,
+    pub id: DocumentId,
+    pub account_id: AccountId,
     pub title: &'a str,
     pub file_key: &'a str,
     pub sha256: &'a str,
@@ -56,7 +55,7 @@ pub async fn insert(conn: &mut PgConnection, new: &NewDocument<'_>) -> Result<Do
     )))
 }
 
-pub async fn find(pool: &PgPool, account_id: Uuid, id: Uuid) -> Result<Document> {
+pub async fn find(pool: &PgPool, account_id: AccountId, id: DocumentId) -> Result<Document> {
     sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM documents WHERE id = $1 AND account_id = $2"
     )))
@@ -69,7 +68,7 @@ pub async fn find(pool: &PgPool, account_id: Uuid, id: Uuid) -> Result<Document>
 
 /// Looks a document up by id alone. Only for signed file links, whose signature (over the
 /// document id) is the authority instead of an account's key.
-pub async fn find_by_signed_link(pool: &PgPool, id: Uuid) -> Result<Document> {
+pub async fn find_by_signed_link(pool: &PgPool, id: DocumentId) -> Result<Document> {
     sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM documents WHERE id = $1"
     )))
@@ -81,7 +80,7 @@ pub async fn find_by_signed_link(pool: &PgPool, id: Uuid) -> Result<Document> {
 
 /// Locks a document named by a job. Jobs carry only ids, so this is the one lookup by
 /// document id alone besides signed links; the id itself came from an authorised write.
-pub async fn lock_for_job(conn: &mut PgConnection, id: Uuid) -> Result<Document> {
+pub async fn lock_for_job(conn: &mut PgConnection, id: DocumentId) -> Result<Document> {
     sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM documents WHERE id = $1 FOR UPDATE"
     )))
@@ -93,7 +92,11 @@ pub async fn lock_for_job(conn: &mut PgConnection, id: Uuid) -> Result<Document>
 
 /// Locks the document row for the rest of the transaction; every change to a document and its
 /// recipients, fields and audit trail happens under this lock.
-pub async fn lock(conn: &mut PgConnection, account_id: Uuid, id: Uuid) -> Result<Document> {
+pub async fn lock(
+    conn: &mut PgConnection,
+    account_id: AccountId,
+    id: DocumentId,
+) -> Result<Document> {
     sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM documents WHERE id = $1 AND account_id = $2 FOR UPDATE"
     )))
@@ -121,7 +124,7 @@ struct ListedDocument {
 #[tracing::instrument(name = "documents::list", skip_all)]
 pub async fn list(
     pool: &PgPool,
-    account_id: Uuid,
+    account_id: AccountId,
     query: &ListQuery,
 ) -> Result<(Vec<Document>, i64)> {
     let sql = ListSql::new(query);
@@ -255,7 +258,7 @@ fn like_pattern(term: &str) -> String {
     format!("%{escaped}%")
 }
 
-pub async fn touch(conn: &mut PgConnection, id: Uuid) -> Result<()> {
+pub async fn touch(conn: &mut PgConnection, id: DocumentId) -> Result<()> {
     sqlx::query("UPDATE documents SET updated_at = now() WHERE id = $1")
         .bind(id)
         .execute(conn)
@@ -265,7 +268,7 @@ pub async fn touch(conn: &mut PgConnection, id: Uuid) -> Result<()> {
 
 pub async fn mark_sent(
     conn: &mut PgConnection,
-    id: Uuid,
+    id: DocumentId,
     expiry_date: DateTime<Utc>,
     message: &str,
     description: &str,
@@ -286,7 +289,7 @@ pub async fn mark_sent(
 
 pub async fn mark_completed(
     conn: &mut PgConnection,
-    id: Uuid,
+    id: DocumentId,
     final_file_key: &str,
     final_sha256: &str,
 ) -> Result<()> {
@@ -303,7 +306,11 @@ pub async fn mark_completed(
     Ok(())
 }
 
-pub async fn set_status(conn: &mut PgConnection, id: Uuid, status: DocumentStatus) -> Result<()> {
+pub async fn set_status(
+    conn: &mut PgConnection,
+    id: DocumentId,
+    status: DocumentStatus,
+) -> Result<()> {
     sqlx::query("UPDATE documents SET status = $2, updated_at = now() WHERE id = $1")
         .bind(id)
         .bind(status.as_str())
@@ -315,7 +322,10 @@ pub async fn set_status(conn: &mut PgConnection, id: Uuid, status: DocumentStatu
 /// Locks up to `limit` SENT documents whose signers have all signed but which are still SENT a
 /// minute after their last change (their completion job gave up), skipping any another
 /// transaction holds.
-pub async fn lock_stalled_completions(conn: &mut PgConnection, limit: i64) -> Result<Vec<Uuid>> {
+pub async fn lock_stalled_completions(
+    conn: &mut PgConnection,
+    limit: i64,
+) -> Result<Vec<DocumentId>> {
     Ok(sqlx::query_scalar(
         "SELECT d.id FROM documents d
          WHERE d.status = 'SENT'
@@ -335,8 +345,11 @@ pub async fn lock_stalled_completions(conn: &mut PgConnection, limit: i64) -> Re
 /// holds; `(id, account_id)` in account order, so that sweeps on several workers take the
 /// accounts' document counts (migration document_counts) in the same order and never deadlock.
 /// Served by the partial index documents_expiring (expiry_date) WHERE status = 'SENT'.
-pub async fn lock_due_for_expiry(conn: &mut PgConnection, limit: i64) -> Result<Vec<(Uuid, Uuid)>> {
-    let mut due: Vec<(Uuid, Uuid)> = sqlx::query_as(
+pub async fn lock_due_for_expiry(
+    conn: &mut PgConnection,
+    limit: i64,
+) -> Result<Vec<(DocumentId, AccountId)>> {
+    let mut due: Vec<(DocumentId, AccountId)> = sqlx::query_as(
         "SELECT id, account_id FROM documents
          WHERE status = 'SENT' AND expiry_date <= now()
          ORDER BY expiry_date LIMIT $1 FOR UPDATE SKIP LOCKED",

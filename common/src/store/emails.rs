@@ -7,11 +7,14 @@ use uuid::Uuid;
 use crate::{
     error::Result,
     infra::jobs::{self, DispatchEmail},
-    model::{DeliveryStatus, DocumentStatus, EmailKind, RecipientRole},
+    model::{
+        AccountId, DeliveryStatus, DocumentId, DocumentStatus, EmailKind, RecipientId,
+        RecipientRole,
+    },
 };
 
 pub struct NewEmail {
-    pub recipient_id: Uuid,
+    pub recipient_id: RecipientId,
     pub kind: EmailKind,
     /// The recipient's signing token, kept only until the e-mail carrying it is sent.
     pub link_token: Option<String>,
@@ -21,8 +24,8 @@ pub struct NewEmail {
 #[tracing::instrument(name = "emails::queue", skip_all)]
 pub async fn queue(
     conn: &mut PgConnection,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     emails: &[NewEmail],
     message_id_domain: &str,
 ) -> Result<()> {
@@ -41,8 +44,8 @@ pub async fn queue(
 /// retried dispatch repeats the same one.
 async fn insert_many(
     conn: &mut PgConnection,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     emails: &[NewEmail],
     message_id_domain: &str,
 ) -> Result<Vec<Uuid>> {
@@ -73,9 +76,9 @@ async fn insert_many(
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct OutgoingEmail {
     pub id: Uuid,
-    pub recipient_id: Uuid,
-    pub account_id: Uuid,
-    pub document_id: Uuid,
+    pub recipient_id: RecipientId,
+    pub account_id: AccountId,
+    pub document_id: DocumentId,
     #[sqlx(try_from = "String")]
     pub kind: EmailKind,
     pub message_id: String,
@@ -144,7 +147,7 @@ pub async fn mark_sent(conn: &mut PgConnection, email_id: Uuid) -> Result<bool> 
 #[derive(sqlx::FromRow)]
 struct Invitation {
     id: Uuid,
-    document_id: Uuid,
+    document_id: DocumentId,
     #[sqlx(try_from = "String")]
     status: DeliveryStatus,
 }
@@ -153,9 +156,9 @@ struct Invitation {
 /// them): its id, document and status, `None` if the recipient has none or is not the account's.
 pub async fn lock_invitation(
     conn: &mut PgConnection,
-    account_id: Uuid,
-    recipient_id: Uuid,
-) -> Result<Option<(Uuid, Uuid, DeliveryStatus)>> {
+    account_id: AccountId,
+    recipient_id: RecipientId,
+) -> Result<Option<(Uuid, DocumentId, DeliveryStatus)>> {
     let invitation: Option<Invitation> = sqlx::query_as(
         "SELECT id, document_id, status FROM outbound_emails
          WHERE recipient_id = $1 AND account_id = $2 AND kind = 'INVITATION'
@@ -189,7 +192,7 @@ pub async fn requeue_invitation(
 
 /// Withdraws the document's invitations not sent yet (its signing tokens are dropped with them):
 /// in the transaction that takes the document out of SENT.
-pub async fn withdraw_invitations(conn: &mut PgConnection, document_id: Uuid) -> Result<u64> {
+pub async fn withdraw_invitations(conn: &mut PgConnection, document_id: DocumentId) -> Result<u64> {
     Ok(sqlx::query(
         "UPDATE outbound_emails SET status = 'WITHDRAWN', link_token = NULL
          WHERE document_id = $1 AND kind = 'INVITATION' AND status = 'PENDING'",

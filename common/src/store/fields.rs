@@ -5,12 +5,12 @@ use uuid::Uuid;
 
 use crate::{
     error::Result,
-    model::{Field, FieldType},
+    model::{AccountId, DocumentId, Field, FieldType, RecipientId},
 };
 
 pub struct NewField {
     pub id: Uuid,
-    pub recipient_id: Uuid,
+    pub recipient_id: RecipientId,
     pub field_type: FieldType,
     pub page: i32,
     pub x: f64,
@@ -19,7 +19,7 @@ pub struct NewField {
     pub height: f64,
 }
 
-pub async fn list(conn: &mut PgConnection, document_id: Uuid) -> Result<Vec<Field>> {
+pub async fn list(conn: &mut PgConnection, document_id: DocumentId) -> Result<Vec<Field>> {
     Ok(sqlx::query_as(
         "SELECT id, recipient_id, type, page, x, y, width, height, value FROM fields
          WHERE document_id = $1 ORDER BY created_at, id",
@@ -30,7 +30,11 @@ pub async fn list(conn: &mut PgConnection, document_id: Uuid) -> Result<Vec<Fiel
 }
 
 /// Removes the document's fields with these ids.
-pub async fn delete_many(conn: &mut PgConnection, document_id: Uuid, ids: &[Uuid]) -> Result<()> {
+pub async fn delete_many(
+    conn: &mut PgConnection,
+    document_id: DocumentId,
+    ids: &[Uuid],
+) -> Result<()> {
     if ids.is_empty() {
         return Ok(());
     }
@@ -45,7 +49,7 @@ pub async fn delete_many(conn: &mut PgConnection, document_id: Uuid, ids: &[Uuid
 /// Gives each of the document's fields `(id, x, y, width, height)` its new box.
 pub async fn move_many(
     conn: &mut PgConnection,
-    document_id: Uuid,
+    document_id: DocumentId,
     boxes: &[(Uuid, f64, f64, f64, f64)],
 ) -> Result<()> {
     if boxes.is_empty() {
@@ -70,7 +74,7 @@ pub async fn move_many(
     Ok(())
 }
 
-pub async fn count(conn: &mut PgConnection, document_id: Uuid) -> Result<i64> {
+pub async fn count(conn: &mut PgConnection, document_id: DocumentId) -> Result<i64> {
     Ok(
         sqlx::query_scalar("SELECT count(*) FROM fields WHERE document_id = $1")
             .bind(document_id)
@@ -81,8 +85,8 @@ pub async fn count(conn: &mut PgConnection, document_id: Uuid) -> Result<i64> {
 
 pub async fn insert_many(
     conn: &mut PgConnection,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     fields: &[NewField],
 ) -> Result<()> {
     let measure = |f: fn(&NewField) -> f64| fields.iter().map(f).collect::<Vec<_>>();

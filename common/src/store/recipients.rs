@@ -2,11 +2,10 @@
 
 use sqlx::AssertSqlSafe;
 use sqlx::PgConnection;
-use uuid::Uuid;
 
 use crate::{
     error::{Error, Result, Rule},
-    model::{Recipient, RecipientRole},
+    model::{AccountId, DocumentId, Recipient, RecipientId, RecipientRole},
 };
 
 const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_code, \
@@ -19,7 +18,7 @@ const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_c
                         AND e.status = 'FAILED') AS delivery_error";
 
 pub struct NewRecipient {
-    pub id: Uuid,
+    pub id: RecipientId,
     pub name: String,
     pub email: String,
     pub role: RecipientRole,
@@ -29,7 +28,7 @@ pub struct NewRecipient {
     pub position: i32,
 }
 
-pub async fn list(conn: &mut PgConnection, document_id: Uuid) -> Result<Vec<Recipient>> {
+pub async fn list(conn: &mut PgConnection, document_id: DocumentId) -> Result<Vec<Recipient>> {
     Ok(sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM recipients WHERE document_id = $1 ORDER BY position"
     )))
@@ -40,8 +39,8 @@ pub async fn list(conn: &mut PgConnection, document_id: Uuid) -> Result<Vec<Reci
 
 pub async fn insert_many(
     conn: &mut PgConnection,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     recipients: &[NewRecipient],
 ) -> Result<()> {
     let column = |f: fn(&NewRecipient) -> Option<String>| -> Vec<Option<String>> {
@@ -81,7 +80,7 @@ fn duplicate_recipient(e: sqlx::Error) -> Error {
 }
 
 /// Changes a recipient's e-mail address; a duplicate on the document is refused.
-pub async fn set_email(conn: &mut PgConnection, id: Uuid, email: &str) -> Result<()> {
+pub async fn set_email(conn: &mut PgConnection, id: RecipientId, email: &str) -> Result<()> {
     sqlx::query("UPDATE recipients SET email = $2 WHERE id = $1")
         .bind(id)
         .bind(email)
@@ -92,7 +91,11 @@ pub async fn set_email(conn: &mut PgConnection, id: Uuid, email: &str) -> Result
 }
 
 /// Removes a recipient and their fields.
-pub async fn delete(conn: &mut PgConnection, document_id: Uuid, id: Uuid) -> Result<()> {
+pub async fn delete(
+    conn: &mut PgConnection,
+    document_id: DocumentId,
+    id: RecipientId,
+) -> Result<()> {
     sqlx::query("DELETE FROM fields WHERE document_id = $1 AND recipient_id = $2")
         .bind(document_id)
         .bind(id)
@@ -107,7 +110,7 @@ pub async fn delete(conn: &mut PgConnection, document_id: Uuid, id: Uuid) -> Res
 }
 
 /// How many recipients of the document have no field assigned.
-pub async fn count_without_fields(conn: &mut PgConnection, document_id: Uuid) -> Result<i64> {
+pub async fn count_without_fields(conn: &mut PgConnection, document_id: DocumentId) -> Result<i64> {
     Ok(sqlx::query_scalar(
         "SELECT count(*) FROM recipients r WHERE r.document_id = $1
            AND NOT EXISTS (SELECT 1 FROM fields f WHERE f.recipient_id = r.id)",
@@ -119,7 +122,7 @@ pub async fn count_without_fields(conn: &mut PgConnection, document_id: Uuid) ->
 
 pub async fn set_signing_token_hashes(
     conn: &mut PgConnection,
-    tokens: &[(Uuid, [u8; 32])],
+    tokens: &[(RecipientId, [u8; 32])],
 ) -> Result<()> {
     sqlx::query(
         "UPDATE recipients r SET signing_token_hash = t.hash
@@ -142,7 +145,7 @@ pub async fn find_by_token_hash(pool: &sqlx::PgPool, hash: &[u8]) -> Result<Opti
     .await?)
 }
 
-pub async fn find(conn: &mut PgConnection, id: Uuid) -> Result<Recipient> {
+pub async fn find(conn: &mut PgConnection, id: RecipientId) -> Result<Recipient> {
     Ok(sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM recipients WHERE id = $1"
     )))
@@ -151,7 +154,7 @@ pub async fn find(conn: &mut PgConnection, id: Uuid) -> Result<Recipient> {
     .await?)
 }
 
-pub async fn mark_viewed(conn: &mut PgConnection, id: Uuid) -> Result<()> {
+pub async fn mark_viewed(conn: &mut PgConnection, id: RecipientId) -> Result<()> {
     sqlx::query("UPDATE recipients SET status = 'VIEWED', viewed_at = now() WHERE id = $1")
         .bind(id)
         .execute(conn)
@@ -159,7 +162,7 @@ pub async fn mark_viewed(conn: &mut PgConnection, id: Uuid) -> Result<()> {
     Ok(())
 }
 
-pub async fn mark_signed(conn: &mut PgConnection, id: Uuid) -> Result<()> {
+pub async fn mark_signed(conn: &mut PgConnection, id: RecipientId) -> Result<()> {
     sqlx::query(
         "UPDATE recipients SET status = 'SIGNED', signed_at = now(),
              viewed_at = COALESCE(viewed_at, now()) WHERE id = $1",
@@ -170,7 +173,11 @@ pub async fn mark_signed(conn: &mut PgConnection, id: Uuid) -> Result<()> {
     Ok(())
 }
 
-pub async fn mark_declined(conn: &mut PgConnection, id: Uuid, reason: Option<&str>) -> Result<()> {
+pub async fn mark_declined(
+    conn: &mut PgConnection,
+    id: RecipientId,
+    reason: Option<&str>,
+) -> Result<()> {
     sqlx::query(
         "UPDATE recipients SET status = 'DECLINED', declined_at = now(), decline_reason = $2,
              viewed_at = COALESCE(viewed_at, now()) WHERE id = $1",

@@ -2,9 +2,8 @@
 //! `source:<source>`), each key blocked for a doubling delay once its free failures are used.
 
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
-use crate::error::Result;
+use crate::{error::Result, model::AccountId};
 
 /// Forgets keys quiet for a day, a little at a time.
 pub async fn forget_quiet(conn: &mut PgConnection) -> Result<()> {
@@ -82,7 +81,7 @@ pub async fn forgive(conn: &mut PgConnection, address_key: &str, source_key: &st
 }
 
 /// Forgets the failed sign-ins to the account's address, from every source.
-pub async fn forget_account(pool: &PgPool, account_id: Uuid) -> Result<()> {
+pub async fn forget_account(pool: &PgPool, account_id: AccountId) -> Result<()> {
     sqlx::query(
         "DELETE FROM sign_in_throttle WHERE starts_with(key,
              'address:' || (SELECT lower(email) FROM accounts WHERE id = $1) || '|')",

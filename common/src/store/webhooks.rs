@@ -10,14 +10,14 @@ use uuid::Uuid;
 use crate::{
     error::Result,
     infra::jobs::{self, DeliverWebhook},
-    model::{WebhookDeliveryStatus, WebhookEvent},
+    model::{AccountId, DocumentId, WebhookDeliveryStatus, WebhookEvent},
 };
 
 /// Inserts a delivery of `event` with the exact body to send, and queues its job.
 pub async fn insert(
     conn: &mut PgConnection,
-    account_id: Uuid,
-    document_id: Uuid,
+    account_id: AccountId,
+    document_id: DocumentId,
     event: WebhookEvent,
     body: &str,
 ) -> Result<()> {
@@ -41,8 +41,8 @@ pub async fn insert(
 #[serde(rename_all = "camelCase")]
 pub struct Delivery {
     pub id: Uuid,
-    pub account_id: Uuid,
-    pub document_id: Option<Uuid>,
+    pub account_id: AccountId,
+    pub document_id: Option<DocumentId>,
     pub event_id: String,
     pub event_type: String,
     #[serde(skip)]
@@ -65,7 +65,7 @@ const COLUMNS: &str = "id, account_id, document_id, event_id, event_type, payloa
 
 pub async fn list(
     pool: &PgPool,
-    account_id: Uuid,
+    account_id: AccountId,
     status: Option<WebhookDeliveryStatus>,
 ) -> Result<Vec<Delivery>> {
     Ok(sqlx::query_as(sqlx::AssertSqlSafe(format!(
@@ -81,7 +81,7 @@ pub async fn list(
 
 /// The account's `limit` most recent deliveries, newest first (served by the
 /// `(account_id, status, created_at)` index's leading column).
-pub async fn recent(pool: &PgPool, account_id: Uuid, limit: i64) -> Result<Vec<Delivery>> {
+pub async fn recent(pool: &PgPool, account_id: AccountId, limit: i64) -> Result<Vec<Delivery>> {
     Ok(sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM webhook_deliveries WHERE account_id = $1
          ORDER BY created_at DESC, id DESC LIMIT $2"
@@ -169,7 +169,7 @@ pub async fn record_attempt(
 pub async fn replay(
     pool: &PgPool,
     delivery_id: Uuid,
-    account_id: Option<Uuid>,
+    account_id: Option<AccountId>,
 ) -> Result<Option<Delivery>> {
     let mut tx = pool.begin().await?;
     let delivery: Option<Delivery> = sqlx::query_as(sqlx::AssertSqlSafe(format!(

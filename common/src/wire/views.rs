@@ -127,7 +127,7 @@ pub struct AuditEntryView {
 impl DocumentSummary {
     pub fn new(doc: &Document, file_path: String) -> Self {
         Self {
-            id: doc.id,
+            id: doc.id.0,
             title: doc.title.clone(),
             status: doc.status,
             file_path,
@@ -160,7 +160,7 @@ impl DocumentDetail {
             recipients: recipients
                 .iter()
                 .map(|r| RecipientView {
-                    id: r.id,
+                    id: r.id.0,
                     name: r.name.clone(),
                     email: r.email.clone(),
                     role: r.role,

@@ -3,10 +3,9 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
-use uuid::Uuid;
 
 use crate::{
-    model::{Document, Field, Recipient, WebhookEvent},
+    model::{Document, Field, Recipient, RecipientId, WebhookEvent},
     wire::views::DocumentDetail,
 };
 
@@ -25,7 +24,7 @@ pub struct WebhookPayload<'a> {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FailedDelivery {
-    pub recipient_id: Uuid,
+    pub recipient_id: RecipientId,
     pub email: String,
     /// INVITATION, COMPLETED, DECLINED, EXPIRED or CANCELLED.
     pub email_kind: &'static str,

@@ -159,7 +159,7 @@ async fn api_settings_in_the_browser() {
         .await;
     assert_eq!(forged.status, StatusCode::FORBIDDEN);
     assert!(
-        signet_common::store::api_keys::active(&app.db.pool, account)
+        signet_common::store::api_keys::active(&app.db.pool, account.into())
             .await
             .unwrap()
             .is_none()
@@ -755,7 +755,7 @@ async fn a_draft_is_prepared_and_sent_from_the_console() {
     assert_eq!(sent.status, StatusCode::SEE_OTHER);
     let detail = app
         .get(&format!("/documents/{doc}"), &{
-            signet_common::store::api_keys::generate(&app.db.pool, account)
+            signet_common::store::api_keys::generate(&app.db.pool, account.into())
                 .await
                 .unwrap()
                 .key

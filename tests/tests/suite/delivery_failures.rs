@@ -176,9 +176,13 @@ async fn a_bounced_invitation_is_shown_announced_audited_and_can_be_sent_again()
         .fetch_one(&app.db.pool)
         .await
         .unwrap();
-    signet_common::flows::sign_in::set_password(&app.db.pool, account, "a long enough password")
-        .await
-        .unwrap();
+    signet_common::flows::sign_in::set_password(
+        &app.db.pool,
+        account.into(),
+        "a long enough password",
+    )
+    .await
+    .unwrap();
     let mut browser = Browser::new(&app);
     browser.sign_in(&email, "a long enough password").await;
     let page = browser.get(&format!("/app/documents/{doc}")).await;

@@ -39,7 +39,7 @@ async fn saved_fields_are_shown_moved_resized_and_removed_and_recipients_removed
         .fetch_one(&app.db.pool)
         .await
         .unwrap();
-    signet_common::flows::sign_in::set_password(&app.db.pool, account, PASSWORD)
+    signet_common::flows::sign_in::set_password(&app.db.pool, account.into(), PASSWORD)
         .await
         .unwrap();
     let doc = app

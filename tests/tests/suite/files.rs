@@ -40,9 +40,9 @@ async fn file_path_serves_the_pdf_and_refuses_tampered_or_expired_links() {
         b"test-file-url-secret-0123456789abcdef",
         std::time::Duration::from_secs(60),
     )
-    .url(doc, Utc::now() - Duration::hours(2));
+    .url(doc.into(), Utc::now() - Duration::hours(2));
     let wrong_secret = FileLinks::new(&app.base, b"guess", std::time::Duration::from_secs(60))
-        .url(doc, Utc::now());
+        .url(doc.into(), Utc::now());
     let unsigned = format!("{}/files/{doc}", app.base);
     let not_uuid = format!("{}/files/nope?expires=1&sig=00", app.base);
     for bad in [tampered, swapped, expired, wrong_secret, unsigned, not_uuid] {

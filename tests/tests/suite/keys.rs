@@ -22,7 +22,9 @@ async fn regenerate_and_revoke_take_effect_at_once() {
             .unwrap();
         assert_eq!(response.status(), 200, "{header}");
     }
-    let new_key = api_keys::generate(&app.db.pool, account).await.unwrap();
+    let new_key = api_keys::generate(&app.db.pool, account.into())
+        .await
+        .unwrap();
     assert_ne!(new_key.key, old_key);
     assert_eq!(new_key.display, api_keys::mask(&new_key.key));
     assert_error(
@@ -33,7 +35,11 @@ async fn regenerate_and_revoke_take_effect_at_once() {
     );
     assert_eq!(app.get("/documents", &new_key.key).await.0, 200);
 
-    assert!(api_keys::revoke(&app.db.pool, account).await.unwrap());
+    assert!(
+        api_keys::revoke(&app.db.pool, account.into())
+            .await
+            .unwrap()
+    );
     assert_error(
         &app.get("/documents", &new_key.key).await,
         401,
@@ -41,24 +47,28 @@ async fn regenerate_and_revoke_take_effect_at_once() {
         "Invalid API key",
     );
     assert!(
-        !api_keys::revoke(&app.db.pool, account).await.unwrap(),
+        !api_keys::revoke(&app.db.pool, account.into())
+            .await
+            .unwrap(),
         "nothing left to revoke"
     );
     assert!(
-        api_keys::active(&app.db.pool, account)
+        api_keys::active(&app.db.pool, account.into())
             .await
             .unwrap()
             .is_none()
     );
 
-    let fresh = api_keys::generate(&app.db.pool, account).await.unwrap();
+    let fresh = api_keys::generate(&app.db.pool, account.into())
+        .await
+        .unwrap();
     let response = read(
         app.call(Method::GET, "/documents", Some(&fresh.key), None)
             .await,
     )
     .await;
     assert_eq!(response.0, 200);
-    let active = api_keys::active(&app.db.pool, account)
+    let active = api_keys::active(&app.db.pool, account.into())
         .await
         .unwrap()
         .unwrap();
@@ -71,7 +81,8 @@ async fn concurrent_regenerations_leave_exactly_one_working_key() {
     let app = TestApp::spawn().await;
     let (account, _) = app.account(1000).await;
     let keys =
-        futures::future::join_all((0..8).map(|_| api_keys::generate(&app.db.pool, account))).await;
+        futures::future::join_all((0..8).map(|_| api_keys::generate(&app.db.pool, account.into())))
+            .await;
     let mut working = 0;
     for key in keys {
         if app.get("/documents", &key.unwrap().key).await.0 == 200 {

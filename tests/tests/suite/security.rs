@@ -708,8 +708,8 @@ async fn withdrawn_documents_send_no_invitations_and_serve_no_pdf() {
     let cancelled_tokens = invitation_tokens(&app, cancelled).await;
     signet_common::flows::drafting::cancel_document(
         &app.db.pool,
-        account,
-        cancelled,
+        account.into(),
+        cancelled.into(),
         &signet_common::model::Actor::operator(),
     )
     .await
@@ -1131,7 +1131,7 @@ async fn webhooks_ignore_proxies_from_the_environment() {
     let (account, key) = app.account(1000).await;
     signet_common::store::accounts::update(
         &app.db.pool,
-        account,
+        account.into(),
         &signet_common::store::accounts::AccountUpdate {
             usage_limit: None,
             webhook_url: Some(Some(receiver.url())),

@@ -35,7 +35,7 @@ pub(crate) async fn account_with_webhook(app: &TestApp, url: &str) -> (Uuid, Str
     let (account, key) = app.account(10_000).await;
     let updated = accounts::update(
         &app.db.pool,
-        account,
+        account.into(),
         &AccountUpdate {
             usage_limit: None,
             webhook_url: Some(Some(url.to_owned())),

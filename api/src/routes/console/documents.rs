@@ -11,11 +11,10 @@ use axum::{
 use chrono::Utc;
 use signet_common::{
     flows::{delivery_failures, drafting},
-    model::RecipientRole,
+    model::{DocumentId, RecipientRole},
     store::documents,
     wire::inputs::{FieldInput, FieldPlacement, RecipientInput, SendInput},
 };
-use uuid::Uuid;
 
 use super::{
     failure::Failure,
@@ -25,7 +24,7 @@ use super::{
 use crate::{
     AppState,
     error::{ApiError, Empty, success},
-    extract::{ApiJson, ClientActor, DocumentId, ListParams, RecipientId},
+    extract::{ApiJson, ClientActor, DocumentPath, ListParams, RecipientPath},
 };
 
 pub(super) async fn list(
@@ -58,16 +57,16 @@ pub(super) async fn render_list(
 pub(super) async fn detail(
     State(state): State<AppState>,
     console: Console,
-    id: Result<DocumentId, ApiError>,
+    id: Result<DocumentPath, ApiError>,
 ) -> Result<Response, Failure> {
-    let DocumentId(id) = id?;
+    let DocumentPath(id) = id?;
     render_detail(&state, &console, id, None, StatusCode::OK).await
 }
 
 async fn render_detail(
     state: &AppState,
     console: &Console,
-    id: Uuid,
+    id: DocumentId,
     error: Option<&str>,
     status: StatusCode,
 ) -> Result<Response, Failure> {
@@ -93,7 +92,7 @@ async fn render_detail(
 async fn refused_or(
     state: &AppState,
     console: &Console,
-    id: Uuid,
+    id: DocumentId,
     outcome: signet_common::error::Result<()>,
 ) -> Result<Response, Failure> {
     match outcome.map_err(ApiError::from) {
@@ -118,11 +117,11 @@ pub(super) async fn add_recipient(
     State(state): State<AppState>,
     console: Console,
     ClientActor(actor): ClientActor,
-    id: Result<DocumentId, ApiError>,
+    id: Result<DocumentPath, ApiError>,
     ConsoleForm(form): ConsoleForm,
 ) -> Result<Response, Failure> {
     console.check(&form)?;
-    let DocumentId(id) = id?;
+    let DocumentPath(id) = id?;
     let role = match form.get("role").map(String::as_str) {
         Some("VIEWER") => RecipientRole::Viewer,
         _ => RecipientRole::Signer,
@@ -149,11 +148,11 @@ pub(super) async fn send(
     State(state): State<AppState>,
     console: Console,
     ClientActor(actor): ClientActor,
-    id: Result<DocumentId, ApiError>,
+    id: Result<DocumentPath, ApiError>,
     ConsoleForm(form): ConsoleForm,
 ) -> Result<Response, Failure> {
     console.check(&form)?;
-    let DocumentId(id) = id?;
+    let DocumentPath(id) = id?;
     let field = |name: &str| form.get(name).cloned().unwrap_or_default();
     // A datetime-local input has no zone; the form says UTC.
     let expiry = chrono::NaiveDateTime::parse_from_str(&field("expiry"), "%Y-%m-%dT%H:%M")
@@ -180,9 +179,9 @@ pub(super) async fn send(
 pub(super) async fn place(
     State(state): State<AppState>,
     console: Console,
-    id: Result<DocumentId, ApiError>,
+    id: Result<DocumentPath, ApiError>,
 ) -> Result<Response, Failure> {
-    let DocumentId(id) = id?;
+    let DocumentPath(id) = id?;
     let (document, recipients, fields) =
         drafting::document_detail(&state.db.pool, console.session.account_id, id).await?;
     let body = views::field_placement(Placement {
@@ -213,7 +212,7 @@ pub(super) async fn save_fields(
     console: Console,
     ClientActor(actor): ClientActor,
     headers: HeaderMap,
-    id: Result<DocumentId, ApiError>,
+    id: Result<DocumentPath, ApiError>,
     ApiJson(arrangement): ApiJson<Arrangement>,
 ) -> Result<Response, ApiError> {
     let token = headers
@@ -223,7 +222,7 @@ pub(super) async fn save_fields(
     if console.check_token(token).is_err() {
         return Err(ApiError::CsrfRejected);
     }
-    let DocumentId(id) = id?;
+    let DocumentPath(id) = id?;
     drafting::arrange_fields(
         &state.db.pool,
         console.session.account_id,
@@ -241,12 +240,12 @@ pub(super) async fn remove_recipient(
     State(state): State<AppState>,
     console: Console,
     ClientActor(actor): ClientActor,
-    id: Result<DocumentId, ApiError>,
-    RecipientId(recipient): RecipientId,
+    id: Result<DocumentPath, ApiError>,
+    RecipientPath(recipient): RecipientPath,
     ConsoleForm(form): ConsoleForm,
 ) -> Result<Response, Failure> {
     console.check(&form)?;
-    let DocumentId(id) = id?;
+    let DocumentPath(id) = id?;
     let outcome = match recipient {
         Some(recipient) => {
             drafting::remove_recipient(
@@ -272,12 +271,12 @@ pub(super) async fn resend_invitation(
     State(state): State<AppState>,
     console: Console,
     ClientActor(actor): ClientActor,
-    id: Result<DocumentId, ApiError>,
-    RecipientId(recipient): RecipientId,
+    id: Result<DocumentPath, ApiError>,
+    RecipientPath(recipient): RecipientPath,
     ConsoleForm(form): ConsoleForm,
 ) -> Result<Response, Failure> {
     console.check(&form)?;
-    let DocumentId(id) = id?;
+    let DocumentPath(id) = id?;
     let outcome = match recipient {
         Some(recipient) => {
             delivery_failures::resend_invitation(
@@ -300,11 +299,11 @@ pub(super) async fn cancel(
     State(state): State<AppState>,
     console: Console,
     ClientActor(actor): ClientActor,
-    id: Result<DocumentId, ApiError>,
+    id: Result<DocumentPath, ApiError>,
     ConsoleForm(form): ConsoleForm,
 ) -> Result<Response, Failure> {
     console.check(&form)?;
-    let DocumentId(id) = id?;
+    let DocumentPath(id) = id?;
     drafting::cancel_document(&state.db.pool, console.session.account_id, id, &actor).await?;
     Ok(Redirect::to(&format!("/app/documents/{id}")).into_response())
 }
