@@ -237,13 +237,13 @@ mod tests {
     use sqlx::types::Json;
 
     use super::*;
-    use crate::model::OptionalDeliveryStatus;
+    use crate::model::{AccountId, DocumentId, OptionalDeliveryStatus, RecipientId};
 
     fn recipient(email: &str, role: RecipientRole) -> Recipient {
         Recipient {
-            id: Uuid::now_v7(),
-            account_id: Uuid::nil(),
-            document_id: Uuid::nil(),
+            id: RecipientId::new(),
+            account_id: AccountId(Uuid::nil()),
+            document_id: DocumentId(Uuid::nil()),
             name: email.into(),
             email: email.into(),
             role,
@@ -261,12 +261,17 @@ mod tests {
         }
     }
 
-    fn entry(event: AuditEvent, message: &str, recipient_id: Option<Uuid>, ip: &str) -> AuditEntry {
+    fn entry(
+        event: AuditEvent,
+        message: &str,
+        recipient_id: Option<RecipientId>,
+        ip: &str,
+    ) -> AuditEntry {
         AuditEntry {
             seq: 0,
             id: Uuid::now_v7(),
-            account_id: Uuid::nil(),
-            document_id: Uuid::nil(),
+            account_id: AccountId(Uuid::nil()),
+            document_id: DocumentId(Uuid::nil()),
             event,
             message: message.into(),
             recipient_id,
@@ -314,8 +319,8 @@ mod tests {
             ),
         ];
         let document = Document {
-            id: Uuid::nil(),
-            account_id: Uuid::nil(),
+            id: DocumentId(Uuid::nil()),
+            account_id: AccountId(Uuid::nil()),
             code: "ABC".into(),
             title: "Lease".into(),
             status: DocumentStatus::Sent,

@@ -127,22 +127,28 @@ async fn audit_entries_written_before_the_recipient_column_keep_their_chain() {
             ("DECLINED".into(), Some(ann), 1),
         ]
     );
-    let verified = audit::verify(pool, document).await.unwrap();
+    let verified = audit::verify(pool, document.into()).await.unwrap();
     assert!(verified.ok, "{verified:?}");
 
     let mut conn = pool.acquire().await.unwrap();
     let entry = NewEntry {
         event: AuditEvent::Updated,
         message: "Invitation to ann_1@acme.test sent again".into(),
-        recipient_id: Some(ann),
+        recipient_id: Some(ann.into()),
     };
-    let appended = audit::append(&mut conn, account, document, &entry, &Actor::operator())
-        .await
-        .unwrap();
+    let appended = audit::append(
+        &mut conn,
+        account.into(),
+        document.into(),
+        &entry,
+        &Actor::operator(),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         (appended.format, appended.recipient_id),
-        (audit::FORMAT, Some(ann))
+        (audit::FORMAT, Some(ann.into()))
     );
-    let verified = audit::verify(pool, document).await.unwrap();
+    let verified = audit::verify(pool, document.into()).await.unwrap();
     assert!(verified.ok && verified.entries == 6, "{verified:?}");
 }
