@@ -193,6 +193,9 @@ pub struct Recipient {
     pub role: RecipientRole,
     pub country_code: Option<String>,
     pub phone_number: Option<String>,
+    /// `country_code` + `phone_number` in E.164, for SMS; `None` without a number (and for
+    /// rows from before the column whose number could not be converted safely in SQL).
+    pub phone_e164: Option<String>,
     #[sqlx(try_from = "String")]
     pub status: RecipientStatus,
     pub color_code: String,

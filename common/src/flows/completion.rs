@@ -249,6 +249,7 @@ mod tests {
             role,
             country_code: None,
             phone_number: None,
+            phone_e164: None,
             status: RecipientStatus::Signed,
             color_code: "#000000".into(),
             position: 0,

@@ -125,6 +125,7 @@ pub async fn add_recipients(
                 role: r.role,
                 country_code: r.country_code,
                 phone_number: r.phone_number,
+                phone_e164: r.phone_e164,
                 color_code: PALETTE[position % PALETTE.len()].to_owned(),
                 position: position as i32,
             }

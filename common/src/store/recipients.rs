@@ -9,7 +9,7 @@ use crate::{
 };
 
 const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_code, \
-                       phone_number, status, color_code, position, viewed_at, signed_at, \
+                       phone_number, phone_e164, status, color_code, position, viewed_at, signed_at, \
                        declined_at, decline_reason, \
                        (SELECT e.status FROM outbound_emails e WHERE e.recipient_id = recipients.id \
                         AND e.kind = 'INVITATION') AS delivery_status, \
@@ -24,6 +24,8 @@ pub struct NewRecipient {
     pub role: RecipientRole,
     pub country_code: Option<String>,
     pub phone_number: Option<String>,
+    /// The number in E.164, set when `country_code` and `phone_number` are (validated in `wire`).
+    pub phone_e164: Option<String>,
     pub color_code: String,
     pub position: i32,
 }
@@ -48,11 +50,13 @@ pub async fn insert_many(
     };
     sqlx::query(
         "INSERT INTO recipients (id, account_id, document_id, name, email, role, country_code,
-                                 phone_number, color_code, position)
-         SELECT id, $1, $2, name, email, role, country_code, phone_number, color_code, position
+                                 phone_number, phone_e164, color_code, position)
+         SELECT id, $1, $2, name, email, role, country_code, phone_number, phone_e164, color_code,
+                position
          FROM UNNEST($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                     $9::text[], $10::int[])
-              AS t(id, name, email, role, country_code, phone_number, color_code, position)",
+                     $9::text[], $10::text[], $11::int[])
+              AS t(id, name, email, role, country_code, phone_number, phone_e164, color_code,
+                   position)",
     )
     .bind(account_id)
     .bind(document_id)
@@ -62,6 +66,7 @@ pub async fn insert_many(
     .bind(column(|r| Some(r.role.as_str().to_owned())))
     .bind(column(|r| r.country_code.clone()))
     .bind(column(|r| r.phone_number.clone()))
+    .bind(column(|r| r.phone_e164.clone()))
     .bind(column(|r| Some(r.color_code.clone())))
     .bind(recipients.iter().map(|r| r.position).collect::<Vec<_>>())
     .execute(conn)

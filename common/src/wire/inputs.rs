@@ -69,6 +69,19 @@ pub struct SendInput {
     pub expiry_date: String,
 }
 
+/// A recipient that passed validation: trimmed, and with its phone number in E.164 when it has
+/// one (`countryCode` and `phoneNumber` are kept as given, trimmed, for the detail).
+#[derive(Debug, Clone)]
+pub struct ValidRecipient {
+    pub name: String,
+    pub email: String,
+    pub role: RecipientRole,
+    pub country_code: Option<String>,
+    pub phone_number: Option<String>,
+    /// `+<country code><national number>`, e.g. `+442079460958`.
+    pub phone_e164: Option<String>,
+}
+
 /// A send request that passed validation.
 #[derive(Debug, Clone)]
 pub struct SendRequest {
@@ -137,7 +150,10 @@ fn outcome<T>(problems: Vec<Problem>, value: T) -> Result<T, Error> {
     }
 }
 
-pub fn validate_recipients(inputs: Vec<RecipientInput>) -> Result<Vec<RecipientInput>, Error> {
+/// Trims and checks recipients. A phone number is `countryCode` and `phoneNumber` together:
+/// both or neither, and together they must be a number that exists in that country's numbering
+/// plan (libphonenumber's metadata); it is returned in E.164 as well.
+pub fn validate_recipients(inputs: Vec<RecipientInput>) -> Result<Vec<ValidRecipient>, Error> {
     let mut problems = Vec::new();
     check_list_size(inputs.len(), MAX_RECIPIENTS_PER_REQUEST, &mut problems);
     let mut cleaned = Vec::with_capacity(inputs.len());
@@ -155,29 +171,53 @@ pub fn validate_recipients(inputs: Vec<RecipientInput>) -> Result<Vec<RecipientI
             problems.push(Problem::new(format!("[{i}].email"), reason));
         }
         let country_code = input.country_code.map(|c| c.trim().to_owned());
-        if let Some(code) = &country_code
-            && !is_country_code(code)
-        {
+        let code_ok = country_code.as_deref().is_none_or(is_country_code);
+        if !code_ok {
             problems.push(Problem::new(
                 format!("[{i}].countryCode"),
                 "expected +<1-4 digits>",
             ));
         }
         let phone_number = input.phone_number.map(|p| p.trim().to_owned());
-        if let Some(phone) = &phone_number
-            && !is_phone_number(phone)
-        {
+        let phone_ok = phone_number.as_deref().is_none_or(is_phone_number);
+        if !phone_ok {
             problems.push(Problem::new(
                 format!("[{i}].phoneNumber"),
                 "expected 4 to 15 digits (spaces, dots, dashes and brackets allowed)",
             ));
         }
-        cleaned.push(RecipientInput {
+        let phone_e164 = match (&country_code, &phone_number) {
+            (None, None) => None,
+            (Some(_), None) => {
+                problems.push(Problem::new(
+                    format!("[{i}].phoneNumber"),
+                    "required when countryCode is given",
+                ));
+                None
+            }
+            (None, Some(_)) => {
+                problems.push(Problem::new(
+                    format!("[{i}].countryCode"),
+                    "required when phoneNumber is given",
+                ));
+                None
+            }
+            (Some(code), Some(phone)) if code_ok && phone_ok => match e164(code, phone) {
+                Ok(number) => Some(number),
+                Err((field, reason)) => {
+                    problems.push(Problem::new(format!("[{i}].{field}"), reason));
+                    None
+                }
+            },
+            (Some(_), Some(_)) => None,
+        };
+        cleaned.push(ValidRecipient {
             name,
             email,
             role: input.role,
             country_code,
             phone_number,
+            phone_e164,
         });
     }
     let recipients = outcome(problems, cleaned)?;
@@ -346,6 +386,32 @@ fn is_country_code(code: &str) -> bool {
     })
 }
 
+/// The number `code` + `phone` in E.164, if it is one that can be dialled: a known country code
+/// and a national number valid in its plan (a trunk prefix such as the UK's leading 0 is
+/// dropped). Otherwise the field at fault (`countryCode` or `phoneNumber`) and why.
+fn e164(code: &str, phone: &str) -> Result<String, (&'static str, String)> {
+    let digits = &code[1..];
+    let known = !digits.starts_with('0')
+        && digits
+            .parse::<u16>()
+            .is_ok_and(|c| phonenumber::metadata::DATABASE.by_code(&c).is_some());
+    if !known {
+        return Err(("countryCode", "not a known dialling prefix".to_owned()));
+    }
+    // The parser reads the country code from the digits after the `+`; it must be the one given.
+    match phonenumber::parse(None, format!("{code} {phone}")) {
+        Ok(number)
+            if format!("+{}", number.code().value()) == code && phonenumber::is_valid(&number) =>
+        {
+            Ok(number.format().mode(phonenumber::Mode::E164).to_string())
+        }
+        _ => Err((
+            "phoneNumber",
+            format!("not a valid phone number for {code}"),
+        )),
+    }
+}
+
 fn is_phone_number(phone: &str) -> bool {
     let digits = phone.chars().filter(char::is_ascii_digit).count();
     (4..=15).contains(&digits)
@@ -485,6 +551,113 @@ mod tests {
             validate_recipients(vec![recipient("a@b.co"), recipient("A@B.CO")]),
             Err(Error::Rule(Rule::DuplicateRecipient))
         ));
+    }
+
+    fn with_phone(code: Option<&str>, phone: Option<&str>) -> RecipientInput {
+        RecipientInput {
+            country_code: code.map(Into::into),
+            phone_number: phone.map(Into::into),
+            ..recipient("a@b.co")
+        }
+    }
+
+    /// The problems of one recipient with this number, as `(field, message)`.
+    fn phone_problems(code: Option<&str>, phone: Option<&str>) -> Vec<(String, String)> {
+        match validate_recipients(vec![recipient("x@b.co"), with_phone(code, phone)]) {
+            Ok(_) => vec![],
+            Err(Error::Invalid(problems)) => {
+                problems.into_iter().map(|p| (p.field, p.reason)).collect()
+            }
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn phone_numbers_are_stored_in_e164_as_given() {
+        for (code, phone, e164) in [
+            ("+1", "(201) 555-0123", "+12015550123"),
+            ("+1", "415.555.2671", "+14155552671"),
+            ("+44", "020 7946 0958", "+442079460958"),
+            ("+44", "07400 123456", "+447400123456"),
+            ("+49", "030 123456", "+4930123456"),
+            ("+49", "01512-3456789", "+4915123456789"),
+            ("+91", "81234 56789", "+918123456789"),
+            ("+91", "(022) 2345-6789", "+912223456789"),
+            ("+55", "(11) 96123-4567", "+5511961234567"),
+            ("+81", "090-1234-5678", "+819012345678"),
+            ("+81", "03-1234-5678", "+81312345678"),
+            (" +39 ", " 06 1234 5678 ", "+390612345678"),
+        ] {
+            let ok = validate_recipients(vec![with_phone(Some(code), Some(phone))])
+                .unwrap_or_else(|e| panic!("{code} {phone}: {e:?}"));
+            assert_eq!(ok[0].phone_e164.as_deref(), Some(e164), "{code} {phone}");
+            // The detail returns what was given, trimmed.
+            assert_eq!(ok[0].country_code.as_deref(), Some(code.trim()));
+            assert_eq!(ok[0].phone_number.as_deref(), Some(phone.trim()));
+        }
+        let none = validate_recipients(vec![with_phone(None, None)]).unwrap();
+        assert_eq!(none[0].phone_e164, None);
+    }
+
+    #[test]
+    fn impossible_phone_numbers_name_the_element() {
+        for (code, phone) in [
+            ("+1", "555-0123"),
+            ("+1", "(123) 456-7890"),
+            ("+44", "020 7946 095"),
+            ("+44", "1234 5"),
+            ("+49", "0000 000000"),
+            ("+91", "98765 4321"),
+            ("+55", "(11) 1234"),
+            ("+81", "0-0000-0000"),
+            // A number from another country under this prefix.
+            ("+1", "020 7946 0958"),
+        ] {
+            assert_eq!(
+                phone_problems(Some(code), Some(phone)),
+                [(
+                    "[1].phoneNumber".to_owned(),
+                    format!("not a valid phone number for {code}")
+                )],
+                "{code} {phone}"
+            );
+        }
+        for code in ["+999", "+0044", "+4"] {
+            assert_eq!(
+                phone_problems(Some(code), Some("20 7946 0958")),
+                [(
+                    "[1].countryCode".to_owned(),
+                    "not a known dialling prefix".to_owned()
+                )],
+                "{code}"
+            );
+        }
+        // Too short to be any number: the shape rule says so before the numbering plan.
+        assert_eq!(
+            phone_problems(Some("+44"), Some("12")),
+            [(
+                "[1].phoneNumber".to_owned(),
+                "expected 4 to 15 digits (spaces, dots, dashes and brackets allowed)".to_owned()
+            )]
+        );
+    }
+
+    #[test]
+    fn a_phone_number_needs_both_parts() {
+        assert_eq!(
+            phone_problems(Some("+44"), None),
+            [(
+                "[1].phoneNumber".to_owned(),
+                "required when countryCode is given".to_owned()
+            )]
+        );
+        assert_eq!(
+            phone_problems(None, Some("020 7946 0958")),
+            [(
+                "[1].countryCode".to_owned(),
+                "required when phoneNumber is given".to_owned()
+            )]
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod keys;
 mod lists;
 mod observability;
 mod openapi;
+mod phone_numbers;
 mod real_names;
 mod scale_out;
 mod security;

@@ -152,3 +152,62 @@ async fn audit_entries_written_before_the_recipient_column_keep_their_chain() {
     let verified = audit::verify(pool, document.into()).await.unwrap();
     assert!(verified.ok && verified.entries == 6, "{verified:?}");
 }
+
+const PHONE_MIGRATION: &str =
+    include_str!("../../../migrations/20261123001600_recipients_phone_e164.sql");
+
+/// Numbers stored before `phone_e164` existed get one only where concatenation is certainly
+/// their E.164 form; the rest stay NULL.
+#[tokio::test]
+async fn phone_numbers_stored_before_e164_are_converted_only_when_safe() {
+    let db = TestDb::new().await;
+    let pool = &db.pool;
+    sqlx::query("ALTER TABLE recipients DROP COLUMN phone_e164")
+        .execute(pool)
+        .await
+        .unwrap();
+    let (account, document) = (Uuid::now_v7(), Uuid::now_v7());
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO accounts (id, name, email, api_usage_limit, webhook_secret)
+             VALUES ('{account}', 'Acme', 'owner@acme.test', 10, 'whsec_x');
+         INSERT INTO documents (id, account_id, code, title, status, file_key, sha256, pages, page_sizes)
+             VALUES ('{document}', '{account}', 'UPGRADE2', 'Lease', 'DRAFT', 'k', 'h', 1, '[]');"
+    )))
+    .execute(pool)
+    .await
+    .unwrap();
+    let rows: [(Option<&str>, Option<&str>, Option<&str>); 7] = [
+        (Some("+1"), Some("(201) 555-0123"), Some("+12015550123")),
+        (Some("+49"), Some("30.123.456"), Some("+4930123456")),
+        (Some("+44"), Some("020 7946 0958"), None), // trunk prefix: only the library knows
+        (Some("+1"), Some("1 201 555 0123"), None), // NANP trunk prefix
+        (Some("+44"), None, None),
+        (None, Some("2079460958"), None),
+        (None, None, None),
+    ];
+    for (i, (code, phone, _)) in rows.iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO recipients (id, account_id, document_id, name, email, role,
+                                     country_code, phone_number, color_code, position)
+             VALUES ($1, $2, $3, 'R', $4, 'SIGNER', $5, $6, '#000', $7)",
+        )
+        .bind(Uuid::now_v7())
+        .bind(account)
+        .bind(document)
+        .bind(format!("r{i}@acme.test"))
+        .bind(code)
+        .bind(phone)
+        .bind(i as i32)
+        .execute(pool)
+        .await
+        .unwrap();
+    }
+    sqlx::raw_sql(PHONE_MIGRATION).execute(pool).await.unwrap();
+    let after: Vec<Option<String>> =
+        sqlx::query_scalar("SELECT phone_e164 FROM recipients ORDER BY position")
+            .fetch_all(pool)
+            .await
+            .unwrap();
+    let expected: Vec<Option<String>> = rows.iter().map(|r| r.2.map(str::to_owned)).collect();
+    assert_eq!(after, expected);
+}
