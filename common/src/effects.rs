@@ -254,6 +254,9 @@ async fn apply(
         }
         _ => audit::append(conn, account_id, document_id, &entry, actor).await?,
     };
+    if let DocumentEvent::Signed(_) = event {
+        jobs::enqueue(conn, &[CheckCompletion { document_id }]).await?;
+    }
     let emails = event.emails();
     let webhook = event.webhook();
     if emails.is_empty() && webhook.is_none() {
@@ -283,9 +286,6 @@ async fn apply(
             _ => None,
         };
         record_webhook(conn, subject, webhook, failure.as_ref(), notifier).await?;
-    }
-    if let DocumentEvent::Signed(_) = event {
-        jobs::enqueue(conn, &[CheckCompletion { document_id }]).await?;
     }
     Ok(())
 }
