@@ -526,7 +526,7 @@ SELECT count(*) FROM recipients r WHERE document_id = :doc AND NOT EXISTS (SELEC
 UPDATE documents SET status = 'SENT', sent_at = now(), updated_at = now(), expiry_date = now() + interval '30 days', send_message = 'Please sign', send_description = 'Benchmark' WHERE id = :doc;
 UPDATE recipients SET signing_token_hash = sha256(gen_random_uuid()::text::bytea) WHERE document_id = :doc;
 SELECT hash FROM audit_entries WHERE document_id = :doc ORDER BY seq DESC LIMIT 1;
-INSERT INTO audit_entries (id, account_id, document_id, event, message, ip_address, user_agent, created_at, prev_hash, hash) VALUES (gen_random_uuid(), '{pg_acct['id']}', :doc, 'SENT', 'Document sent', '127.0.0.1', 'bench', now(), '\\x00', sha256(gen_random_uuid()::text::bytea));
+INSERT INTO audit_entries (id, account_id, document_id, event, message, ip_address, user_agent, created_at, prev_hash, hash, format) VALUES (gen_random_uuid(), '{pg_acct['id']}', :doc, 'SENT', 'Document sent', '127.0.0.1', 'bench', now(), '\\x00', sha256(gen_random_uuid()::text::bytea), 2);
 INSERT INTO outbound_emails (id, account_id, document_id, recipient_id, kind, message_id, link_token, status) SELECT gen_random_uuid(), account_id, document_id, id, 'INVITATION', gen_random_uuid()::text || '@bench', md5(random()::text), 'WITHDRAWN' FROM recipients WHERE document_id = :doc;
 INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority) VALUES (gen_random_uuid()::text, 'bench.discard', '\\x7b7d', 'Pending', 0, 5, now(), 0);
 COMMIT;
