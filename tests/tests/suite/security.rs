@@ -319,7 +319,7 @@ async fn a_decompression_bomb_upload_is_refused_and_the_api_keeps_answering() {
 
 /// Starts a multipart upload and keeps its body open (the server has read the headers and
 /// waits for the rest); dropping the stream ends it.
-async fn hold_upload(base: &str, console: &Console) -> tokio::net::TcpStream {
+async fn hold_upload(base: &str, cookie: &str) -> tokio::net::TcpStream {
     use tokio::io::AsyncWriteExt;
     let address = base.trim_start_matches("http://");
     let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
@@ -327,7 +327,7 @@ async fn hold_upload(base: &str, console: &Console) -> tokio::net::TcpStream {
         "POST /app/documents HTTP/1.1\r\nHost: {address}\r\nCookie: {}\r\n\
          Content-Type: multipart/form-data; boundary=xyz\r\nContent-Length: 1000000\r\n\r\n\
          --xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-",
-        console.cookie_header()
+        cookie
     );
     stream.write_all(head.as_bytes()).await.unwrap();
     stream.flush().await.unwrap();
@@ -346,8 +346,15 @@ async fn concurrent_uploads_are_bounded_per_account_and_overall() {
     let small = pdf(&[LETTER]);
 
     // Retries until the held upload has taken its place (it is read by another task); up to a
-    // minute, generous for a busy machine: the loop ends as soon as it has.
-    async fn refused_while_held(console: &mut Console, pdf: &[u8]) -> Answer {
+    // minute, generous for a busy machine: the loop ends as soon as it has. A probe that comes
+    // first takes the place itself, and the held upload, arriving meanwhile, is refused at
+    // once: then it has an answer waiting, and is opened again.
+    async fn refused_while_held(
+        console: &mut Console,
+        held: &mut tokio::net::TcpStream,
+        holder: &str,
+        pdf: &[u8],
+    ) -> Answer {
         for _ in 0..1200 {
             let csrf = console.csrf().await;
             let answer = console.upload(&csrf, pdf.to_vec()).await;
@@ -355,13 +362,17 @@ async fn concurrent_uploads_are_bounded_per_account_and_overall() {
                 return answer;
             }
             assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+            if held.try_read(&mut [0; 64]).is_ok() {
+                *held = hold_upload(&console.base, holder).await;
+            }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         panic!("the held upload did not take its place within a minute");
     }
 
-    let held_first = hold_upload(&api.base, &first).await;
-    let refused = refused_while_held(&mut first, &small).await;
+    let holder = first.cookie_header();
+    let mut held_first = hold_upload(&api.base, &holder).await;
+    let refused = refused_while_held(&mut first, &mut held_first, &holder, &small).await;
     assert!(
         refused
             .body
@@ -369,9 +380,10 @@ async fn concurrent_uploads_are_bounded_per_account_and_overall() {
     );
     assert_eq!(refused.headers[header::RETRY_AFTER], "5");
 
-    let held_second = hold_upload(&api.base, &second).await;
+    let holder = second.cookie_header();
+    let mut held_second = hold_upload(&api.base, &holder).await;
     let before = documents_of(&app, third_account).await;
-    refused_while_held(&mut third, &small).await;
+    refused_while_held(&mut third, &mut held_second, &holder, &small).await;
     let stored_meanwhile = documents_of(&app, third_account).await - before;
 
     drop((held_first, held_second));
