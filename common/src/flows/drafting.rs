@@ -326,14 +326,17 @@ pub async fn remove_recipient(
 ) -> Result<()> {
     let (mut tx, _, recipients) = begin_draft_change(pool, account_id, document_id).await?;
     let Some(recipient) = recipients.iter().find(|r| r.id == recipient_id) else {
-        return Err(Error::invalid(
-            "recipient",
-            "not a recipient of this document",
-        ));
+        return Err(not_a_recipient());
     };
     recipients::delete(&mut tx, document_id, recipient_id).await?;
     let message = format!("Recipient removed: {}", recipient.email);
     commit_update(tx, account_id, document_id, &message, actor).await
+}
+
+/// The refusal of [`remove_recipient`] for an id that names none of the document's recipients
+/// (also what a caller answers for a recipient id that is not even a UUID).
+pub fn not_a_recipient() -> Error {
+    Error::invalid("recipient", "not a recipient of this document")
 }
 
 /// Sends a DRAFT document: SENT status and expiry, the SENT entry, one invitation per recipient

@@ -257,11 +257,7 @@ pub(super) async fn remove_recipient(
             )
             .await
         }
-        // What `remove_recipient` answers for any id that is none of the document's.
-        None => Err(signet_common::Error::invalid(
-            "recipient",
-            "not a recipient of this document",
-        )),
+        None => Err(drafting::not_a_recipient()),
     };
     refused_or(&state, &console, id, outcome).await
 }
