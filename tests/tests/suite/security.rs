@@ -773,8 +773,14 @@ async fn withdrawn_documents_send_no_invitations_and_serve_no_pdf() {
         .await
         .unwrap();
 
-    // Only now does a worker run the queued jobs.
-    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    // Only now does a worker run the queued jobs. Its expiry sweep must not run during the test
+    // (it would turn the third document EXPIRED at the next full minute): this case is the one
+    // where the date has passed and no sweep has seen it yet.
+    let _worker = WorkerProcess::start(
+        &app,
+        &mailbox.url(),
+        &[("EXPIRY_SWEEP_CRON", "0 0 0 1 1 * 2099")],
+    );
     wait_for_email_jobs(&app).await;
     let invitations: Vec<_> = mailbox
         .messages()
