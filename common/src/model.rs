@@ -107,6 +107,20 @@ text_enum!(
     DeliveryStatus { Pending, Sent, Failed, Withdrawn }
 );
 text_enum!(
+    /// Where an outbox SMS is: queued or being retried, accepted by the provider, reported
+    /// delivered by the provider's status callback, failed for good (a provider 4xx, a
+    /// number it refused, the retry schedule used up, a daily cap reached, or the provider's
+    /// report that it could not be delivered), or withdrawn unsent because the document left
+    /// SENT first.
+    SmsStatus { Pending, Sent, Delivered, Failed, Withdrawn }
+);
+text_enum!(
+    /// The SMS Signet sends (docs/sms.md says why these and no others): the signing link, and
+    /// to a signer who had not signed yet, that their link stopped working because the
+    /// document was declined or expired.
+    SmsKind { Invitation, Declined, Expired }
+);
+text_enum!(
     /// Where a webhook delivery is: another attempt to come (or the first), delivered (a 2xx),
     /// or failed for good (410 Gone, or the retry schedule used up).
     WebhookDeliveryStatus { Pending, Delivered, Failed }
@@ -206,22 +220,34 @@ pub struct Recipient {
     pub decline_reason: Option<String>,
     /// The state of the recipient's invitation e-mail; `None` before the document is sent.
     #[sqlx(try_from = "Option<String>")]
-    pub delivery_status: OptionalDeliveryStatus,
+    pub delivery_status: OptionalStatus<DeliveryStatus>,
     /// Why the invitation failed for good, when it did.
     pub delivery_error: Option<String>,
+    /// The state of the recipient's invitation SMS; `None` without a number or before the
+    /// document is sent.
+    #[sqlx(try_from = "Option<String>")]
+    pub sms_status: OptionalStatus<SmsStatus>,
+    /// Why the invitation SMS failed for good, when it did.
+    pub sms_error: Option<String>,
 }
 
-/// A nullable `DeliveryStatus` column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct OptionalDeliveryStatus(pub Option<DeliveryStatus>);
+/// A nullable status column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptionalStatus<S>(pub Option<S>);
 
-impl TryFrom<Option<String>> for OptionalDeliveryStatus {
+impl<S> Default for OptionalStatus<S> {
+    fn default() -> Self {
+        Self(None)
+    }
+}
+
+impl<S: std::str::FromStr<Err = strum::ParseError>> TryFrom<Option<String>> for OptionalStatus<S> {
     type Error = strum::ParseError;
     fn try_from(value: Option<String>) -> Result<Self, Self::Error> {
         value
             .map(|value| value.parse())
             .transpose()
-            .map(OptionalDeliveryStatus)
+            .map(OptionalStatus)
     }
 }
 

@@ -90,7 +90,7 @@ impl SendError {
     }
 }
 
-impl From<SendError> for signet_common::delivery::emails::SendFailure {
+impl From<SendError> for signet_common::delivery::retry::SendFailure {
     fn from(e: SendError) -> Self {
         Self {
             message: e.message,

@@ -1,13 +1,11 @@
 //! What dispatching an outbox e-mail decides: whether to send it at all, with which link, and
 //! what a send came to. A failed send is retried per `EMAIL_RETRY_SCHEDULE` until it is used
-//! up; a permanent failure (an SMTP 5xx, a message that cannot be built) is not retried.
-
-use std::time::Duration;
+//! up; a permanent failure (an SMTP 5xx, a message that cannot be built) is not retried
+//! ([`crate::delivery::retry::outcome`]).
 
 use chrono::{DateTime, Utc};
 
 use crate::{
-    delivery::retry::RetryPolicy,
     infra::files::FileLinks,
     model::{DeliveryStatus, DocumentStatus, EmailKind},
     store::emails::OutgoingEmail,
@@ -53,60 +51,10 @@ pub fn dispatch(
     Dispatch::Send { link }
 }
 
-/// A send that failed, as the transport reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SendFailure {
-    pub message: String,
-    /// Not worth trying again (an SMTP 5xx such as an unknown mailbox, or a message that cannot
-    /// be built).
-    pub permanent: bool,
-}
-
-/// What sending an e-mail came to, to be written to its outbox row.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EmailOutcome {
-    Sent,
-    Failed {
-        error: String,
-        /// The wait before the next attempt; `None`: failed for good.
-        retry_in: Option<Duration>,
-    },
-}
-
-impl EmailOutcome {
-    /// The `outcome` label of `signet_emails_total`.
-    pub fn metric_label(&self) -> &'static str {
-        match self {
-            EmailOutcome::Sent => "sent",
-            EmailOutcome::Failed {
-                retry_in: Some(_), ..
-            } => "retry",
-            EmailOutcome::Failed { retry_in: None, .. } => "failed",
-        }
-    }
-}
-
-/// What a send of an e-mail that had failed `previous_attempts` times came to.
-pub fn outcome(
-    previous_attempts: i32,
-    sent: Result<(), SendFailure>,
-    retries: &RetryPolicy,
-) -> EmailOutcome {
-    match sent {
-        Ok(()) => EmailOutcome::Sent,
-        Err(failure) => EmailOutcome::Failed {
-            retry_in: if failure.permanent {
-                None
-            } else {
-                retries.after_failed_attempt(previous_attempts + 1)
-            },
-            error: failure.message,
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use uuid::Uuid;
 
     use super::*;
@@ -237,53 +185,5 @@ mod tests {
             ..email(EmailKind::Invitation)
         };
         assert!(matches!(decide(&later), Dispatch::Send { .. }));
-    }
-
-    fn failure(permanent: bool) -> Result<(), SendFailure> {
-        Err(SendFailure {
-            message: "421 try later".to_owned(),
-            permanent,
-        })
-    }
-
-    #[test]
-    fn a_send_is_sent() {
-        let outcome = outcome(0, Ok(()), &RetryPolicy::new(vec![secs(10)]));
-        assert_eq!(outcome, EmailOutcome::Sent);
-        assert_eq!(outcome.metric_label(), "sent");
-    }
-
-    #[test]
-    fn a_transient_failure_retries_until_the_schedule_is_used_up() {
-        let retries = RetryPolicy::new(vec![secs(10), secs(60)]);
-        let first = outcome(0, failure(false), &retries);
-        let EmailOutcome::Failed {
-            error,
-            retry_in: Some(wait),
-        } = &first
-        else {
-            panic!("a retry: {first:?}")
-        };
-        assert_eq!(error, "421 try later");
-        assert!((secs(9)..=secs(11)).contains(wait));
-        assert_eq!(first.metric_label(), "retry");
-        let second = outcome(1, failure(false), &retries);
-        assert!(matches!(second, EmailOutcome::Failed { retry_in: Some(w), .. } if w >= secs(54)));
-        let last = outcome(2, failure(false), &retries);
-        assert!(matches!(last, EmailOutcome::Failed { retry_in: None, .. }));
-        assert_eq!(last.metric_label(), "failed");
-    }
-
-    #[test]
-    fn a_permanent_failure_is_not_retried() {
-        let outcome = outcome(0, failure(true), &RetryPolicy::new(vec![secs(10)]));
-        assert_eq!(
-            outcome,
-            EmailOutcome::Failed {
-                error: "421 try later".to_owned(),
-                retry_in: None
-            }
-        );
-        assert_eq!(outcome.metric_label(), "failed");
     }
 }

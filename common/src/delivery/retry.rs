@@ -1,4 +1,4 @@
-//! One retry policy for everything the worker sends: a schedule of waits, one per failed
+//! One retry policy for everything the worker sends, and what a send came to: a schedule of waits, one per failed
 //! attempt (`EMAIL_RETRY_SCHEDULE`, `WEBHOOK_RETRY_SCHEDULE`), each drawn within ±10 % so that
 //! attempts that failed together do not all come back at the same moment.
 
@@ -35,6 +35,58 @@ pub fn jitter(delay: Duration) -> Duration {
     delay.mul_f64(rand::rng().random_range(0.9..=1.1))
 }
 
+/// A send that failed, as the transport reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendFailure {
+    pub message: String,
+    /// Not worth trying again (an SMTP 5xx such as an unknown mailbox, a provider's 4xx, or a
+    /// message that cannot be built).
+    pub permanent: bool,
+}
+
+/// What sending an e-mail or an SMS came to, to be written to its outbox row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendOutcome {
+    Sent,
+    Failed {
+        error: String,
+        /// The wait before the next attempt; `None`: failed for good.
+        retry_in: Option<Duration>,
+    },
+}
+
+impl SendOutcome {
+    /// The `outcome` label of `signet_emails_total` and `signet_sms_total`.
+    pub fn metric_label(&self) -> &'static str {
+        match self {
+            SendOutcome::Sent => "sent",
+            SendOutcome::Failed {
+                retry_in: Some(_), ..
+            } => "retry",
+            SendOutcome::Failed { retry_in: None, .. } => "failed",
+        }
+    }
+}
+
+/// What a send of a message that had failed `previous_attempts` times came to.
+pub fn outcome(
+    previous_attempts: i32,
+    sent: Result<(), SendFailure>,
+    retries: &RetryPolicy,
+) -> SendOutcome {
+    match sent {
+        Ok(()) => SendOutcome::Sent,
+        Err(failure) => SendOutcome::Failed {
+            retry_in: if failure.permanent {
+                None
+            } else {
+                retries.after_failed_attempt(previous_attempts + 1)
+            },
+            error: failure.message,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,5 +121,53 @@ mod tests {
             .collect();
         assert!(waits.iter().all(|w| (secs(90)..=secs(110)).contains(w)));
         assert!(waits.iter().any(|w| *w != secs(100)), "some jitter");
+    }
+
+    fn failure(permanent: bool) -> Result<(), SendFailure> {
+        Err(SendFailure {
+            message: "421 try later".to_owned(),
+            permanent,
+        })
+    }
+
+    #[test]
+    fn a_send_is_sent() {
+        let outcome = outcome(0, Ok(()), &RetryPolicy::new(vec![secs(10)]));
+        assert_eq!(outcome, SendOutcome::Sent);
+        assert_eq!(outcome.metric_label(), "sent");
+    }
+
+    #[test]
+    fn a_transient_failure_retries_until_the_schedule_is_used_up() {
+        let retries = RetryPolicy::new(vec![secs(10), secs(60)]);
+        let first = outcome(0, failure(false), &retries);
+        let SendOutcome::Failed {
+            error,
+            retry_in: Some(wait),
+        } = &first
+        else {
+            panic!("a retry: {first:?}")
+        };
+        assert_eq!(error, "421 try later");
+        assert!((secs(9)..=secs(11)).contains(wait));
+        assert_eq!(first.metric_label(), "retry");
+        let second = outcome(1, failure(false), &retries);
+        assert!(matches!(second, SendOutcome::Failed { retry_in: Some(w), .. } if w >= secs(54)));
+        let last = outcome(2, failure(false), &retries);
+        assert!(matches!(last, SendOutcome::Failed { retry_in: None, .. }));
+        assert_eq!(last.metric_label(), "failed");
+    }
+
+    #[test]
+    fn a_permanent_failure_is_not_retried() {
+        let outcome = outcome(0, failure(true), &RetryPolicy::new(vec![secs(10)]));
+        assert_eq!(
+            outcome,
+            SendOutcome::Failed {
+                error: "421 try later".to_owned(),
+                retry_in: None
+            }
+        );
+        assert_eq!(outcome.metric_label(), "failed");
     }
 }

@@ -237,7 +237,7 @@ mod tests {
     use sqlx::types::Json;
 
     use super::*;
-    use crate::model::{AccountId, DocumentId, OptionalDeliveryStatus, RecipientId};
+    use crate::model::{AccountId, DocumentId, OptionalStatus, RecipientId};
 
     fn recipient(email: &str, role: RecipientRole) -> Recipient {
         Recipient {
@@ -257,7 +257,9 @@ mod tests {
             signed_at: None,
             declined_at: None,
             decline_reason: None,
-            delivery_status: OptionalDeliveryStatus::default(),
+            delivery_status: OptionalStatus::default(),
+            sms_status: OptionalStatus::default(),
+            sms_error: None,
             delivery_error: None,
         }
     }

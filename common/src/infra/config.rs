@@ -61,10 +61,87 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Bounds on untrusted input (docs/security.md).
     pub limits: Limits,
+    /// Text messages to recipients with a phone number (docs/sms.md).
+    pub sms: SmsConfig,
+}
+
+/// SMS: which provider, who sends, how failures are retried, and the daily caps.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SmsConfig {
+    pub provider: SmsProvider,
+    /// SMS_FROM: the sender, a number in E.164 or an alphanumeric sender id where allowed.
+    pub from: String,
+    /// SMS_RETRY_SCHEDULE: seconds to wait after each failed attempt (429, 5xx, network).
+    pub retry_schedule: Vec<Duration>,
+    /// SMS_DAILY_CAP_PER_NUMBER: SMS one account may queue to one number per UTC day.
+    pub daily_cap_per_number: i32,
+    /// SMS_DAILY_CAP_PER_ACCOUNT: SMS one account may queue per UTC day.
+    pub daily_cap_per_account: i32,
+    /// SMS_PROVIDER_ALLOW_PRIVATE: let the provider URL resolve to an internal address (tests,
+    /// a provider gateway on the operator's own network).
+    pub allow_private: bool,
+}
+
+/// SMS_PROVIDER: where SMS go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SmsProvider {
+    /// `none`: no SMS are queued; phone numbers are only validated and stored.
+    Off,
+    /// `file` (the default): each SMS is written as a text file under SMS_DIR.
+    Files { dir: PathBuf },
+    /// `twilio`: Twilio's Messages API, or any provider that speaks it.
+    Twilio(TwilioConfig),
+}
+
+/// Twilio-compatible provider settings. The credentials are read from the environment only
+/// (TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN) and checked by the worker, which alone needs them.
+#[derive(Clone, PartialEq, Eq)]
+pub struct TwilioConfig {
+    /// SMS_TWILIO_BASE_URL, `https://api.twilio.com` by default; no trailing slash.
+    pub base_url: String,
+    pub account_sid: Option<String>,
+    pub auth_token: Option<String>,
+    /// SMS_STATUS_CALLBACKS: ask the provider to report delivery to a signed URL under
+    /// PUBLIC_URL (on by default).
+    pub status_callbacks: bool,
+}
+
+impl std::fmt::Debug for TwilioConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TwilioConfig")
+            .field("base_url", &self.base_url)
+            .field("account_sid", &self.account_sid)
+            .field("auth_token", &self.auth_token.as_ref().map(|_| "<redacted>"))
+            .field("status_callbacks", &self.status_callbacks)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for SmsConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let provider = match &self.provider {
+            SmsProvider::Off => "none".to_owned(),
+            SmsProvider::Files { dir } => format!("file:{}", dir.display()),
+            SmsProvider::Twilio(t) => format!("twilio:{}", t.base_url),
+        };
+        f.debug_struct("SmsConfig")
+            .field("provider", &provider)
+            .field("from", &self.from)
+            .field("daily_cap_per_number", &self.daily_cap_per_number)
+            .field("daily_cap_per_account", &self.daily_cap_per_account)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SmsConfig {
+    pub fn enabled(&self) -> bool {
+        self.provider != SmsProvider::Off
+    }
 }
 
 /// Jobs of each kind a worker process runs at once. `WORKER_EMAIL_CONCURRENCY`,
-/// `WORKER_COMPLETION_CONCURRENCY` and `WORKER_WEBHOOK_CONCURRENCY`; an unset one falls back to
+/// `WORKER_COMPLETION_CONCURRENCY`, `WORKER_WEBHOOK_CONCURRENCY` and
+/// `WORKER_SMS_CONCURRENCY`; an unset one falls back to
 /// `WORKER_CONCURRENCY`, then to its default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WorkerConcurrency {
@@ -75,6 +152,9 @@ pub struct WorkerConcurrency {
     pub completion: usize,
     /// Default: the jobs pool, since each attempt holds a connection while the receiver answers.
     pub webhook: usize,
+    /// Default: the jobs pool, since each SMS being sent holds its row lock while the provider
+    /// answers.
+    pub sms: usize,
 }
 
 /// The connections a worker keeps for its queue; the rest of its budget is its jobs pool.
@@ -224,6 +304,7 @@ impl Config {
                 email: concurrency("WORKER_EMAIL_CONCURRENCY", jobs_pool as usize)?,
                 completion: concurrency("WORKER_COMPLETION_CONCURRENCY", cores)?,
                 webhook: concurrency("WORKER_WEBHOOK_CONCURRENCY", jobs_pool as usize)?,
+                sms: concurrency("WORKER_SMS_CONCURRENCY", jobs_pool as usize)?,
             },
             log_format: match or("LOG_FORMAT", "text").to_ascii_lowercase().as_str() {
                 "text" => LogFormat::Text,
@@ -275,6 +356,51 @@ impl Config {
                     &or("SIGN_IN_FIRST_DELAY_SECS", "1"),
                 )?
                 .min(900) as i32,
+            },
+            sms: SmsConfig {
+                provider: match or("SMS_PROVIDER", "file").to_ascii_lowercase().as_str() {
+                    "none" | "off" => SmsProvider::Off,
+                    "file" => SmsProvider::Files {
+                        dir: PathBuf::from(or("SMS_DIR", "./data/sms")),
+                    },
+                    "twilio" => SmsProvider::Twilio(TwilioConfig {
+                        base_url: or("SMS_TWILIO_BASE_URL", "https://api.twilio.com")
+                            .trim_end_matches('/')
+                            .to_owned(),
+                        account_sid: get("TWILIO_ACCOUNT_SID"),
+                        auth_token: get("TWILIO_AUTH_TOKEN"),
+                        status_callbacks: parse_bool(
+                            "SMS_STATUS_CALLBACKS",
+                            &or("SMS_STATUS_CALLBACKS", "true"),
+                        )?,
+                    }),
+                    other => {
+                        return Err(ConfigError {
+                            name: "SMS_PROVIDER",
+                            reason: format!("expected file, twilio or none, got {other:?}"),
+                        });
+                    }
+                },
+                from: or("SMS_FROM", "Signet"),
+                retry_schedule: parse_list(
+                    "SMS_RETRY_SCHEDULE",
+                    Some(or("SMS_RETRY_SCHEDULE", "10,60,300,1800")),
+                    |name, v| parse::<u64>(name, v).map(Duration::from_secs),
+                )?,
+                daily_cap_per_number: positive(
+                    "SMS_DAILY_CAP_PER_NUMBER",
+                    &or("SMS_DAILY_CAP_PER_NUMBER", "10"),
+                )?
+                .min(i32::MAX as u64) as i32,
+                daily_cap_per_account: positive(
+                    "SMS_DAILY_CAP_PER_ACCOUNT",
+                    &or("SMS_DAILY_CAP_PER_ACCOUNT", "1000"),
+                )?
+                .min(i32::MAX as u64) as i32,
+                allow_private: parse_bool(
+                    "SMS_PROVIDER_ALLOW_PRIVATE",
+                    &or("SMS_PROVIDER_ALLOW_PRIVATE", "false"),
+                )?,
             },
         })
     }
@@ -461,7 +587,8 @@ mod tests {
             WorkerConcurrency {
                 email: 3,
                 completion: 3,
-                webhook: 20
+                webhook: 20,
+                sms: 3,
             }
         );
         for name in [
@@ -469,9 +596,49 @@ mod tests {
             "WORKER_EMAIL_CONCURRENCY",
             "WORKER_COMPLETION_CONCURRENCY",
             "WORKER_WEBHOOK_CONCURRENCY",
+            "WORKER_SMS_CONCURRENCY",
         ] {
             assert_eq!(config(&[(name, "0")]).unwrap_err().name, name);
         }
+    }
+
+    #[test]
+    fn sms_goes_to_files_unless_told_otherwise() {
+        let c = config(&[]).unwrap();
+        assert_eq!(
+            c.sms.provider,
+            SmsProvider::Files {
+                dir: PathBuf::from("./data/sms")
+            }
+        );
+        assert!(c.sms.enabled());
+        assert_eq!(c.sms.daily_cap_per_number, 10);
+        assert!(!config(&[("SMS_PROVIDER", "none")]).unwrap().sms.enabled());
+        let c = config(&[
+            ("SMS_PROVIDER", "Twilio"),
+            ("SMS_TWILIO_BASE_URL", "http://127.0.0.1:9/"),
+            ("TWILIO_ACCOUNT_SID", "AC123"),
+            ("TWILIO_AUTH_TOKEN", "very-secret-token"),
+        ])
+        .unwrap();
+        let SmsProvider::Twilio(twilio) = &c.sms.provider else {
+            panic!("twilio")
+        };
+        assert_eq!(twilio.base_url, "http://127.0.0.1:9");
+        assert_eq!(twilio.account_sid.as_deref(), Some("AC123"));
+        assert!(twilio.status_callbacks);
+        assert!(
+            !format!("{:?}", c.sms).contains("very-secret-token"),
+            "the token is never printed"
+        );
+        assert_eq!(
+            config(&[("SMS_PROVIDER", "carrier-pigeon")]).unwrap_err().name,
+            "SMS_PROVIDER"
+        );
+        assert_eq!(
+            config(&[("SMS_DAILY_CAP_PER_ACCOUNT", "0")]).unwrap_err().name,
+            "SMS_DAILY_CAP_PER_ACCOUNT"
+        );
     }
 
     #[test]

@@ -15,7 +15,12 @@ const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_c
                         AND e.kind = 'INVITATION') AS delivery_status, \
                        (SELECT e.last_error FROM outbound_emails e \
                         WHERE e.recipient_id = recipients.id AND e.kind = 'INVITATION' \
-                        AND e.status = 'FAILED') AS delivery_error";
+                        AND e.status = 'FAILED') AS delivery_error, \
+                       (SELECT s.status FROM outbound_sms s WHERE s.recipient_id = recipients.id \
+                        AND s.kind = 'INVITATION') AS sms_status, \
+                       (SELECT s.last_error FROM outbound_sms s \
+                        WHERE s.recipient_id = recipients.id AND s.kind = 'INVITATION' \
+                        AND s.status = 'FAILED') AS sms_error";
 
 pub struct NewRecipient {
     pub id: RecipientId,

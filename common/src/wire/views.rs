@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use crate::model::{
     AuditEntry, AuditEvent, DeliveryStatus, Document, DocumentStatus, Field, FieldType, Recipient,
+    SmsStatus,
     RecipientRole, RecipientStatus,
 };
 
@@ -99,6 +100,13 @@ pub struct RecipientView {
     /// Additive: why the invitation failed for good (the SMTP server's answer or the reason
     /// the address cannot be used); `null` unless `deliveryStatus` is `FAILED`.
     pub delivery_error: Option<String>,
+    /// Additive: the state of the recipient's invitation SMS, `null` when the recipient has no
+    /// phone number, SMS is off (`SMS_PROVIDER=none`) or the document is not sent. `SENT`: the
+    /// provider accepted it; `DELIVERED`: the provider reported it delivered; `FAILED`: it will
+    /// not be retried, `smsError` says why.
+    pub sms_status: Option<SmsStatus>,
+    /// Additive: why the invitation SMS failed for good; `null` unless `smsStatus` is `FAILED`.
+    pub sms_error: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -173,6 +181,8 @@ impl DocumentDetail {
                         .collect(),
                     delivery_status: r.delivery_status.0,
                     delivery_error: r.delivery_error.clone(),
+                    sms_status: r.sms_status.0,
+                    sms_error: r.sms_error.clone(),
                 })
                 .collect(),
         }

@@ -11,7 +11,10 @@ use apalis::prelude::{BoxDynError, Data};
 use chrono::Utc;
 use signet_common::{
     Error,
-    delivery::emails::{self as decide, Dispatch, EmailOutcome},
+    delivery::{
+        emails::{self as decide, Dispatch},
+        retry::{self, SendOutcome},
+    },
     flows::delivery_failures,
     infra::jobs::{self, DispatchEmail},
     store::emails::{self, OutgoingEmail},
@@ -68,7 +71,7 @@ async fn send(state: &WorkerState, job: &DispatchEmail) -> Result<Option<SentEma
             permanent: true,
         }),
     };
-    let outcome = decide::outcome(
+    let outcome = retry::outcome(
         email.attempts,
         sent.map_err(Into::into),
         &state.email_retries,
@@ -79,7 +82,7 @@ async fn send(state: &WorkerState, job: &DispatchEmail) -> Result<Option<SentEma
 /// An e-mail that left (or failed to), with what to write for it.
 struct SentEmail {
     email: OutgoingEmail,
-    outcome: EmailOutcome,
+    outcome: SendOutcome,
 }
 
 impl Sent for SentEmail {
@@ -91,14 +94,14 @@ impl Sent for SentEmail {
     async fn record(&self, tx: &mut PgConnection, state: &WorkerState) -> Result<bool, Error> {
         let email = &self.email;
         match &self.outcome {
-            EmailOutcome::Sent => {
+            SendOutcome::Sent => {
                 if !emails::mark_sent(tx, email.id).await? {
                     return Ok(false);
                 }
                 self.count();
                 tracing::info!(email = %email.id, kind = %email.kind, "e-mail sent");
             }
-            EmailOutcome::Failed { error, retry_in } => {
+            SendOutcome::Failed { error, retry_in } => {
                 let give_up = retry_in.is_none();
                 let Some(attempts) = emails::record_failure(tx, email.id, error, give_up).await?
                 else {
