@@ -1,10 +1,11 @@
 //! The one path for the side effects of a change to a document: each [`DocumentEvent`] records
-//! its audit entry, queues its e-mails and its webhook event (and, for a signature, the
-//! completion check), on the caller's transaction, from what the caller already loaded.
+//! its audit entry, queues its e-mails, its SMS and its webhook event (and, for a signature,
+//! the completion check), on the caller's transaction, from what the caller already loaded.
 //!
 //! Which event writes what is decided here and nowhere else: [`DocumentEvent::audit_entry`],
-//! [`DocumentEvent::emails`] and [`DocumentEvent::webhook`] are the three projections of one
-//! event onto the audit trail's fixed event list, the e-mail kinds and the webhook types.
+//! [`DocumentEvent::emails`], [`DocumentEvent::sms`] and [`DocumentEvent::webhook`] are the
+//! projections of one event onto the audit trail's fixed event list, the e-mail kinds, the SMS
+//! kinds and the webhook types.
 
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
@@ -18,12 +19,14 @@ use crate::{
     },
     model::{
         AccountId, Actor, AuditEvent, Document, DocumentId, EmailKind, Recipient, RecipientId,
-        WebhookEvent,
+        RecipientRole, RecipientStatus, SmsKind, WebhookEvent,
     },
     store::{
         accounts,
         audit::{self, NewEntry},
-        documents, emails, fields, recipients, webhooks,
+        documents, emails, fields, recipients,
+        sms::{self, NewSms},
+        webhooks,
     },
     wire::webhook_payload::{FailedDelivery, WebhookPayload},
 };
@@ -79,6 +82,14 @@ pub enum DocumentEvent<'a> {
     DeliveryFailed {
         recipient: (RecipientId, &'a str),
         kind: EmailKind,
+        reason: &'a str,
+    },
+    /// An SMS will not reach its recipient: a daily cap was reached, the provider refused it,
+    /// retries were used up, or the provider reported it undelivered.
+    SmsFailed {
+        recipient_id: RecipientId,
+        to: &'a str,
+        kind: SmsKind,
         reason: &'a str,
     },
     /// The owner sent a failed invitation again, maybe to a corrected address.
@@ -137,6 +148,19 @@ impl DocumentEvent<'_> {
                 ),
                 Some(*id),
             ),
+            Self::SmsFailed {
+                recipient_id,
+                to,
+                kind,
+                reason,
+            } => (
+                AuditEvent::Updated,
+                format!(
+                    "The {} SMS to {to} could not be delivered: {reason}",
+                    kind.as_str().to_lowercase()
+                ),
+                Some(*recipient_id),
+            ),
             Self::InvitationResent {
                 recipient_id,
                 old_email,
@@ -192,6 +216,42 @@ impl DocumentEvent<'_> {
         }
     }
 
+    /// The SMS this event sends, to those of the recipients who have a phone number (docs/sms.md):
+    /// the signing link, and to signers who had not signed yet, that the document was declined
+    /// or expired (their link no longer works). Completion and cancellation send none.
+    pub fn sms(&self) -> Vec<NewSms> {
+        let to_waiting_signers = |recipients: &[Recipient], kind, except: Option<RecipientId>| {
+            recipients
+                .iter()
+                .filter(|r| {
+                    Some(r.id) != except
+                        && r.role == RecipientRole::Signer
+                        && matches!(r.status, RecipientStatus::Pending | RecipientStatus::Viewed)
+                })
+                .map(|r| NewSms {
+                    recipient_id: r.id,
+                    kind,
+                    link_token: None,
+                })
+                .collect()
+        };
+        match self {
+            Self::Sent { invitations } => invitations
+                .iter()
+                .map(|(recipient_id, token)| NewSms {
+                    recipient_id: *recipient_id,
+                    kind: SmsKind::Invitation,
+                    link_token: Some(token.clone()),
+                })
+                .collect(),
+            Self::Declined { by, recipients, .. } => {
+                to_waiting_signers(recipients, SmsKind::Declined, Some(by.id))
+            }
+            Self::Expired { recipients } => to_waiting_signers(recipients, SmsKind::Expired, None),
+            _ => Vec::new(),
+        }
+    }
+
     /// The webhook event this event raises, if any.
     pub fn webhook(&self) -> Option<WebhookEvent> {
         match self {
@@ -205,6 +265,7 @@ impl DocumentEvent<'_> {
             Self::Created
             | Self::DraftChanged(_)
             | Self::Cancelled
+            | Self::SmsFailed { .. }
             | Self::InvitationResent { .. } => None,
         }
     }
@@ -232,7 +293,7 @@ pub async fn record_in_trail(
     event: DocumentEvent<'_>,
     actor: &Actor,
 ) -> Result<()> {
-    debug_assert!(event.emails().is_empty() && event.webhook().is_none());
+    debug_assert!(event.emails().is_empty() && event.sms().is_empty() && event.webhook().is_none());
     apply(conn, subject, event, actor, None).await
 }
 
@@ -258,11 +319,13 @@ async fn apply(
         jobs::enqueue(conn, &[CheckCompletion { document_id }]).await?;
     }
     let emails = event.emails();
+    let texts = event.sms();
     let webhook = event.webhook();
-    if emails.is_empty() && webhook.is_none() {
+    if emails.is_empty() && texts.is_empty() && webhook.is_none() {
         return Ok(());
     }
-    let notifier = notifier.expect("events with e-mails or a webhook are recorded with a notifier");
+    let notifier =
+        notifier.expect("events with e-mails, SMS or a webhook are recorded with a notifier");
     emails::queue(
         conn,
         account_id,
@@ -271,6 +334,7 @@ async fn apply(
         &notifier.message_id_domain,
     )
     .await?;
+    queue_sms(conn, subject, &texts, actor, notifier).await?;
     if let Some(webhook) = webhook {
         let failure = match &event {
             DocumentEvent::DeliveryFailed {
@@ -286,6 +350,34 @@ async fn apply(
             _ => None,
         };
         record_webhook(conn, subject, webhook, failure.as_ref(), notifier).await?;
+    }
+    Ok(())
+}
+
+/// Queues `texts` to those of their recipients who have a phone number, unless SMS are off; an
+/// SMS refused by a daily cap is recorded in the audit trail. Also used by a resent invitation,
+/// whose new link replaces the one its SMS carried.
+pub async fn queue_sms(
+    conn: &mut PgConnection,
+    subject: Subject,
+    texts: &[NewSms],
+    actor: &Actor,
+    notifier: &Notifier,
+) -> Result<()> {
+    let Some(caps) = notifier.sms_caps else {
+        return Ok(());
+    };
+    let capped = sms::queue(conn, subject.account_id, subject.document_id, texts, caps).await?;
+    for refused in &capped {
+        tracing::warn!(document = %subject.document_id.0, kind = %refused.kind, reason = %refused.reason, "SMS not queued");
+        let event = DocumentEvent::SmsFailed {
+            recipient_id: refused.recipient_id,
+            to: &refused.to,
+            kind: refused.kind,
+            reason: &refused.reason,
+        };
+        let entry = event.audit_entry();
+        audit::append(conn, subject.account_id, subject.document_id, &entry, actor).await?;
     }
     Ok(())
 }

@@ -13,11 +13,12 @@ use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Error, Result, Rule},
     infra::{notify::Notifier, secrets},
-    model::{AccountId, Actor, DeliveryStatus, DocumentId, DocumentStatus, RecipientId},
+    model::{AccountId, Actor, DeliveryStatus, DocumentId, DocumentStatus, RecipientId, SmsKind},
     store::{
         documents,
         emails::{self, OutgoingEmail},
         recipients,
+        sms::NewSms,
     },
     wire::inputs,
 };
@@ -58,6 +59,7 @@ pub async fn resend_invitation(
     recipient_id: RecipientId,
     corrected_email: Option<&str>,
     actor: &Actor,
+    notifier: &Notifier,
 ) -> Result<()> {
     let corrected = corrected_email
         .map(str::trim)
@@ -96,6 +98,13 @@ pub async fn resend_invitation(
         new_email,
     };
     effects::record_in_trail(&mut tx, Subject::of(&document), resent, actor).await?;
+    // The old link no longer works: an SMS invitation carries the new one too.
+    let text = NewSms {
+        recipient_id,
+        kind: SmsKind::Invitation,
+        link_token: Some(token),
+    };
+    effects::queue_sms(&mut tx, Subject::of(&document), &[text], actor, notifier).await?;
     tx.commit().await?;
     Ok(())
 }

@@ -14,7 +14,7 @@ use crate::{
         RecipientId,
     },
     store::{
-        accounts, audit, documents, emails,
+        accounts, audit, documents, emails, sms,
         fields::{self, NewField},
         recipients::{self, NewRecipient},
     },
@@ -406,6 +406,7 @@ pub async fn cancel_document(
     documents::set_status(&mut tx, document_id, DocumentStatus::Cancelled).await?;
     // Invitations still in the outbox must not go out with working links.
     emails::withdraw_invitations(&mut tx, document_id).await?;
+    sms::withdraw_invitations(&mut tx, document_id).await?;
     effects::record_in_trail(
         &mut tx,
         Subject::of(&document),

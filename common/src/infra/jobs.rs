@@ -23,6 +23,7 @@ pub const QUEUES: &[&str] = &[
     DispatchEmail::QUEUE,
     CheckCompletion::QUEUE,
     DeliverWebhook::QUEUE,
+    DispatchSms::QUEUE,
 ];
 
 /// Render and send one row of `outbound_emails`.
@@ -33,6 +34,17 @@ pub struct DispatchEmail {
 
 impl Job for DispatchEmail {
     const QUEUE: &'static str = "signet.dispatch_email";
+    const MAX_ATTEMPTS: usize = 5;
+}
+
+/// Render and send one row of `outbound_sms`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DispatchSms {
+    pub sms_id: Uuid,
+}
+
+impl Job for DispatchSms {
+    const QUEUE: &'static str = "signet.dispatch_sms";
     const MAX_ATTEMPTS: usize = 5;
 }
 

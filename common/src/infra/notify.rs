@@ -1,9 +1,10 @@
 //! What the side effects of a change need besides the database: the domain of e-mail
-//! `Message-ID`s and the file links put into webhook payloads.
+//! `Message-ID`s, the file links put into webhook payloads, and whether (and within which
+//! daily caps) SMS are queued.
 
 use std::time::Duration;
 
-use crate::{Config, infra::files::FileLinks};
+use crate::{Config, infra::files::FileLinks, store::sms::DailyCaps};
 
 /// How long the `filePath` inside a webhook payload works: past the last retry of the default
 /// schedule (about 28 hours), with room for the receiver to act.
@@ -13,6 +14,8 @@ pub const PAYLOAD_LINK_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 pub struct Notifier {
     pub message_id_domain: String,
     pub payload_links: FileLinks,
+    /// `None` when SMS are off (`SMS_PROVIDER=none`).
+    pub sms_caps: Option<DailyCaps>,
 }
 
 impl Notifier {
@@ -24,6 +27,10 @@ impl Notifier {
                 &config.file_url_secret,
                 PAYLOAD_LINK_TTL,
             ),
+            sms_caps: config.sms.enabled().then_some(DailyCaps {
+                per_number: config.sms.daily_cap_per_number,
+                per_account: config.sms.daily_cap_per_account,
+            }),
         }
     }
 }

@@ -12,4 +12,5 @@ pub mod fields;
 pub mod queues;
 pub mod recipients;
 pub mod sign_in_throttle;
+pub mod sms;
 pub mod webhooks;

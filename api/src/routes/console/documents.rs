@@ -282,6 +282,7 @@ pub(super) async fn resend_invitation(
                 recipient,
                 form.get("email").map(String::as_str),
                 &actor,
+                &state.notifier,
             )
             .await
         }

@@ -1,0 +1,344 @@
+//! SQL of the SMS outbox (one row per text message that must go out) and of the daily counts
+//! its caps are checked against.
+
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::{
+    error::Result,
+    infra::jobs::{self, DispatchSms},
+    model::{AccountId, DocumentId, DocumentStatus, RecipientId, SmsKind, SmsStatus},
+};
+
+/// An SMS a change calls for. Only recipients with a phone number get one.
+pub struct NewSms {
+    pub recipient_id: RecipientId,
+    pub kind: SmsKind,
+    /// The recipient's signing token, kept only until the SMS carrying it is sent.
+    pub link_token: Option<String>,
+}
+
+/// How many SMS one account may queue per UTC day, to one number and in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DailyCaps {
+    pub per_number: i32,
+    pub per_account: i32,
+}
+
+/// An SMS that was not queued because a daily cap was reached: recorded FAILED with the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capped {
+    pub recipient_id: RecipientId,
+    pub to: String,
+    pub kind: SmsKind,
+    pub reason: String,
+}
+
+/// Puts the SMS of `candidates` whose recipient has a phone number in the outbox and queues
+/// their dispatch jobs, on the caller's transaction. Each is counted against the account's
+/// daily caps first; one over a cap is written FAILED with the reason, without a job, and
+/// returned so that the caller can record it.
+///
+/// The account's count row is locked first and held to the end of the transaction, so that
+/// concurrent transactions of one account take the caps in turn (and never lock two number
+/// rows in opposite orders).
+#[tracing::instrument(name = "sms::queue", skip_all)]
+pub async fn queue(
+    conn: &mut PgConnection,
+    account_id: AccountId,
+    document_id: DocumentId,
+    candidates: &[NewSms],
+    caps: DailyCaps,
+) -> Result<Vec<Capped>> {
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let numbers: Vec<(RecipientId, String)> = sqlx::query_as(
+        "SELECT id, phone_e164 FROM recipients WHERE id = ANY($1) AND phone_e164 IS NOT NULL",
+    )
+    .bind(candidates.iter().map(|c| c.recipient_id).collect::<Vec<_>>())
+    .fetch_all(&mut *conn)
+    .await?;
+    let with_number: Vec<(&NewSms, &str)> = candidates
+        .iter()
+        .filter_map(|c| {
+            numbers
+                .iter()
+                .find(|(id, _)| *id == c.recipient_id)
+                .map(|(_, number)| (c, number.as_str()))
+        })
+        .collect();
+    if with_number.is_empty() {
+        return Ok(Vec::new());
+    }
+
+    let (mut account_count, day): (i32, chrono::NaiveDate) = sqlx::query_as(
+        "INSERT INTO sms_daily_counts AS c (account_id, number, day, queued)
+         VALUES ($1, '', (now() AT TIME ZONE 'UTC')::date, 0)
+         ON CONFLICT (account_id, number, day) DO UPDATE SET queued = c.queued
+         RETURNING queued, day",
+    )
+    .bind(account_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    let mut rows = Vec::with_capacity(with_number.len());
+    let mut capped = Vec::new();
+    for (sms, number) in with_number {
+        let refusal = if account_count >= caps.per_account {
+            Some(format!(
+                "the account's daily SMS cap ({} per day, SMS_DAILY_CAP_PER_ACCOUNT) was reached",
+                caps.per_account
+            ))
+        } else if count_for_number(conn, account_id, number, day, caps.per_number).await? {
+            account_count += 1;
+            None
+        } else {
+            Some(format!(
+                "the daily SMS cap for this number ({} per day, SMS_DAILY_CAP_PER_NUMBER) was reached",
+                caps.per_number
+            ))
+        };
+        if let Some(reason) = &refusal {
+            capped.push(Capped {
+                recipient_id: sms.recipient_id,
+                to: number.to_owned(),
+                kind: sms.kind,
+                reason: reason.clone(),
+            });
+        }
+        rows.push((Uuid::now_v7(), sms, number, refusal));
+    }
+    sqlx::query("UPDATE sms_daily_counts SET queued = $3 WHERE account_id = $1 AND number = '' AND day = $2")
+        .bind(account_id)
+        .bind(day)
+        .bind(account_count)
+        .execute(&mut *conn)
+        .await?;
+
+    // A recipient's second SMS of a kind replaces the first: only a resent invitation, whose
+    // new link replaces the old one, queues one.
+    let queued: Vec<(Uuid, bool)> = sqlx::query_as(
+        "INSERT INTO outbound_sms AS s (id, account_id, document_id, recipient_id, kind, to_e164,
+                                        link_token, status, last_error)
+         SELECT id, $1, $2, recipient_id, kind, to_e164, link_token,
+                CASE WHEN refusal IS NULL THEN 'PENDING' ELSE 'FAILED' END, refusal
+         FROM UNNEST($3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[])
+              AS t(id, recipient_id, kind, to_e164, link_token, refusal)
+         ON CONFLICT (recipient_id, kind) DO UPDATE
+             SET to_e164 = EXCLUDED.to_e164, link_token = EXCLUDED.link_token,
+                 status = EXCLUDED.status, last_error = EXCLUDED.last_error, attempts = 0,
+                 provider_message_id = NULL, segments = NULL, encoding = NULL,
+                 created_at = now(), sent_at = NULL, delivered_at = NULL
+         RETURNING s.id, s.status = 'PENDING'",
+    )
+    .bind(account_id)
+    .bind(document_id)
+    .bind(rows.iter().map(|r| r.0).collect::<Vec<_>>())
+    .bind(rows.iter().map(|r| r.1.recipient_id).collect::<Vec<_>>())
+    .bind(rows.iter().map(|r| r.1.kind.as_str()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|r| r.2).collect::<Vec<_>>())
+    .bind(
+        rows.iter()
+            .map(|r| r.3.is_none().then(|| r.1.link_token.clone()).flatten())
+            .collect::<Vec<_>>(),
+    )
+    .bind(rows.iter().map(|r| r.3.clone()).collect::<Vec<_>>())
+    .fetch_all(&mut *conn)
+    .await?;
+    let dispatches: Vec<DispatchSms> = queued
+        .into_iter()
+        .filter(|(_, pending)| *pending)
+        .map(|(sms_id, _)| DispatchSms { sms_id })
+        .collect();
+    jobs::enqueue(conn, &dispatches).await?;
+    Ok(capped)
+}
+
+/// Counts one more SMS to `number` today, unless that would pass the cap: false then.
+async fn count_for_number(
+    conn: &mut PgConnection,
+    account_id: AccountId,
+    number: &str,
+    day: chrono::NaiveDate,
+    cap: i32,
+) -> Result<bool> {
+    let counted: Option<i32> = sqlx::query_scalar(
+        "INSERT INTO sms_daily_counts AS c (account_id, number, day, queued)
+         VALUES ($1, $2, $3, 1)
+         ON CONFLICT (account_id, number, day) DO UPDATE SET queued = c.queued + 1
+         WHERE c.queued < $4
+         RETURNING queued",
+    )
+    .bind(account_id)
+    .bind(number)
+    .bind(day)
+    .bind(cap)
+    .fetch_optional(conn)
+    .await?;
+    Ok(counted.is_some())
+}
+
+/// Everything needed to render and send one outbox row.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct OutgoingSms {
+    pub id: Uuid,
+    pub account_id: AccountId,
+    pub document_id: DocumentId,
+    pub recipient_id: RecipientId,
+    #[sqlx(try_from = "String")]
+    pub kind: SmsKind,
+    pub to_e164: String,
+    pub link_token: Option<String>,
+    #[sqlx(try_from = "String")]
+    pub status: SmsStatus,
+    pub attempts: i32,
+    pub document_title: String,
+    #[sqlx(try_from = "String")]
+    pub document_status: DocumentStatus,
+    pub expiry_date: Option<DateTime<Utc>>,
+    pub sender_name: String,
+}
+
+/// Locks an outbox row for sending. `None` when it does not exist or another worker holds it.
+pub async fn lock_for_dispatch(conn: &mut PgConnection, sms_id: Uuid) -> Result<Option<OutgoingSms>> {
+    Ok(sqlx::query_as(
+        "SELECT s.id, s.account_id, s.document_id, s.recipient_id, s.kind, s.to_e164, s.link_token,
+                s.status, s.attempts, d.title AS document_title, d.status AS document_status,
+                d.expiry_date, a.name AS sender_name
+         FROM outbound_sms s
+         JOIN documents d ON d.id = s.document_id
+         JOIN accounts a ON a.id = s.account_id
+         WHERE s.id = $1
+         FOR UPDATE OF s SKIP LOCKED",
+    )
+    .bind(sms_id)
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// What an SMS costs, as the text that went out was counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cost {
+    pub segments: i32,
+    pub encoding: &'static str,
+}
+
+/// Marks a PENDING row accepted by the provider, with the provider's id for it; the signing
+/// token it carried is no longer kept. False when the row was no longer PENDING.
+pub async fn mark_sent(
+    conn: &mut PgConnection,
+    sms_id: Uuid,
+    provider_message_id: Option<&str>,
+    cost: Cost,
+) -> Result<bool> {
+    let updated = sqlx::query(
+        "UPDATE outbound_sms SET status = 'SENT', sent_at = now(), attempts = attempts + 1,
+             link_token = NULL, last_error = NULL, provider_message_id = $2, segments = $3,
+             encoding = $4
+         WHERE id = $1 AND status = 'PENDING'",
+    )
+    .bind(sms_id)
+    .bind(provider_message_id)
+    .bind(cost.segments)
+    .bind(cost.encoding)
+    .execute(conn)
+    .await?;
+    Ok(updated.rows_affected() == 1)
+}
+
+/// Records a failed attempt on a PENDING row; `give_up` marks it FAILED and drops the signing
+/// token it carried. Returns the attempts so far, or None when the row was no longer PENDING.
+pub async fn record_failure(
+    conn: &mut PgConnection,
+    sms_id: Uuid,
+    error: &str,
+    give_up: bool,
+    cost: Cost,
+) -> Result<Option<i32>> {
+    Ok(sqlx::query_scalar(
+        "UPDATE outbound_sms SET attempts = attempts + 1, last_error = $2,
+             status = CASE WHEN $3 THEN 'FAILED' ELSE status END,
+             link_token = CASE WHEN $3 THEN NULL ELSE link_token END,
+             segments = $4, encoding = $5
+         WHERE id = $1 AND status = 'PENDING' RETURNING attempts",
+    )
+    .bind(sms_id)
+    .bind(error)
+    .bind(give_up)
+    .bind(cost.segments)
+    .bind(cost.encoding)
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// Withdraws one unsent SMS whose document has left SENT.
+pub async fn withdraw(conn: &mut PgConnection, sms_id: Uuid) -> Result<()> {
+    sqlx::query(
+        "UPDATE outbound_sms SET status = 'WITHDRAWN', link_token = NULL
+         WHERE id = $1 AND status = 'PENDING'",
+    )
+    .bind(sms_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Withdraws the document's invitation SMS not sent yet (their signing tokens are dropped with
+/// them): in the transaction that takes the document out of SENT.
+pub async fn withdraw_invitations(conn: &mut PgConnection, document_id: DocumentId) -> Result<u64> {
+    Ok(sqlx::query(
+        "UPDATE outbound_sms SET status = 'WITHDRAWN', link_token = NULL
+         WHERE document_id = $1 AND kind = 'INVITATION' AND status = 'PENDING'",
+    )
+    .bind(document_id)
+    .execute(conn)
+    .await?
+    .rows_affected())
+}
+
+/// What a provider's delivery report said about a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Report {
+    Delivered,
+    Undelivered { error: String },
+}
+
+/// The row a delivery report changed.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Reported {
+    pub account_id: AccountId,
+    pub document_id: DocumentId,
+    pub recipient_id: RecipientId,
+    pub to_e164: String,
+    #[sqlx(try_from = "String")]
+    pub kind: SmsKind,
+}
+
+/// Applies a delivery report to the row, if the provider's `message_id` (when it gives one) is
+/// the row's. Only a SENT row changes; a report about a row that is already DELIVERED or
+/// FAILED, or that came before the provider's own answer was recorded, changes nothing.
+pub async fn record_report(
+    conn: &mut PgConnection,
+    sms_id: Uuid,
+    provider_message_id: Option<&str>,
+    report: &Report,
+) -> Result<Option<Reported>> {
+    let (status, error) = match report {
+        Report::Delivered => ("DELIVERED", None),
+        Report::Undelivered { error } => ("FAILED", Some(error.as_str())),
+    };
+    Ok(sqlx::query_as(
+        "UPDATE outbound_sms SET status = $3, last_error = $4,
+             delivered_at = CASE WHEN $3 = 'DELIVERED' THEN now() END
+         WHERE id = $1 AND status = 'SENT'
+           AND ($2::text IS NULL OR provider_message_id = $2)
+         RETURNING account_id, document_id, recipient_id, to_e164, kind",
+    )
+    .bind(sms_id)
+    .bind(provider_message_id)
+    .bind(status)
+    .bind(error)
+    .fetch_optional(conn)
+    .await?)
+}
