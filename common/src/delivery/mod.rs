@@ -5,4 +5,5 @@
 
 pub mod emails;
 pub mod retry;
+pub mod sms_text;
 pub mod webhooks;
