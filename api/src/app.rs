@@ -16,6 +16,7 @@ use axum::{
 };
 use signet_common::{
     Config,
+    delivery::sms::StatusCallbacks,
     infra::{
         db::Db,
         files::{FileLinks, FileStore},
@@ -45,6 +46,8 @@ pub struct AppState {
     pub store: FileStore,
     pub links: FileLinks,
     pub notifier: Notifier,
+    /// Checks the signed URLs the SMS provider posts delivery reports to.
+    pub sms_callbacks: StatusCallbacks,
     pub gates: Gates,
 }
 
@@ -60,6 +63,7 @@ impl AppState {
                 config.file_url_ttl,
             ),
             notifier: Notifier::from_config(&config),
+            sms_callbacks: StatusCallbacks::new(&config.public_url, &config.file_url_secret),
             gates: Gates::new(&config.limits),
             config: Arc::new(config),
             db,
@@ -82,6 +86,7 @@ pub fn router(state: AppState) -> Router {
             .nest(BASE_PATH, api)
             .merge(routes::files::router())
             .merge(routes::signing::router())
+            .merge(routes::sms::router())
             .merge(routes::console::router())
             .merge(routes::assets::router())
             .merge(routes::health::router())

@@ -3,7 +3,7 @@
 
 use signet_common::infra::{
     config::WorkerConcurrency,
-    jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, Job},
+    jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, DispatchSms, Job},
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
@@ -14,15 +14,18 @@ pub enum JobKind {
     Completion,
     /// Webhook attempts (`DeliverWebhook`): I/O-bound, at the receivers' pace.
     Webhook,
+    /// SMS through the provider (`DispatchSms`): I/O-bound, at the provider's pace.
+    Sms,
     /// The cron sweep: expiry, stalled completions queued again, finished jobs removed.
     Sweep,
 }
 
 impl JobKind {
-    pub const ALL: [JobKind; 4] = [
+    pub const ALL: [JobKind; 5] = [
         JobKind::Email,
         JobKind::Completion,
         JobKind::Webhook,
+        JobKind::Sms,
         JobKind::Sweep,
     ];
 
@@ -33,6 +36,7 @@ impl JobKind {
             JobKind::Email => "dispatch-email",
             JobKind::Completion => "check-completion",
             JobKind::Webhook => "deliver-webhook",
+            JobKind::Sms => "dispatch-sms",
             JobKind::Sweep => "expiry-sweep",
         }
     }
@@ -43,6 +47,7 @@ impl JobKind {
             JobKind::Email => Some(DispatchEmail::QUEUE),
             JobKind::Completion => Some(CheckCompletion::QUEUE),
             JobKind::Webhook => Some(DeliverWebhook::QUEUE),
+            JobKind::Sms => Some(DispatchSms::QUEUE),
             JobKind::Sweep => None,
         }
     }
@@ -53,6 +58,7 @@ impl JobKind {
             JobKind::Email => configured.email,
             JobKind::Completion => configured.completion,
             JobKind::Webhook => configured.webhook,
+            JobKind::Sms => configured.sms,
             JobKind::Sweep => 1,
         }
     }
@@ -113,7 +119,10 @@ mod tests {
         let kinds = JobKinds::new([JobKind::Webhook, JobKind::Email, JobKind::Webhook]);
         assert_eq!(kinds.names(), "email,webhook");
         assert_eq!(kinds.queue_labels(), ["dispatch-email", "deliver-webhook"]);
-        assert_eq!(JobKinds::all().names(), "email,completion,webhook,sweep");
+        assert_eq!(
+            JobKinds::all().names(),
+            "email,completion,webhook,sms,sweep"
+        );
         assert!(JobKinds::new([JobKind::Sweep]).queue_labels().is_empty());
     }
 }

@@ -1,5 +1,5 @@
 //! `signet-worker`: apalis workers on the PostgreSQL queue — e-mail dispatch, completion, webhook
-//! delivery and the expiry sweep. Any number of worker processes can run side by side, each
+//! delivery, SMS dispatch and the expiry sweep. Any number of worker processes can run side by side, each
 //! taking every kind of work or only some (`kinds`), so that each kind is scaled on its own.
 
 pub mod admin;
@@ -8,6 +8,7 @@ pub mod jobs;
 pub mod kinds;
 pub mod listener;
 pub mod mail;
+pub mod sms;
 pub mod smtp;
 pub mod supervision;
 pub mod webhook;
@@ -25,11 +26,11 @@ use apalis_cron::CronScheduler;
 use apalis_postgres::{Config as QueueConfig, PostgresStorage};
 use signet_common::{
     Config,
-    delivery::retry::RetryPolicy,
+    delivery::{retry::RetryPolicy, sms::StatusCallbacks},
     infra::{
         db::Db,
         files::{FileLinks, FileStore},
-        jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, Job},
+        jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, DispatchSms, Job},
         notify::Notifier,
     },
 };
@@ -59,6 +60,12 @@ pub struct WorkerState {
     pub email_retries: RetryPolicy,
     /// When a failed webhook attempt is made again (WEBHOOK_RETRY_SCHEDULE).
     pub webhook_retries: RetryPolicy,
+    /// The SMS provider; `None` with SMS_PROVIDER=none (then this process takes no SMS jobs).
+    pub sms: Option<sms::SmsSender>,
+    /// When a failed SMS is sent again (SMS_RETRY_SCHEDULE).
+    pub sms_retries: RetryPolicy,
+    /// The signed URLs the provider posts delivery reports to.
+    pub sms_callbacks: StatusCallbacks,
     pub supervisor: Arc<supervision::Supervisor>,
     pub listener: Arc<listener::QueueListener>,
     /// E-mails and webhook deliveries that went out but whose outcome is not yet written
@@ -140,7 +147,9 @@ pub enum StartError {
     Cron(String, String),
     #[error("SMTP_URL: {0}")]
     Mail(String),
-    #[error("--jobs / WORKER_JOBS names no kind of work (email, completion, webhook, sweep)")]
+    #[error("SMS: {0}")]
+    Sms(String),
+    #[error("--jobs / WORKER_JOBS names no kind of work (email, completion, webhook, sms, sweep)")]
     NoJobs,
     #[error("workers stopped with an error: {0}")]
     Monitor(String),
@@ -162,6 +171,19 @@ pub async fn run(
     let schedule = cron::Schedule::from_str(&config.expiry_sweep_cron)
         .map_err(|e| StartError::Cron(config.expiry_sweep_cron.clone(), e.to_string()))?;
     let mailer = mail::Mailer::from_config(&config).map_err(StartError::Mail)?;
+    let sms = sms::SmsSender::from_config(&config)
+        .await
+        .map_err(StartError::Sms)?;
+    let kinds = if sms.is_none() && kinds.contains(JobKind::Sms) {
+        tracing::info!("SMS_PROVIDER=none: this worker takes no SMS jobs");
+        let rest = JobKinds::new(kinds.iter().filter(|kind| *kind != JobKind::Sms));
+        if rest.iter().next().is_none() {
+            return Err(StartError::NoJobs);
+        }
+        rest
+    } else {
+        kinds
+    };
     let state = Arc::new(WorkerState {
         store: FileStore::new(&config.file_store_dir),
         completion_links: FileLinks::new(
@@ -173,6 +195,9 @@ pub async fn run(
         webhooks: webhook::WebhookClient::new(config.webhook_allow_private),
         email_retries: RetryPolicy::new(config.email_retry_schedule.clone()),
         webhook_retries: RetryPolicy::new(config.webhook_retry_schedule.clone()),
+        sms,
+        sms_retries: RetryPolicy::new(config.sms.retry_schedule.clone()),
+        sms_callbacks: StatusCallbacks::new(&config.public_url, &config.file_url_secret),
         supervisor: Arc::new(supervision::Supervisor::new(&kinds.queue_labels())),
         listener: Arc::new(listener::QueueListener::default()),
         unrecorded: Mutex::new(HashSet::new()),
@@ -244,6 +269,9 @@ pub async fn run(
                 jobs::deliver_webhook,
                 JobKind::Webhook
             )),
+            JobKind::Sms => {
+                monitor.register(job_worker!(DispatchSms, jobs::dispatch_sms, JobKind::Sms))
+            }
             JobKind::Sweep => monitor.register({
                 let state = state.clone();
                 let schedule = schedule.clone();

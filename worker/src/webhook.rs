@@ -1,5 +1,6 @@
 //! The webhook HTTP client: no redirects, no proxy, a 15 s timeout, and an SSRF guard in the DNS
-//! resolver, so the address that is checked is the address that is dialled.
+//! resolver, so the address that is checked is the address that is dialled. The SMS provider's
+//! client is built the same way (`guarded_client`).
 
 use std::{net::SocketAddr, sync::Arc, time::Duration};
 
@@ -21,16 +22,7 @@ pub struct WebhookClient {
 
 impl WebhookClient {
     pub fn new(allow_internal: bool) -> Self {
-        let client = Client::builder()
-            .redirect(redirect::Policy::none())
-            // A proxy from HTTP(S)_PROXY would resolve and dial the target itself, past the
-            // address check below.
-            .no_proxy()
-            .timeout(TIMEOUT)
-            .user_agent(format!("Signet-Webhooks/{VERSION}"))
-            .dns_resolver(Arc::new(GuardedResolver { allow_internal }))
-            .build()
-            .expect("the webhook HTTP client builds");
+        let client = guarded_client(allow_internal, &format!("Signet-Webhooks/{VERSION}"));
         Self {
             client,
             allow_internal,
@@ -51,13 +43,7 @@ impl WebhookClient {
         if !matches!(url.scheme(), "http" | "https") {
             return Err("the webhook URL is not http(s)".into());
         }
-        // An IP literal is not resolved, so the resolver's check would not see it.
-        if let Some(ip) = literal_ip(&url)
-            && !self.allow_internal
-            && ssrf::is_internal(ip)
-        {
-            return Err(ssrf::Refusal::Internal(ip).to_string());
-        }
+        refuse_internal_literal(&url, self.allow_internal)?;
         let timestamp = chrono::Utc::now().timestamp();
         let signature = webhooks::sign(secret, event_id, timestamp, body)
             .ok_or("the account's webhook secret is not valid base64")?;
@@ -88,6 +74,31 @@ impl WebhookClient {
     }
 }
 
+/// An HTTP client for targets outside the server's network (webhook receivers, the SMS
+/// provider): no redirects, no proxy, a 15 s timeout, and the SSRF guard in its resolver.
+pub fn guarded_client(allow_internal: bool, user_agent: &str) -> Client {
+    Client::builder()
+        .redirect(redirect::Policy::none())
+        // A proxy from HTTP(S)_PROXY would resolve and dial the target itself, past the
+        // address check in the resolver.
+        .no_proxy()
+        .timeout(TIMEOUT)
+        .user_agent(user_agent)
+        .dns_resolver(Arc::new(GuardedResolver { allow_internal }))
+        .build()
+        .expect("the guarded HTTP client builds")
+}
+
+/// An IP literal is not resolved, so the resolver's check would not see it: checked here.
+pub fn refuse_internal_literal(url: &Url, allow_internal: bool) -> Result<(), String> {
+    match literal_ip(url) {
+        Some(ip) if !allow_internal && ssrf::is_internal(ip) => {
+            Err(ssrf::Refusal::Internal(ip).to_string())
+        }
+        _ => Ok(()),
+    }
+}
+
 fn literal_ip(url: &Url) -> Option<std::net::IpAddr> {
     match url.host()? {
         url::Host::Ipv4(ip) => Some(ip.into()),
@@ -97,7 +108,7 @@ fn literal_ip(url: &Url) -> Option<std::net::IpAddr> {
 }
 
 /// The full error chain: reqwest's top-level message alone hides the cause.
-fn describe(error: reqwest::Error) -> String {
+pub fn describe(error: reqwest::Error) -> String {
     let mut message = error.to_string();
     let mut source = std::error::Error::source(&error);
     while let Some(cause) = source {

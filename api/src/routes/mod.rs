@@ -5,3 +5,4 @@ pub mod files;
 pub mod health;
 pub mod openapi;
 pub mod signing;
+pub mod sms;

@@ -6,5 +6,6 @@
 
 pub mod emails;
 pub mod retry;
+pub mod sms;
 pub mod sms_text;
 pub mod webhooks;

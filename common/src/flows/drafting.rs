@@ -14,9 +14,10 @@ use crate::{
         RecipientId,
     },
     store::{
-        accounts, audit, documents, emails, sms,
+        accounts, audit, documents, emails,
         fields::{self, NewField},
         recipients::{self, NewRecipient},
+        sms,
     },
     wire::inputs::{
         self, FieldInput, FieldPlacement, MAX_FIELDS_PER_DOCUMENT, MAX_RECIPIENTS_PER_DOCUMENT,

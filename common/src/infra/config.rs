@@ -111,7 +111,10 @@ impl std::fmt::Debug for TwilioConfig {
         f.debug_struct("TwilioConfig")
             .field("base_url", &self.base_url)
             .field("account_sid", &self.account_sid)
-            .field("auth_token", &self.auth_token.as_ref().map(|_| "<redacted>"))
+            .field(
+                "auth_token",
+                &self.auth_token.as_ref().map(|_| "<redacted>"),
+            )
             .field("status_callbacks", &self.status_callbacks)
             .finish()
     }
@@ -632,11 +635,15 @@ mod tests {
             "the token is never printed"
         );
         assert_eq!(
-            config(&[("SMS_PROVIDER", "carrier-pigeon")]).unwrap_err().name,
+            config(&[("SMS_PROVIDER", "carrier-pigeon")])
+                .unwrap_err()
+                .name,
             "SMS_PROVIDER"
         );
         assert_eq!(
-            config(&[("SMS_DAILY_CAP_PER_ACCOUNT", "0")]).unwrap_err().name,
+            config(&[("SMS_DAILY_CAP_PER_ACCOUNT", "0")])
+                .unwrap_err()
+                .name,
             "SMS_DAILY_CAP_PER_ACCOUNT"
         );
     }

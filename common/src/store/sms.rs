@@ -57,7 +57,12 @@ pub async fn queue(
     let numbers: Vec<(RecipientId, String)> = sqlx::query_as(
         "SELECT id, phone_e164 FROM recipients WHERE id = ANY($1) AND phone_e164 IS NOT NULL",
     )
-    .bind(candidates.iter().map(|c| c.recipient_id).collect::<Vec<_>>())
+    .bind(
+        candidates
+            .iter()
+            .map(|c| c.recipient_id)
+            .collect::<Vec<_>>(),
+    )
     .fetch_all(&mut *conn)
     .await?;
     let with_number: Vec<(&NewSms, &str)> = candidates
@@ -201,7 +206,10 @@ pub struct OutgoingSms {
 }
 
 /// Locks an outbox row for sending. `None` when it does not exist or another worker holds it.
-pub async fn lock_for_dispatch(conn: &mut PgConnection, sms_id: Uuid) -> Result<Option<OutgoingSms>> {
+pub async fn lock_for_dispatch(
+    conn: &mut PgConnection,
+    sms_id: Uuid,
+) -> Result<Option<OutgoingSms>> {
     Ok(sqlx::query_as(
         "SELECT s.id, s.account_id, s.document_id, s.recipient_id, s.kind, s.to_e164, s.link_token,
                 s.status, s.attempts, d.title AS document_title, d.status AS document_status,

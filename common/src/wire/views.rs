@@ -7,8 +7,7 @@ use uuid::Uuid;
 
 use crate::model::{
     AuditEntry, AuditEvent, DeliveryStatus, Document, DocumentStatus, Field, FieldType, Recipient,
-    SmsStatus,
-    RecipientRole, RecipientStatus,
+    RecipientRole, RecipientStatus, SmsStatus,
 };
 
 /// An instant, serialised as RFC 3339 UTC with milliseconds: `2026-11-21T22:38:39.123Z`.

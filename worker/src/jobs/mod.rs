@@ -13,6 +13,7 @@
 pub mod check_completion;
 pub mod deliver_webhook;
 pub mod dispatch_email;
+pub mod dispatch_sms;
 pub mod sweep;
 
 use std::{future::Future, time::Duration};
@@ -28,6 +29,7 @@ use crate::WorkerState;
 pub use check_completion::check_completion;
 pub use deliver_webhook::deliver_webhook;
 pub use dispatch_email::dispatch_email;
+pub use dispatch_sms::dispatch_sms;
 pub use sweep::{SWEEP_JOB_TYPE, expiry_sweep};
 
 /// The first wait before work that found the database unreachable tries again.

@@ -1,0 +1,276 @@
+//! What dispatching an outbox SMS decides: whether to send it at all and with which text, what
+//! the provider's answer came to, what its delivery reports mean, and the signed URL those
+//! reports are posted to. A 429, a 5xx or a network failure is retried per
+//! `SMS_RETRY_SCHEDULE`; any other 4xx will not change by trying again and fails for good.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use crate::{
+    delivery::{
+        retry::SendFailure,
+        sms_text::{self, SmsText},
+    },
+    infra::secrets,
+    model::{DocumentStatus, SmsKind, SmsStatus},
+    store::sms::{OutgoingSms, Report},
+};
+
+/// What to do with a locked outbox row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dispatch {
+    /// Its outcome is written already: nothing to do.
+    Done,
+    /// An invitation whose document has left SENT, or is past its expiry before the sweep has
+    /// run: its link would not work, so it is withdrawn unsent.
+    Withdraw,
+    Send(SmsText),
+}
+
+/// Decides what to do with `sms` at `now`; `public_url` is where signing links point.
+pub fn dispatch(sms: &OutgoingSms, public_url: &str, now: DateTime<Utc>) -> Dispatch {
+    if sms.status != SmsStatus::Pending {
+        return Dispatch::Done;
+    }
+    let sender = &sms.sender_name;
+    let title = &sms.document_title;
+    match sms.kind {
+        SmsKind::Invitation => {
+            let closed = sms.document_status != DocumentStatus::Sent
+                || sms.expiry_date.is_some_and(|expiry| expiry <= now);
+            match (&sms.link_token, closed) {
+                (Some(token), false) => Dispatch::Send(sms_text::invitation(
+                    sender,
+                    title,
+                    &format!("{public_url}/sign/{token}"),
+                )),
+                // A PENDING invitation always carries its token; without one it has no link.
+                _ => Dispatch::Withdraw,
+            }
+        }
+        SmsKind::Declined => Dispatch::Send(sms_text::declined(sender, title)),
+        SmsKind::Expired => Dispatch::Send(sms_text::expired(sender, title)),
+    }
+}
+
+/// The longest provider answer kept as a failure reason.
+const MAX_ERROR_CHARS: usize = 300;
+
+/// What a Twilio-compatible provider's answer to `POST …/Messages.json` came to: the
+/// provider's message id (`sid`) on a 2xx; a failure otherwise, permanent unless it is a 429
+/// or a 5xx (or a 408). The reason quotes the provider's `code` and `message` when it gives
+/// them.
+pub fn provider_answer(status: u16, body: &str) -> Result<Option<String>, SendFailure> {
+    let json: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let field = |name: &str| {
+        json.as_ref()
+            .and_then(|j| j.get(name))
+            .and_then(|v| match v {
+                serde_json::Value::String(s) => Some(s.clone()),
+                serde_json::Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+    };
+    if (200..300).contains(&status) {
+        return Ok(field("sid"));
+    }
+    let detail = match (field("code"), field("message")) {
+        (Some(code), Some(message)) => format!("{code} {message}"),
+        (None, Some(message)) => message,
+        _ => body.trim().to_owned(),
+    };
+    let mut message = format!("the SMS provider answered HTTP {status}");
+    if !detail.is_empty() {
+        message.push_str(": ");
+        message.push_str(&detail);
+    }
+    Err(SendFailure {
+        message: message.chars().take(MAX_ERROR_CHARS).collect(),
+        permanent: !(status == 429 || status == 408 || status >= 500),
+    })
+}
+
+/// Reads a delivery report as Twilio posts it (`MessageStatus`, `ErrorCode`): `None` for the
+/// intermediate states (queued, sending, sent, …), which change nothing.
+pub fn report(message_status: &str, error_code: Option<&str>) -> Option<Report> {
+    match message_status.to_ascii_lowercase().as_str() {
+        "delivered" | "read" => Some(Report::Delivered),
+        "undelivered" | "failed" => Some(Report::Undelivered {
+            error: match error_code.map(str::trim).filter(|c| !c.is_empty()) {
+                Some(code) => format!("the provider reported it {message_status} (error {code})"),
+                None => format!("the provider reported it {message_status}"),
+            }
+            .chars()
+            .take(MAX_ERROR_CHARS)
+            .collect(),
+        }),
+        _ => None,
+    }
+}
+
+/// The signed URL a provider posts an SMS's delivery reports to, and its check. The signature
+/// covers the row's id, so a report can only change the row it was issued for.
+#[derive(Clone)]
+pub struct StatusCallbacks {
+    public_url: String,
+    secret: Vec<u8>,
+}
+
+impl StatusCallbacks {
+    pub fn new(public_url: &str, secret: &[u8]) -> Self {
+        Self {
+            public_url: public_url.trim_end_matches('/').to_owned(),
+            secret: secret.to_vec(),
+        }
+    }
+
+    fn message(sms_id: Uuid) -> String {
+        format!("sms-status:{sms_id}")
+    }
+
+    pub fn url(&self, sms_id: Uuid) -> String {
+        let sig = hex::encode(secrets::hmac_sha256(
+            &self.secret,
+            Self::message(sms_id).as_bytes(),
+        ));
+        format!("{}/sms/status/{sms_id}?sig={sig}", self.public_url)
+    }
+
+    pub fn verify(&self, sms_id: Uuid, sig: &str) -> bool {
+        hex::decode(sig).is_ok_and(|tag| {
+            secrets::hmac_sha256_verify(&self.secret, Self::message(sms_id).as_bytes(), &tag)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{AccountId, DocumentId, RecipientId};
+
+    fn now() -> DateTime<Utc> {
+        "2025-01-02T03:04:05Z".parse().expect("a timestamp")
+    }
+
+    fn sms(kind: SmsKind) -> OutgoingSms {
+        OutgoingSms {
+            id: Uuid::now_v7(),
+            account_id: AccountId::new(),
+            document_id: DocumentId::new(),
+            recipient_id: RecipientId::new(),
+            kind,
+            to_e164: "+447700900123".to_owned(),
+            link_token: Some("token".to_owned()),
+            status: SmsStatus::Pending,
+            attempts: 0,
+            document_title: "Lease".to_owned(),
+            document_status: DocumentStatus::Sent,
+            expiry_date: None,
+            sender_name: "Acme".to_owned(),
+        }
+    }
+
+    #[test]
+    fn an_invitation_carries_the_signing_link_until_the_document_closes() {
+        let Dispatch::Send(text) = dispatch(&sms(SmsKind::Invitation), "https://s.test", now())
+        else {
+            panic!("sent")
+        };
+        assert!(
+            text.body.ends_with("https://s.test/sign/token"),
+            "{}",
+            text.body
+        );
+        for status in [DocumentStatus::Cancelled, DocumentStatus::Declined] {
+            let closed = OutgoingSms {
+                document_status: status,
+                ..sms(SmsKind::Invitation)
+            };
+            assert_eq!(
+                dispatch(&closed, "https://s.test", now()),
+                Dispatch::Withdraw
+            );
+        }
+        let due = OutgoingSms {
+            expiry_date: Some(now()),
+            ..sms(SmsKind::Invitation)
+        };
+        assert_eq!(dispatch(&due, "https://s.test", now()), Dispatch::Withdraw);
+        let sent = OutgoingSms {
+            status: SmsStatus::Sent,
+            ..sms(SmsKind::Invitation)
+        };
+        assert_eq!(dispatch(&sent, "https://s.test", now()), Dispatch::Done);
+    }
+
+    #[test]
+    fn notices_go_out_after_the_document_closed_and_carry_no_link() {
+        for kind in [SmsKind::Declined, SmsKind::Expired] {
+            let notice = OutgoingSms {
+                document_status: DocumentStatus::Declined,
+                link_token: None,
+                ..sms(kind)
+            };
+            let Dispatch::Send(text) = dispatch(&notice, "https://s.test", now()) else {
+                panic!("sent")
+            };
+            assert!(!text.body.contains("https://"), "{}", text.body);
+        }
+    }
+
+    #[test]
+    fn provider_answers_are_sorted_into_retry_and_give_up() {
+        assert_eq!(
+            provider_answer(201, r#"{"sid": "SM123", "status": "queued"}"#),
+            Ok(Some("SM123".to_owned()))
+        );
+        let busy =
+            provider_answer(429, r#"{"code": 20429, "message": "Too Many Requests"}"#).unwrap_err();
+        assert!(!busy.permanent);
+        assert_eq!(
+            busy.message,
+            "the SMS provider answered HTTP 429: 20429 Too Many Requests"
+        );
+        assert!(!provider_answer(503, "").unwrap_err().permanent);
+        let refused = provider_answer(
+            400,
+            r#"{"code": 21211, "message": "The 'To' number is not a valid phone number."}"#,
+        )
+        .unwrap_err();
+        assert!(refused.permanent);
+        assert!(refused.message.contains("21211"), "{}", refused.message);
+        assert!(
+            provider_answer(401, "<html>nope</html>")
+                .unwrap_err()
+                .permanent
+        );
+    }
+
+    #[test]
+    fn only_final_reports_change_a_row() {
+        assert_eq!(report("delivered", None), Some(Report::Delivered));
+        assert_eq!(
+            report("undelivered", Some("30003")),
+            Some(Report::Undelivered {
+                error: "the provider reported it undelivered (error 30003)".to_owned()
+            })
+        );
+        for passing in ["queued", "sending", "sent", "accepted"] {
+            assert_eq!(report(passing, None), None);
+        }
+    }
+
+    #[test]
+    fn callback_urls_are_signed_for_one_row() {
+        let callbacks =
+            StatusCallbacks::new("https://s.test/", b"0123456789abcdef0123456789abcdef");
+        let id = Uuid::now_v7();
+        let url = callbacks.url(id);
+        let sig = url.split("sig=").nth(1).unwrap();
+        assert!(url.starts_with(&format!("https://s.test/sms/status/{id}?sig=")));
+        assert!(callbacks.verify(id, sig));
+        assert!(!callbacks.verify(Uuid::now_v7(), sig));
+        assert!(!callbacks.verify(id, "00"));
+        assert!(!callbacks.verify(id, "not hex"));
+    }
+}
