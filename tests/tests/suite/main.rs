@@ -22,6 +22,7 @@ mod real_names;
 mod scale_out;
 mod security;
 mod signing_flow;
+mod sms;
 mod upgrades;
 mod uploads;
 mod webhooks;

@@ -121,7 +121,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 #[tokio::test]
-async fn one_trace_from_the_send_request_to_each_smtp_send() {
+async fn one_trace_from_the_send_request_to_each_smtp_and_sms_send() {
     let app = TestApp::spawn().await;
     let otlp = OtlpListener::start().await;
     let mailbox = Mailbox::start().await;
@@ -145,7 +145,7 @@ async fn one_trace_from_the_send_request_to_each_smtp_send() {
         }
         request.send()
     };
-    assert!(post(format!("/documents/{doc}/recipients"), json!([{"name": "Ann", "email": "ann@signet.test", "role": "SIGNER"}, {"name": "Bob", "email": "bob@signet.test", "role": "SIGNER"}]), None).await.unwrap().status().is_success());
+    assert!(post(format!("/documents/{doc}/recipients"), json!([{"name": "Ann", "email": "ann@signet.test", "role": "SIGNER", "countryCode": "+44", "phoneNumber": "07911 123456"}, {"name": "Bob", "email": "bob@signet.test", "role": "SIGNER"}]), None).await.unwrap().status().is_success());
     assert!(post(format!("/documents/{doc}/fields"), json!([{"recipientEmail": "ann@signet.test", "type": "SIGNATURE", "page": 1, "x": 10, "y": 10}, {"recipientEmail": "bob@signet.test", "type": "SIGNATURE", "page": 1, "x": 10, "y": 100}]), None).await.unwrap().status().is_success());
     // The caller's trace: the send must continue it.
     const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -177,6 +177,8 @@ async fn one_trace_from_the_send_request_to_each_smtp_send() {
             };
             count("smtp.send") >= 2
                 && count("DispatchEmail") >= 2
+                && count("sms.send") >= 1
+                && count("DispatchSms") >= 1
                 && count("POST /external/api/v1/documents/{id}/send") >= 1
         })
         .await;
@@ -248,6 +250,24 @@ async fn one_trace_from_the_send_request_to_each_smtp_send() {
         assert_eq!(smtp.len(), 1, "its SMTP send is its child");
         assert_eq!(smtp[0].service, "signet-worker");
     }
+    // Ann has a phone number: her invitation SMS is in the same trace, and its link is not.
+    let dispatch_sms: Vec<&&Span> = in_trace
+        .iter()
+        .filter(|s| s.service == "signet-worker" && s.name == "DispatchSms")
+        .collect();
+    assert_eq!(dispatch_sms.len(), 1, "one DispatchSms in {names:?}");
+    assert!(descends_from(dispatch_sms[0], &request.span_id));
+    let sms_send: Vec<&&Span> = in_trace
+        .iter()
+        .filter(|s| s.name == "sms.send" && s.parent_span_id == dispatch_sms[0].span_id)
+        .collect();
+    assert_eq!(sms_send.len(), 1, "its provider call is its child");
+    assert!(
+        spans
+            .iter()
+            .all(|s| s.attributes.values().all(|v| !v.contains("/sign/"))),
+        "no signing link is recorded in a span"
+    );
 }
 
 pub(crate) fn metric(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
