@@ -286,6 +286,10 @@ async fn a_refused_number_fails_for_good_at_once_and_the_sender_sees_why() {
     assert_eq!(rows[0].status, "FAILED", "{rows:?}");
     assert_eq!(rows[0].attempts, 1);
     assert_eq!(rows[0].link_token, None);
+    assert!(
+        rows[0].last_error.as_deref().unwrap().contains("21211"),
+        "{rows:?}"
+    );
     // The failure and its retry (if there were one) are written in one transaction: once it
     // reads FAILED, no job is left to try again.
     assert_eq!(pending_sms_jobs(&app).await, 0, "not retried");
@@ -314,6 +318,33 @@ async fn a_refused_number_fails_for_good_at_once_and_the_sender_sees_why() {
     );
     // The e-mail went out regardless.
     assert_eq!(ann["deliveryStatus"], "SENT");
+
+    // The console shows it where it shows the e-mail's state.
+    let email: String = sqlx::query_scalar("SELECT email FROM accounts WHERE id = $1")
+        .bind(account)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    signet_common::flows::sign_in::set_password(
+        &app.db.pool,
+        account.into(),
+        "a long enough password",
+    )
+    .await
+    .unwrap();
+    let mut browser = crate::console::Browser::new(&app);
+    browser.sign_in(&email, "a long enough password").await;
+    let page = browser.get(&format!("/app/documents/{doc}")).await;
+    assert!(
+        page.body.contains(r#"data-status="FAILED">FAILED"#)
+            && page
+                .body
+                .contains("The SMS invitation could not be delivered: ")
+            && page.body.contains("21211")
+            && page.body.contains(ANN_PHONE.1),
+        "{}",
+        page.body
+    );
 }
 
 #[tokio::test]

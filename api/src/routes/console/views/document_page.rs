@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use maud::{Markup, html};
 use signet_common::model::{
-    AuditEntry, DeliveryStatus, Document, DocumentStatus, Field, Recipient,
+    AuditEntry, DeliveryStatus, Document, DocumentStatus, Field, Recipient, SmsStatus,
 };
 
 use super::{csrf_field, nav};
@@ -66,7 +66,9 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
             @if recipients.is_empty() { p { "None yet." } }
             @for r in recipients {
                 h3 { span.swatch style=(format!("background:{}", r.color_code)) {} (r.name) " <" (r.email) "> · " (r.role) " · " (r.status)
-                    @if let Some(delivery) = r.delivery_status.0 { " · e-mail " span.delivery data-status=(delivery) { (delivery) } } }
+                    @if let Some(delivery) = r.delivery_status.0 { " · e-mail " span.delivery data-status=(delivery) { (delivery) } }
+                    @if let Some(sms) = r.sms_status.0 { " · SMS " span.delivery.sms data-status=(sms) { (sms) } } }
+                @if let Some(phone) = &r.phone_e164 { p { small { "Phone " (phone) } } }
                 @if draft {
                     form.remove-recipient method="post" action=(format!("/app/documents/{}/recipients/{}/remove", document.id, r.id)) {
                         (csrf_field(csrf))
@@ -85,6 +87,9 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                             }
                         }
                     }
+                }
+                @if r.sms_status.0 == Some(SmsStatus::Failed) {
+                    p.error.failed-sms { "The SMS invitation could not be delivered: " (r.sms_error.as_deref().unwrap_or("unknown reason")) }
                 }
                 ul {
                     @for f in fields.iter().filter(|f| f.recipient_id == r.id) {
