@@ -36,3 +36,5 @@ CREATE TABLE sms_daily_counts (
     queued      integer NOT NULL,
     PRIMARY KEY (account_id, number, day)
 );
+-- The sweep forgets the counts of days before yesterday.
+CREATE INDEX sms_daily_counts_by_day ON sms_daily_counts (day);

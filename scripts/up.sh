@@ -19,13 +19,15 @@ if [[ ${SIGNET_SKIP_BUILD:-} != 1 ]]; then
 fi
 
 SIGNET_DATA_DIR="${SIGNET_DATA_DIR:-./data}"
-mkdir -p "$SIGNET_DATA_DIR"/{files,mail,logs,run}
+mkdir -p "$SIGNET_DATA_DIR"/{files,mail,sms,logs,run}
 SIGNET_DATA_DIR="$(cd "$SIGNET_DATA_DIR" && pwd)"
 export SIGNET_DATA_DIR
 export BIND_ADDR="${BIND_ADDR:-127.0.0.1:8080}"
 export PUBLIC_URL="${PUBLIC_URL:-http://localhost:${BIND_ADDR##*:}}"
 export FILE_STORE_DIR="${FILE_STORE_DIR:-$SIGNET_DATA_DIR/files}"
 export MAIL_DIR="${MAIL_DIR:-$SIGNET_DATA_DIR/mail}"
+# SMS to recipients with a phone number are written as text files (SMS_PROVIDER=file).
+export SMS_DIR="${SMS_DIR:-$SIGNET_DATA_DIR/sms}"
 # A local development setup: webhooks to receivers on this machine are allowed.
 export WEBHOOK_ALLOW_PRIVATE="${WEBHOOK_ALLOW_PRIVATE:-true}"
 
@@ -95,14 +97,19 @@ if ! kill -0 "$(<"$run/worker.pid")" 2>/dev/null; then
     stop_services
     die "signet-worker exited (log above: $logs/worker.log)"
 fi
-log "Signet is up; e-mails go to ${SMTP_URL:-$MAIL_DIR}"
+sms_to="$SMS_DIR"
+case "${SMS_PROVIDER:-file}" in
+twilio) sms_to="${SMS_TWILIO_BASE_URL:-https://api.twilio.com}" ;;
+none | off) sms_to="nowhere (SMS_PROVIDER=none)" ;;
+esac
+log "Signet is up; e-mails go to ${SMTP_URL:-$MAIL_DIR}, SMS to $sms_to"
 
 base="$PUBLIC_URL/external/api/v1"
 doc="$base/documents/$document_id"
 auth="X-API-KEY: $api_key"
 json="Content-Type: application/json"
 expiry=$(date -u -d '+7 days' +%Y-%m-%dT%H:%M:%SZ)
-recipients='[{"name":"Alice Signer","email":"alice@example.com","role":"SIGNER"},{"name":"Victor Viewer","email":"victor@example.com","role":"VIEWER"}]'
+recipients='[{"name":"Alice Signer","email":"alice@example.com","role":"SIGNER","countryCode":"+44","phoneNumber":"07911 123456"},{"name":"Victor Viewer","email":"victor@example.com","role":"VIEWER"}]'
 fields='[{"recipientEmail":"alice@example.com","type":"SIGNATURE","page":1,"x":72,"y":600,"width":200,"height":50},{"recipientEmail":"alice@example.com","type":"DATE","page":1,"x":320,"y":600,"width":150,"height":50},{"recipientEmail":"victor@example.com","type":"TEXT","page":1,"x":72,"y":680,"width":200,"height":30}]'
 send='{"message":"Please review and sign the demo services agreement.","description":"Sent by scripts/up.sh","expiryDate":"'"$expiry"'"}'
 
@@ -122,6 +129,8 @@ curl -sS -H '$auth' '$doc/audit'
 
 # After the send, each recipient's e-mail is a file in $MAIL_DIR (no SMTP_URL set). Alice's signing link:
 #   grep -h -A1 'to sign:' $MAIL_DIR/*.eml
+# Alice has a phone number, so her link also comes by SMS, a text file in $SMS_DIR (SMS_PROVIDER=file):
+#   cat $SMS_DIR/*.txt
 # Open it in a browser and sign; then the detail's filePath serves the signed PDF with its certificate.
 
 # Webhooks (README, "Receiving webhooks"): start demo/webhook-receiver.py with the secret from

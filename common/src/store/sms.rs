@@ -184,6 +184,16 @@ async fn count_for_number(
     Ok(counted.is_some())
 }
 
+/// Forgets the daily counts of days before yesterday (UTC); returns how many rows went.
+pub async fn forget_old_counts(pool: &sqlx::PgPool) -> Result<u64> {
+    Ok(sqlx::query(
+        "DELETE FROM sms_daily_counts WHERE day < (now() AT TIME ZONE 'UTC')::date - 1",
+    )
+    .execute(pool)
+    .await?
+    .rows_affected())
+}
+
 /// Everything needed to render and send one outbox row.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct OutgoingSms {

@@ -68,7 +68,7 @@ async fn bring_up_prints_curl_commands_that_work() {
 }
 
 /// The README's walkthrough: the worker writes the invitations into the local mailbox
-/// (`data/mail`), Alice's link signs, the document completes, and the detail's `filePath`
+/// (`data/mail`) and Alice's SMS into `data/sms`, Alice's link signs, the document completes, and the detail's `filePath`
 /// serves the final PDF with its certificate page.
 fn sign_the_demo_document(stdout: &str, data: &std::path::Path, port: u16) {
     let value = |label: &str| {
@@ -106,6 +106,22 @@ fn sign_the_demo_document(stdout: &str, data: &std::path::Path, port: u16) {
         link.starts_with(&format!("http://127.0.0.1:{port}/sign/")),
         "{link}"
     );
+    // Alice has a phone number: the same link came by SMS, a file in `data/sms`.
+    let sms = (0..900)
+        .find_map(|_| {
+            let found = std::fs::read_dir(data.join("sms"))
+                .ok()?
+                .flatten()
+                .find(|entry| entry.path().extension().is_some_and(|e| e == "txt"))
+                .and_then(|entry| std::fs::read_to_string(entry.path()).ok());
+            if found.is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            found
+        })
+        .expect("Alice's SMS in data/sms");
+    assert!(sms.starts_with("To: +447911123456\n"), "{sms}");
+    assert!(sms.trim_end().ends_with(&link), "{sms}");
     let session: serde_json::Value = serde_json::from_slice(
         &Command::new("curl")
             .args(["-sS", &format!("{link}/session")])

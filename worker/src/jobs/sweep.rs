@@ -6,7 +6,7 @@ use apalis::prelude::{BoxDynError, Data};
 use apalis_cron::Tick;
 use signet_common::{
     flows::{completion, expiry},
-    store::queues,
+    store::{queues, sms},
 };
 
 use crate::WorkerState;
@@ -17,8 +17,8 @@ const FINISHED_JOB_RETENTION: Duration = Duration::from_secs(24 * 3600);
 /// The sweep's `job_type` in `signet_jobs_*` metrics (it has no queue: it runs on a schedule).
 pub const SWEEP_JOB_TYPE: &str = "signet.expiry_sweep";
 
-/// Expires due documents, queues completion again for fully signed documents still SENT, and
-/// removes old finished jobs; then records that a sweep finished, for the operator's alert.
+/// Expires due documents, queues completion again for fully signed documents still SENT,
+/// removes old finished jobs and forgets the SMS counts of past days; then records that a sweep finished, for the operator's alert.
 /// Every part claims its rows with `SKIP LOCKED` or is a conditional update, so any number of
 /// processes may sweep at once.
 #[tracing::instrument(name = "ExpirySweep", skip_all)]
@@ -35,6 +35,7 @@ pub async fn expiry_sweep(_tick: Tick, state: Data<Arc<WorkerState>>) -> Result<
         );
     }
     queues::purge_finished(&state.db.pool, FINISHED_JOB_RETENTION).await?;
+    sms::forget_old_counts(&state.db.pool).await?;
     queues::record_sweep(&state.db.pool, queues::EXPIRY_SWEEP, &state.instance).await?;
     Ok(())
 }
