@@ -38,13 +38,14 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --user-group --home-dir /var/lib/signet --shell /usr/sbin/nologin signet \
-    && mkdir -p /var/lib/signet/files /var/lib/signet/mail \
+    && mkdir -p /var/lib/signet/files /var/lib/signet/mail /var/lib/signet/sms \
     && chown -R signet:signet /var/lib/signet
 COPY --from=builder /usr/local/bin/signet-api /usr/local/bin/signet-worker /usr/local/bin/
 WORKDIR /var/lib/signet
 ENV BIND_ADDR=0.0.0.0:8080 \
     FILE_STORE_DIR=/var/lib/signet/files \
     MAIL_DIR=/var/lib/signet/mail \
+    SMS_DIR=/var/lib/signet/sms \
     WORKER_ADMIN_ADDR=0.0.0.0:9091
 USER signet
 EXPOSE 8080 9091

@@ -863,6 +863,21 @@ impl WorkerProcess {
         }
     }
 
+    /// Waits (bounded) for the process to exit by itself, e.g. refusing its configuration.
+    pub fn wait_for_exit(
+        &mut self,
+        within: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        let deadline = std::time::Instant::now() + within;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        None
+    }
+
     /// SIGKILL: no chance to clean up.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

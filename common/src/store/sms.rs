@@ -186,12 +186,14 @@ async fn count_for_number(
 
 /// Forgets the daily counts of days before yesterday (UTC); returns how many rows went.
 pub async fn forget_old_counts(pool: &sqlx::PgPool) -> Result<u64> {
-    Ok(sqlx::query(
-        "DELETE FROM sms_daily_counts WHERE day < (now() AT TIME ZONE 'UTC')::date - 1",
+    Ok(
+        sqlx::query(
+            "DELETE FROM sms_daily_counts WHERE day < (now() AT TIME ZONE 'UTC')::date - 1",
+        )
+        .execute(pool)
+        .await?
+        .rows_affected(),
     )
-    .execute(pool)
-    .await?
-    .rows_affected())
 }
 
 /// Everything needed to render and send one outbox row.

@@ -524,3 +524,44 @@ async fn a_killed_worker_loses_no_sms() {
         "at most the {in_flight} SMS in flight at the kill may go twice; {duplicates} did"
     );
 }
+
+#[tokio::test]
+async fn a_provider_on_an_internal_address_or_without_credentials_is_refused_at_start() {
+    let provider = SmsProvider::start().await;
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let settings = provider.settings();
+    let without = |skip: &str| -> Vec<(&'static str, &str)> {
+        settings
+            .iter()
+            .filter(|(k, _)| *k != skip)
+            .map(|(k, v)| (*k, v.as_str()))
+            .collect()
+    };
+    for (skip, expected) in [
+        (
+            "SMS_PROVIDER_ALLOW_PRIVATE",
+            "SMS_TWILIO_BASE_URL resolves to 127.0.0.1",
+        ),
+        (
+            "TWILIO_AUTH_TOKEN",
+            "TWILIO_AUTH_TOKEN must be set for SMS_PROVIDER=twilio",
+        ),
+    ] {
+        let mut worker = WorkerProcess::start(&app, &mailbox.url(), &without(skip));
+        let status = worker
+            .wait_for_exit(Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("the worker kept running without {skip}"));
+        assert!(!status.success());
+        let log = worker.log();
+        assert!(log.contains(expected), "{log}");
+        assert!(
+            !log.contains(signet_tests::TWILIO_TOKEN),
+            "the token is never printed: {log}"
+        );
+        if skip == "SMS_PROVIDER_ALLOW_PRIVATE" {
+            assert!(log.contains("SMS_PROVIDER_ALLOW_PRIVATE=true"), "{log}");
+        }
+    }
+    assert!(provider.requests().is_empty());
+}
