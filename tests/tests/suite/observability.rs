@@ -180,6 +180,7 @@ async fn one_trace_from_the_send_request_to_each_smtp_and_sms_send() {
                 && count("sms.send") >= 1
                 && count("DispatchSms") >= 1
                 && count("POST /external/api/v1/documents/{id}/send") >= 1
+                && every_job_chain_exported(spans, CALLER_SPAN)
         })
         .await;
     let in_trace: Vec<&Span> = spans.iter().filter(|s| s.trace_id == TRACE).collect();
@@ -268,6 +269,29 @@ async fn one_trace_from_the_send_request_to_each_smtp_and_sms_send() {
             .all(|s| s.attributes.values().all(|v| !v.contains("/sign/"))),
         "no signing link is recorded in a span"
     );
+}
+
+/// Whether each job span's ancestors, up to a root or the caller's span, have all been exported:
+/// a parent ends (and is exported) after its children, so the `task` span around a job may
+/// arrive a batch later than the job's own.
+fn every_job_chain_exported(spans: &[Span], caller: &str) -> bool {
+    let by_id: HashMap<&str, &Span> = spans.iter().map(|s| (s.span_id.as_str(), s)).collect();
+    spans
+        .iter()
+        .filter(|s| s.name == "DispatchEmail" || s.name == "DispatchSms")
+        .all(|job| {
+            let mut current = job;
+            for _ in 0..20 {
+                if current.parent_span_id.is_empty() || current.parent_span_id == caller {
+                    return true;
+                }
+                match by_id.get(current.parent_span_id.as_str()) {
+                    Some(parent) => current = parent,
+                    None => return false,
+                }
+            }
+            false
+        })
 }
 
 pub(crate) fn metric(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
