@@ -9,7 +9,7 @@ aiosmtpd first. Settings (environment):
   BENCH_CONNECTIONS  wrk's open connections to the API (default 32)
   BENCH_SIZES        documents in the list accounts (default 100,100000,1000000)
   BENCH_ONLY         comma-separated case groups to run: lists (search: only its searches),
-                     hot,detail,send,email,completion,expiry (default all)
+                     hot,detail,send,sms,email,completion,expiry (default all)
   DATABASE_URL       admin URL; the benchmark creates and drops its own database signet_bench
   DATABASE_MAX_CONNECTIONS  the API's and worker's pool (default 8); pgbench gets as many
 
@@ -118,6 +118,9 @@ def base_env(**extra):
         "FILE_URL_SECRET": "bench-0123456789abcdef0123456789abcdef",
         "RUST_LOG": "warn",
         "API_USAGE_DEFAULT_LIMIT": "2000000000",
+        # SMS are written to files (the send-sms case queues them; no worker sends them there).
+        "SMS_DIR": str(WORK / "sms"),
+        "SMS_DAILY_CAP_PER_ACCOUNT": "2000000000",
     })
     env.update({k: str(v) for k, v in extra.items()})
     return env
@@ -483,8 +486,10 @@ def detail(api):
             lambda: wrk(api.url(f"/documents/{doc}"), [acct["key"]]), sql)
 
 
-def seed_drafts(template, acct, n):
-    """n DRAFT copies of a prepared one-signer document, each with its signer and field."""
+def seed_drafts(template, acct, n, phone=False):
+    """n DRAFT copies of a prepared one-signer document, each with its signer and field; with
+    `phone`, each signer has a UK mobile number of its own (so no per-number cap applies)."""
+    e164 = "'+447' || lpad((400000000 + nextval('bench_codes'))::text, 9, '0')" if phone else "NULL"
     psql(f"""
         WITH docs AS (
             INSERT INTO documents (id, account_id, code, title, status, file_key, sha256, pages, page_sizes)
@@ -494,8 +499,8 @@ def seed_drafts(template, acct, n):
             FROM documents, generate_series(1, {n}) i WHERE id = '{template}'
             RETURNING id),
         recips AS (
-            INSERT INTO recipients (id, account_id, document_id, name, email, role, color_code, position)
-            SELECT gen_random_uuid(), '{acct['id']}', id, 'Signer', 'signer@bench.test', 'SIGNER', '#3366ff', 0
+            INSERT INTO recipients (id, account_id, document_id, name, email, role, color_code, position, phone_e164)
+            SELECT gen_random_uuid(), '{acct['id']}', id, 'Signer', 'signer@bench.test', 'SIGNER', '#3366ff', 0, {e164}
             FROM docs RETURNING id, document_id)
         INSERT INTO fields (id, account_id, document_id, recipient_id, type, page, x, y, width, height)
         SELECT gen_random_uuid(), '{acct['id']}', document_id, id, 'SIGNATURE', 1, 50, 60, 200, 50
@@ -535,6 +540,39 @@ COMMIT;
             lambda: wrk(api.url("/documents/ID/send"), [acct["key"]], method="POST",
                         body=SEND_BODY, ids=next(rounds)),
             sql, "each request sends another DRAFT")
+
+
+def send_sms(api):
+    """The send of a document whose signer has a phone number: the send case plus the SMS
+    outbox row, its job and the daily caps (the account's count row is locked to the commit)."""
+    acct = account("send-sms")
+    template = prepared_document(api, acct, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
+    ids = seed_drafts(template, acct, 4000 * ROUNDS, phone=True)
+    rounds = iter([ids[i::ROUNDS] for i in range(ROUNDS)])
+    pg_acct = account("send-sms-sql")
+    seed_drafts(template, pg_acct, 10000 * ROUNDS, phone=True)
+    # The send's SQL (as in the send case) and what an SMS adds: the recipients' numbers, the
+    # account's and the number's daily counts under their row locks, the outbox row and its job.
+    sql = auth_sql(pg_acct) + f"""BEGIN;
+SELECT id AS doc FROM documents WHERE account_id = '{pg_acct['id']}' AND status = 'DRAFT' LIMIT 1 FOR UPDATE SKIP LOCKED \\gset
+SELECT count(*) FROM recipients r WHERE document_id = :doc AND NOT EXISTS (SELECT 1 FROM fields f WHERE f.recipient_id = r.id);
+UPDATE documents SET status = 'SENT', sent_at = now(), updated_at = now(), expiry_date = now() + interval '30 days', send_message = 'Please sign', send_description = 'Benchmark' WHERE id = :doc;
+UPDATE recipients SET signing_token_hash = sha256(gen_random_uuid()::text::bytea) WHERE document_id = :doc;
+SELECT hash FROM audit_entries WHERE document_id = :doc ORDER BY seq DESC LIMIT 1;
+INSERT INTO audit_entries (id, account_id, document_id, event, message, ip_address, user_agent, created_at, prev_hash, hash, format) VALUES (gen_random_uuid(), '{pg_acct['id']}', :doc, 'SENT', 'Document sent', '127.0.0.1', 'bench', now(), '\\x00', sha256(gen_random_uuid()::text::bytea), 2);
+INSERT INTO outbound_emails (id, account_id, document_id, recipient_id, kind, message_id, link_token, status) SELECT gen_random_uuid(), account_id, document_id, id, 'INVITATION', gen_random_uuid()::text || '@bench', md5(random()::text), 'WITHDRAWN' FROM recipients WHERE document_id = :doc;
+INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority) VALUES (gen_random_uuid()::text, 'bench.discard', '\\x7b7d', 'Pending', 0, 5, now(), 0);
+SELECT phone_e164 AS phone FROM recipients WHERE document_id = :doc AND phone_e164 IS NOT NULL \\gset
+INSERT INTO sms_daily_counts AS c (account_id, number, day, queued) VALUES ('{pg_acct['id']}', '', current_date, 1) ON CONFLICT (account_id, number, day) DO UPDATE SET queued = c.queued + 1;
+INSERT INTO sms_daily_counts AS c (account_id, number, day, queued) VALUES ('{pg_acct['id']}', :phone, current_date, 1) ON CONFLICT (account_id, number, day) DO UPDATE SET queued = c.queued + 1 WHERE c.queued < 10;
+INSERT INTO outbound_sms (id, account_id, document_id, recipient_id, kind, to_e164, link_token) SELECT gen_random_uuid(), account_id, document_id, id, 'INVITATION', phone_e164, md5(random()::text) FROM recipients WHERE document_id = :doc;
+INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority) VALUES (gen_random_uuid()::text, 'bench.discard', '\\x7b7d', 'Pending', 0, 5, now(), 0);
+COMMIT;
+"""
+    compare("send", "POST /documents/{id}/send (1 signer with a phone number: + SMS)",
+            lambda: wrk(api.url("/documents/ID/send"), [acct["key"]], method="POST",
+                        body=SEND_BODY, ids=next(rounds)),
+            sql, "each request sends another DRAFT; one account, so every send takes its SMS count row in turn")
 
 
 def queue_ceiling():
@@ -695,6 +733,8 @@ def main():
             detail(api)
         if wanted("send"):
             send(api)
+        if wanted("sms"):
+            send_sms(api)
         if wanted("email") or wanted("completion"):
             worker, sink = email(api)
             if wanted("completion"):
