@@ -514,6 +514,32 @@ SEND_BODY = {"message": "Please sign", "description": "Benchmark",
              .strftime("%Y-%m-%dT%H:%M:%S.000Z")}
 
 
+def send_sql(pg_acct, sms=False):
+    """What a send must write, at least: count it, lock the DRAFT, check recipients and fields,
+    mark it SENT, give the signer a token, append the audit entry (after reading the chain's
+    last hash), put the invitation in the outbox and its job in the queue. With `sms`, what an
+    SMS adds: the signer's number, the account's and the number's daily counts under their row
+    locks, the SMS outbox row and its job."""
+    account_id = pg_acct["id"]
+    sms_sql = f"""SELECT phone_e164 AS phone FROM recipients WHERE document_id = :doc AND phone_e164 IS NOT NULL \\gset
+INSERT INTO sms_daily_counts AS c (account_id, number, day, queued) VALUES ('{account_id}', '', current_date, 1) ON CONFLICT (account_id, number, day) DO UPDATE SET queued = c.queued + 1;
+INSERT INTO sms_daily_counts AS c (account_id, number, day, queued) VALUES ('{account_id}', :phone, current_date, 1) ON CONFLICT (account_id, number, day) DO UPDATE SET queued = c.queued + 1 WHERE c.queued < 10;
+INSERT INTO outbound_sms (id, account_id, document_id, recipient_id, kind, to_e164, link_token) SELECT gen_random_uuid(), account_id, document_id, id, 'INVITATION', phone_e164, md5(random()::text) FROM recipients WHERE document_id = :doc;
+INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority) VALUES (gen_random_uuid()::text, 'bench.discard', '\\x7b7d', 'Pending', 0, 5, now(), 0);
+""" if sms else ""
+    return auth_sql(pg_acct) + f"""BEGIN;
+SELECT id AS doc FROM documents WHERE account_id = '{account_id}' AND status = 'DRAFT' LIMIT 1 FOR UPDATE SKIP LOCKED \\gset
+SELECT count(*) FROM recipients r WHERE document_id = :doc AND NOT EXISTS (SELECT 1 FROM fields f WHERE f.recipient_id = r.id);
+UPDATE documents SET status = 'SENT', sent_at = now(), updated_at = now(), expiry_date = now() + interval '30 days', send_message = 'Please sign', send_description = 'Benchmark' WHERE id = :doc;
+UPDATE recipients SET signing_token_hash = sha256(gen_random_uuid()::text::bytea) WHERE document_id = :doc;
+SELECT hash FROM audit_entries WHERE document_id = :doc ORDER BY seq DESC LIMIT 1;
+INSERT INTO audit_entries (id, account_id, document_id, event, message, ip_address, user_agent, created_at, prev_hash, hash, format) VALUES (gen_random_uuid(), '{account_id}', :doc, 'SENT', 'Document sent', '127.0.0.1', 'bench', now(), '\\x00', sha256(gen_random_uuid()::text::bytea), 2);
+INSERT INTO outbound_emails (id, account_id, document_id, recipient_id, kind, message_id, link_token, status) SELECT gen_random_uuid(), account_id, document_id, id, 'INVITATION', gen_random_uuid()::text || '@bench', md5(random()::text), 'WITHDRAWN' FROM recipients WHERE document_id = :doc;
+INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority) VALUES (gen_random_uuid()::text, 'bench.discard', '\\x7b7d', 'Pending', 0, 5, now(), 0);
+{sms_sql}COMMIT;
+"""
+
+
 def send(api):
     acct = account("send")
     template = prepared_document(api, acct, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
@@ -522,20 +548,7 @@ def send(api):
     rounds = iter([ids[i::ROUNDS] for i in range(ROUNDS)])
     pg_acct = account("send-sql")
     seed_drafts(template, pg_acct, 10000 * ROUNDS)
-    # What a send must write, at least: count it, lock the DRAFT, check recipients and fields,
-    # mark it SENT, give the signer a token, append the audit entry (after reading the chain's
-    # last hash), put the invitation in the outbox and its job in the queue.
-    sql = auth_sql(pg_acct) + f"""BEGIN;
-SELECT id AS doc FROM documents WHERE account_id = '{pg_acct['id']}' AND status = 'DRAFT' LIMIT 1 FOR UPDATE SKIP LOCKED \\gset
-SELECT count(*) FROM recipients r WHERE document_id = :doc AND NOT EXISTS (SELECT 1 FROM fields f WHERE f.recipient_id = r.id);
-UPDATE documents SET status = 'SENT', sent_at = now(), updated_at = now(), expiry_date = now() + interval '30 days', send_message = 'Please sign', send_description = 'Benchmark' WHERE id = :doc;
-UPDATE recipients SET signing_token_hash = sha256(gen_random_uuid()::text::bytea) WHERE document_id = :doc;
-SELECT hash FROM audit_entries WHERE document_id = :doc ORDER BY seq DESC LIMIT 1;
-INSERT INTO audit_entries (id, account_id, document_id, event, message, ip_address, user_agent, created_at, prev_hash, hash, format) VALUES (gen_random_uuid(), '{pg_acct['id']}', :doc, 'SENT', 'Document sent', '127.0.0.1', 'bench', now(), '\\x00', sha256(gen_random_uuid()::text::bytea), 2);
-INSERT INTO outbound_emails (id, account_id, document_id, recipient_id, kind, message_id, link_token, status) SELECT gen_random_uuid(), account_id, document_id, id, 'INVITATION', gen_random_uuid()::text || '@bench', md5(random()::text), 'WITHDRAWN' FROM recipients WHERE document_id = :doc;
-INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority) VALUES (gen_random_uuid()::text, 'bench.discard', '\\x7b7d', 'Pending', 0, 5, now(), 0);
-COMMIT;
-"""
+    sql = send_sql(pg_acct)
     compare("send", "POST /documents/{id}/send (1 signer, 1 field)",
             lambda: wrk(api.url("/documents/ID/send"), [acct["key"]], method="POST",
                         body=SEND_BODY, ids=next(rounds)),
@@ -551,24 +564,7 @@ def send_sms(api):
     rounds = iter([ids[i::ROUNDS] for i in range(ROUNDS)])
     pg_acct = account("send-sms-sql")
     seed_drafts(template, pg_acct, 10000 * ROUNDS, phone=True)
-    # The send's SQL (as in the send case) and what an SMS adds: the recipients' numbers, the
-    # account's and the number's daily counts under their row locks, the outbox row and its job.
-    sql = auth_sql(pg_acct) + f"""BEGIN;
-SELECT id AS doc FROM documents WHERE account_id = '{pg_acct['id']}' AND status = 'DRAFT' LIMIT 1 FOR UPDATE SKIP LOCKED \\gset
-SELECT count(*) FROM recipients r WHERE document_id = :doc AND NOT EXISTS (SELECT 1 FROM fields f WHERE f.recipient_id = r.id);
-UPDATE documents SET status = 'SENT', sent_at = now(), updated_at = now(), expiry_date = now() + interval '30 days', send_message = 'Please sign', send_description = 'Benchmark' WHERE id = :doc;
-UPDATE recipients SET signing_token_hash = sha256(gen_random_uuid()::text::bytea) WHERE document_id = :doc;
-SELECT hash FROM audit_entries WHERE document_id = :doc ORDER BY seq DESC LIMIT 1;
-INSERT INTO audit_entries (id, account_id, document_id, event, message, ip_address, user_agent, created_at, prev_hash, hash, format) VALUES (gen_random_uuid(), '{pg_acct['id']}', :doc, 'SENT', 'Document sent', '127.0.0.1', 'bench', now(), '\\x00', sha256(gen_random_uuid()::text::bytea), 2);
-INSERT INTO outbound_emails (id, account_id, document_id, recipient_id, kind, message_id, link_token, status) SELECT gen_random_uuid(), account_id, document_id, id, 'INVITATION', gen_random_uuid()::text || '@bench', md5(random()::text), 'WITHDRAWN' FROM recipients WHERE document_id = :doc;
-INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority) VALUES (gen_random_uuid()::text, 'bench.discard', '\\x7b7d', 'Pending', 0, 5, now(), 0);
-SELECT phone_e164 AS phone FROM recipients WHERE document_id = :doc AND phone_e164 IS NOT NULL \\gset
-INSERT INTO sms_daily_counts AS c (account_id, number, day, queued) VALUES ('{pg_acct['id']}', '', current_date, 1) ON CONFLICT (account_id, number, day) DO UPDATE SET queued = c.queued + 1;
-INSERT INTO sms_daily_counts AS c (account_id, number, day, queued) VALUES ('{pg_acct['id']}', :phone, current_date, 1) ON CONFLICT (account_id, number, day) DO UPDATE SET queued = c.queued + 1 WHERE c.queued < 10;
-INSERT INTO outbound_sms (id, account_id, document_id, recipient_id, kind, to_e164, link_token) SELECT gen_random_uuid(), account_id, document_id, id, 'INVITATION', phone_e164, md5(random()::text) FROM recipients WHERE document_id = :doc;
-INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority) VALUES (gen_random_uuid()::text, 'bench.discard', '\\x7b7d', 'Pending', 0, 5, now(), 0);
-COMMIT;
-"""
+    sql = send_sql(pg_acct, sms=True)
     compare("send", "POST /documents/{id}/send (1 signer with a phone number: + SMS)",
             lambda: wrk(api.url("/documents/ID/send"), [acct["key"]], method="POST",
                         body=SEND_BODY, ids=next(rounds)),

@@ -171,9 +171,14 @@ pub async fn run(
     let schedule = cron::Schedule::from_str(&config.expiry_sweep_cron)
         .map_err(|e| StartError::Cron(config.expiry_sweep_cron.clone(), e.to_string()))?;
     let mailer = mail::Mailer::from_config(&config).map_err(StartError::Mail)?;
-    let sms = sms::SmsSender::from_config(&config)
-        .await
-        .map_err(StartError::Sms)?;
+    // Only a process that sends SMS needs the provider (and its credentials).
+    let sms = if kinds.contains(JobKind::Sms) {
+        sms::SmsSender::from_config(&config)
+            .await
+            .map_err(StartError::Sms)?
+    } else {
+        None
+    };
     let kinds = if sms.is_none() && kinds.contains(JobKind::Sms) {
         tracing::info!("SMS_PROVIDER=none: this worker takes no SMS jobs");
         let rest = JobKinds::new(kinds.iter().filter(|kind| *kind != JobKind::Sms));

@@ -11,7 +11,7 @@ use axum::{
     routing::post,
 };
 use serde::Deserialize;
-use signet_common::{delivery::sms as decide, flows::sms_reports};
+use signet_common::{delivery::sms as decide, flows::sms_delivery};
 use uuid::Uuid;
 
 use crate::{AppState, error::ApiError, extract::ClientActor};
@@ -48,7 +48,7 @@ async fn status(
     let Some(report) = decide::report(&posted.message_status, posted.error_code.as_deref()) else {
         return Ok(StatusCode::NO_CONTENT);
     };
-    let changed = sms_reports::record(
+    let changed = sms_delivery::record_report(
         &state.db.pool,
         id,
         posted.message_sid.as_deref(),

@@ -7,4 +7,4 @@ pub mod drafting;
 pub mod expiry;
 pub mod sign_in;
 pub mod signing;
-pub mod sms_reports;
+pub mod sms_delivery;

@@ -217,6 +217,18 @@ pub struct OutgoingSms {
     pub sender_name: String,
 }
 
+impl OutgoingSms {
+    pub fn addressee(&self) -> Addressee {
+        Addressee {
+            account_id: self.account_id,
+            document_id: self.document_id,
+            recipient_id: self.recipient_id,
+            to_e164: self.to_e164.clone(),
+            kind: self.kind,
+        }
+    }
+}
+
 /// Locks an outbox row for sending. `None` when it does not exist or another worker holds it.
 pub async fn lock_for_dispatch(
     conn: &mut PgConnection,
@@ -324,9 +336,9 @@ pub enum Report {
     Undelivered { error: String },
 }
 
-/// The row a delivery report changed.
+/// Who an SMS was for: what its failure's audit entry names.
 #[derive(Debug, Clone, sqlx::FromRow)]
-pub struct Reported {
+pub struct Addressee {
     pub account_id: AccountId,
     pub document_id: DocumentId,
     pub recipient_id: RecipientId,
@@ -343,7 +355,7 @@ pub async fn record_report(
     sms_id: Uuid,
     provider_message_id: Option<&str>,
     report: &Report,
-) -> Result<Option<Reported>> {
+) -> Result<Option<Addressee>> {
     let (status, error) = match report {
         Report::Delivered => ("DELIVERED", None),
         Report::Undelivered { error } => ("FAILED", Some(error.as_str())),

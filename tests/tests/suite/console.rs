@@ -95,6 +95,22 @@ impl<'a> Browser<'a> {
         self.request(reqwest::Method::POST, path, form).await
     }
 
+    /// A browser signed in to the console as `account` (an API account: it is given a password).
+    pub(crate) async fn signed_in_as(app: &'a TestApp, account: Uuid) -> Self {
+        const PASSWORD: &str = "a long enough password";
+        let email: String = sqlx::query_scalar("SELECT email FROM accounts WHERE id = $1")
+            .bind(account)
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap();
+        signet_common::flows::sign_in::set_password(&app.db.pool, account.into(), PASSWORD)
+            .await
+            .unwrap();
+        let mut browser = Self::new(app);
+        browser.sign_in(&email, PASSWORD).await;
+        browser
+    }
+
     pub(crate) async fn sign_in(&mut self, email: &str, password: &str) -> Page {
         let form = self.get("/app/sign-in").await;
         let csrf = form.csrf();

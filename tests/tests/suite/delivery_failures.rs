@@ -171,20 +171,7 @@ async fn a_bounced_invitation_is_shown_announced_audited_and_can_be_sent_again()
     assert_eq!(failure["event"], "UPDATED");
 
     // The console shows it, and sends it again to the corrected address.
-    let email: String = sqlx::query_scalar("SELECT email FROM accounts WHERE id = $1")
-        .bind(account)
-        .fetch_one(&app.db.pool)
-        .await
-        .unwrap();
-    signet_common::flows::sign_in::set_password(
-        &app.db.pool,
-        account.into(),
-        "a long enough password",
-    )
-    .await
-    .unwrap();
-    let mut browser = Browser::new(&app);
-    browser.sign_in(&email, "a long enough password").await;
+    let mut browser = Browser::signed_in_as(&app, account).await;
     let page = browser.get(&format!("/app/documents/{doc}")).await;
     assert!(
         page.body.contains("The invitation could not be delivered") && page.body.contains("550"),

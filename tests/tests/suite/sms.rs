@@ -121,28 +121,65 @@ async fn pending_sms_jobs(app: &TestApp) -> i64 {
     .unwrap()
 }
 
+/// An API and a worker that send SMS through a Twilio-shaped provider on loopback, which answers
+/// `plan` first (then 201), and an account.
+struct Texting {
+    provider: SmsProvider,
+    app: TestApp,
+    worker: WorkerProcess,
+    _mailbox: Mailbox,
+    account: Uuid,
+    key: String,
+}
+
+impl Texting {
+    async fn start(plan: &[u16]) -> Self {
+        let provider = SmsProvider::start().await;
+        provider.respond_with(plan);
+        let settings = provider.settings();
+        let app = TestApp::spawn_with(&owned(&settings)).await;
+        let mailbox = Mailbox::start().await;
+        let worker = WorkerProcess::start(&app, &mailbox.url(), &owned(&settings));
+        let (account, key) = app.account(1000).await;
+        Self {
+            provider,
+            app,
+            worker,
+            _mailbox: mailbox,
+            account,
+            key,
+        }
+    }
+
+    /// Sends a document titled "Lease" to Ann, who has a phone number, and to `others`.
+    async fn send_to_ann(&self, others: &[Value]) -> Uuid {
+        let mut recipients = vec![signer(
+            "Ann O'Brien",
+            "ann@signet.test",
+            Some(("+44", ANN_PHONE.0)),
+        )];
+        recipients.extend_from_slice(others);
+        let doc = draft(&self.app, self.account, &self.key, "Lease", &recipients).await;
+        send(&self.app, &self.key, doc).await;
+        doc
+    }
+}
+
 #[tokio::test]
 async fn a_send_texts_the_recipient_with_a_number_once_with_a_working_link() {
-    let provider = SmsProvider::start().await;
-    let settings = provider.settings();
-    let app = TestApp::spawn_with(&owned(&settings)).await;
-    let mailbox = Mailbox::start().await;
-    let worker = WorkerProcess::start(&app, &mailbox.url(), &owned(&settings));
-    let (account, key) = app.account(1000).await;
-    let doc = draft(
-        &app,
-        account,
-        &key,
-        "Lease",
-        &[
-            signer("Ann O'Brien", "ann@signet.test", Some(("+44", ANN_PHONE.0))),
-            signer("Bo", "bo@signet.test", None),
-        ],
-    )
-    .await;
-    send(&app, &key, doc).await;
+    let texting = Texting::start(&[]).await;
+    let doc = texting
+        .send_to_ann(&[signer("Bo", "bo@signet.test", None)])
+        .await;
+    let Texting {
+        provider,
+        app,
+        worker,
+        key,
+        ..
+    } = &texting;
 
-    let sent = settled(&app, doc).await;
+    let sent = settled(app, doc).await;
     assert_eq!(
         sent.len(),
         1,
@@ -204,7 +241,7 @@ async fn a_send_texts_the_recipient_with_a_number_once_with_a_working_link() {
     assert_eq!(segments, 1.0);
 
     // The detail shows the SMS state beside the e-mail state; Bo has none.
-    let recipients = detail(&app, &key, doc).await;
+    let recipients = detail(app, key, doc).await;
     assert_eq!(recipients["ann@signet.test"]["smsStatus"], "SENT");
     assert_eq!(recipients["bo@signet.test"]["smsStatus"], Value::Null);
     assert!(recipients["ann@signet.test"].get("phoneNumber").is_none());
@@ -226,7 +263,7 @@ async fn a_send_texts_the_recipient_with_a_number_once_with_a_working_link() {
     assert_eq!(provider.report(sms, "sent", None).await, 204);
     assert_eq!(provider.report(sms, "delivered", None).await, 204);
     assert_eq!(
-        detail(&app, &key, doc).await["ann@signet.test"]["smsStatus"],
+        detail(app, key, doc).await["ann@signet.test"]["smsStatus"],
         "DELIVERED"
     );
     // A late, contradictory report changes nothing.
@@ -234,55 +271,35 @@ async fn a_send_texts_the_recipient_with_a_number_once_with_a_working_link() {
         provider.report(sms, "undelivered", Some("30003")).await,
         204
     );
-    assert_eq!(rows(&app, doc).await[0].status, "DELIVERED");
+    assert_eq!(rows(app, doc).await[0].status, "DELIVERED");
 }
 
 #[tokio::test]
 async fn a_busy_provider_is_tried_again_and_texts_once() {
-    let provider = SmsProvider::start().await;
-    provider.respond_with(&[429, 503]);
-    let settings = provider.settings();
-    let app = TestApp::spawn_with(&owned(&settings)).await;
-    let mailbox = Mailbox::start().await;
-    let _worker = WorkerProcess::start(&app, &mailbox.url(), &owned(&settings));
-    let (account, key) = app.account(1000).await;
-    let doc = draft(
-        &app,
-        account,
-        &key,
-        "Lease",
-        &[signer("Ann", "ann@signet.test", Some(("+44", ANN_PHONE.0)))],
-    )
-    .await;
-    send(&app, &key, doc).await;
-    let rows = settled(&app, doc).await;
+    let texting = Texting::start(&[429, 503]).await;
+    let doc = texting.send_to_ann(&[]).await;
+    let Texting { provider, app, .. } = &texting;
+    let rows = settled(app, doc).await;
     assert_eq!(rows[0].status, "SENT", "{rows:?}");
     assert_eq!(rows[0].attempts, 3, "429, 503, then 201");
     let answers: Vec<Option<u16>> = provider.requests().iter().map(|t| t.answered).collect();
     assert_eq!(answers, [Some(429), Some(503), Some(201)]);
     assert_eq!(provider.accepted().len(), 1, "delivered once");
-    assert_eq!(pending_sms_jobs(&app).await, 0);
+    assert_eq!(pending_sms_jobs(app).await, 0);
 }
 
 #[tokio::test]
 async fn a_refused_number_fails_for_good_at_once_and_the_sender_sees_why() {
-    let provider = SmsProvider::start().await;
-    provider.respond_with(&[400]);
-    let settings = provider.settings();
-    let app = TestApp::spawn_with(&owned(&settings)).await;
-    let mailbox = Mailbox::start().await;
-    let _worker = WorkerProcess::start(&app, &mailbox.url(), &owned(&settings));
-    let (account, key) = app.account(1000).await;
-    let doc = draft(
-        &app,
+    let texting = Texting::start(&[400]).await;
+    let doc = texting.send_to_ann(&[]).await;
+    let Texting {
+        provider,
+        app,
         account,
-        &key,
-        "Lease",
-        &[signer("Ann", "ann@signet.test", Some(("+44", ANN_PHONE.0)))],
-    )
-    .await;
-    send(&app, &key, doc).await;
-    let rows = settled(&app, doc).await;
+        key,
+        ..
+    } = &texting;
+    let rows = settled(app, doc).await;
     assert_eq!(rows[0].status, "FAILED", "{rows:?}");
     assert_eq!(rows[0].attempts, 1);
     assert_eq!(rows[0].link_token, None);
@@ -292,17 +309,17 @@ async fn a_refused_number_fails_for_good_at_once_and_the_sender_sees_why() {
     );
     // The failure and its retry (if there were one) are written in one transaction: once it
     // reads FAILED, no job is left to try again.
-    assert_eq!(pending_sms_jobs(&app).await, 0, "not retried");
+    assert_eq!(pending_sms_jobs(app).await, 0, "not retried");
     assert_eq!(provider.requests().len(), 1);
 
-    let ann = &detail(&app, &key, doc).await["ann@signet.test"];
+    let ann = &detail(app, key, doc).await["ann@signet.test"];
     assert_eq!(ann["smsStatus"], "FAILED");
     let error = ann["smsError"].as_str().unwrap();
     assert!(
         error.contains("HTTP 400") && error.contains("21211"),
         "{error}"
     );
-    let (_, trail) = app.get(&format!("/documents/{doc}/audit"), &key).await;
+    let (_, trail) = app.get(&format!("/documents/{doc}/audit"), key).await;
     let messages: Vec<&str> = trail["data"]
         .as_array()
         .unwrap()
@@ -320,20 +337,7 @@ async fn a_refused_number_fails_for_good_at_once_and_the_sender_sees_why() {
     assert_eq!(ann["deliveryStatus"], "SENT");
 
     // The console shows it where it shows the e-mail's state.
-    let email: String = sqlx::query_scalar("SELECT email FROM accounts WHERE id = $1")
-        .bind(account)
-        .fetch_one(&app.db.pool)
-        .await
-        .unwrap();
-    signet_common::flows::sign_in::set_password(
-        &app.db.pool,
-        account.into(),
-        "a long enough password",
-    )
-    .await
-    .unwrap();
-    let mut browser = crate::console::Browser::new(&app);
-    browser.sign_in(&email, "a long enough password").await;
+    let mut browser = crate::console::Browser::signed_in_as(app, *account).await;
     let page = browser.get(&format!("/app/documents/{doc}")).await;
     assert!(
         page.body.contains(r#"data-status="FAILED">FAILED"#)
@@ -564,4 +568,20 @@ async fn a_provider_on_an_internal_address_or_without_credentials_is_refused_at_
         }
     }
     assert!(provider.requests().is_empty());
+
+    // Only a process that sends SMS needs the provider: an e-mail worker beside it starts
+    // without the credentials.
+    let mut email_only = WorkerProcess::start_with_args(
+        &app,
+        &mailbox.url(),
+        &["--jobs", "email"],
+        &without("TWILIO_AUTH_TOKEN"),
+    );
+    // It binds its admin port only once its configuration is accepted.
+    email_only.admin_addr().await;
+    assert!(
+        email_only.child.try_wait().unwrap().is_none(),
+        "{}",
+        email_only.log()
+    );
 }

@@ -14,7 +14,7 @@ use signet_common::{
         retry::{self, SendOutcome},
         sms::{self as decide, Dispatch},
     },
-    effects::{self, DocumentEvent, Subject},
+    flows::sms_delivery,
     infra::jobs::{self, DispatchSms},
     model::Actor,
     store::sms::{self, Cost, OutgoingSms},
@@ -132,17 +132,13 @@ impl Sent for SentSms {
                         tracing::warn!(sms = %sms.id, %error, retry_in = ?delay, "SMS failed; will retry");
                     }
                     None => {
-                        let failed = DocumentEvent::SmsFailed {
-                            recipient_id: sms.recipient_id,
-                            to: &sms.to_e164,
-                            kind: sms.kind,
-                            reason: error,
-                        };
-                        let subject = Subject {
-                            account_id: sms.account_id,
-                            document_id: sms.document_id,
-                        };
-                        effects::record_in_trail(tx, subject, failed, &Actor::worker()).await?;
+                        sms_delivery::failed_for_good(
+                            tx,
+                            &sms.addressee(),
+                            error,
+                            &Actor::worker(),
+                        )
+                        .await?;
                         tracing::error!(sms = %sms.id, %error, attempts, "SMS failed for good");
                     }
                 }
