@@ -40,8 +40,8 @@ pub async fn dispatch_sms(
 /// Locks, sends and records one SMS; returns what was sent but could not be recorded.
 async fn send(state: &WorkerState, job: &DispatchSms) -> Result<Option<SentSms>, Error> {
     let Some(sender) = &state.sms else {
-        // SMS were turned off after this one was queued: it stays PENDING, visible, and goes
-        // out when a worker with a provider runs it.
+        // Not reached: a process without a provider takes no SMS jobs (`run`). Were it reached,
+        // the row would stay PENDING, visible, for a worker that has one.
         return Err(Error::Io(std::io::Error::other(
             "an SMS is queued but this worker has SMS_PROVIDER=none",
         )));
