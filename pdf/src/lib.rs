@@ -32,6 +32,7 @@ mod inspect;
 mod page_geometry;
 mod page_tree;
 mod revisions;
+pub mod seal;
 mod signature_image;
 mod stamp;
 mod typeset;

@@ -7,15 +7,26 @@ use lopdf::{Dictionary, Document, IncrementalDocument, Object, ObjectId, diction
 
 use crate::final_pdf::{StampError, too_many_objects};
 
-/// The stamped document inside a final PDF made by [`crate::render_final`]: its first revision,
-/// whose SHA-256 is [`crate::FinalPdf::stamped_sha256`]. It ends at the first `%%EOF` line after
-/// the cross-reference table that the last trailer's `/Prev` points at.
+/// The stamped document inside a final PDF made by [`crate::render_final`] (sealed or not):
+/// its first revision, whose SHA-256 is [`crate::FinalPdf::stamped_sha256`]. The trailers'
+/// `/Prev` lead from the last revision back to the first, which has none; it ends at the first
+/// `%%EOF` line after its cross-reference table.
 pub fn stamped_revision(final_pdf: &[u8]) -> Option<&[u8]> {
-    let trailer = rfind(final_pdf, b"trailer")?;
-    let prev_key = trailer + find(&final_pdf[trailer..], b"/Prev")? + b"/Prev".len();
-    let previous_xref = leading_number(&final_pdf[prev_key..])?;
-    let eof = previous_xref + find(final_pdf.get(previous_xref..)?, b"%%EOF\n")?;
-    Some(&final_pdf[..eof + b"%%EOF\n".len()])
+    let mut xref = xref_offset(final_pdf)?;
+    // The final PDF has three revisions (stamped, certificate pages, seal); a few more are
+    // followed, a loop never.
+    for _ in 0..8 {
+        let trailer = xref + find(final_pdf.get(xref..)?, b"trailer")?;
+        let trailer_end = trailer + find(&final_pdf[trailer..], b"startxref")?;
+        match find(&final_pdf[trailer..trailer_end], b"/Prev") {
+            Some(at) => xref = leading_number(&final_pdf[trailer + at + b"/Prev".len()..])?,
+            None => {
+                let eof = xref + find(&final_pdf[xref..], b"%%EOF\n")?;
+                return Some(&final_pdf[..eof + b"%%EOF\n".len()]);
+            }
+        }
+    }
+    None
 }
 
 /// Saves the stamped document with a classic cross-reference table, ending with "%%EOF\n".

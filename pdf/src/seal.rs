@@ -1,0 +1,707 @@
+//! The seal: one PAdES signature (ETSI EN 319 142, `/SubFilter /ETSI.CAdES.detached`) over the
+//! whole final PDF, applied by the operator's key as an incremental update, so that the stamped
+//! document and the certificate pages stay byte-identical below it and anyone can check that
+//! the file came from this Signet and was not changed since.
+//!
+//! The signature is a CMS SignedData (RFC 5652) built with RustCrypto's `cms` crate: detached
+//! (the signed bytes are the file minus the signature's own `/Contents`), SHA-256, signed
+//! attributes content-type, message-digest and signing-certificate-v2 (RFC 5035, which CAdES
+//! requires; no signing-time attribute: PAdES takes the claimed time from the dictionary's
+//! `/M`). The certificates of the chain travel in it. Keys are ECDSA P-256.
+//!
+//! [`verify`] checks a sealed file offline: the signature over what its `/ByteRange` covers,
+//! that it covers the whole file, the chain up to a trust anchor, and that the stamped document
+//! (the first revision) is the one the seal names.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use cms::{
+    builder::{SignedDataBuilder, SignerInfoBuilder},
+    cert::{CertificateChoices, IssuerAndSerialNumber},
+    content_info::ContentInfo,
+    signed_data::{EncapsulatedContentInfo, SignedData, SignerIdentifier},
+};
+use const_oid::db::{rfc5911, rfc5912};
+use der::{
+    Decode, Encode, EncodePem, Sequence,
+    asn1::{OctetString, SetOfVec},
+};
+use lopdf::{
+    Dictionary, Document, IncrementalDocument, Object, ObjectId, StringFormat, dictionary,
+};
+use p256::ecdsa::{DerSignature, SigningKey, VerifyingKey};
+use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey, LineEnding};
+use sha2::{Digest, Sha256};
+use signature::Verifier;
+use spki::{AlgorithmIdentifierOwned, DecodePublicKey, SubjectPublicKeyInfoOwned};
+use x509_cert::{
+    Certificate,
+    attr::Attribute,
+    builder::{Builder, CertificateBuilder, Profile},
+    name::Name,
+    serial_number::SerialNumber,
+    time::Validity,
+};
+
+use crate::revisions::stamped_revision;
+use crate::sha256_hex;
+
+/// Room for the CMS signature in the file: a P-256 signature with a chain of a few
+/// certificates needs about 2 KiB; a timestamp token or a longer chain fits too.
+const SIGNATURE_ROOM: usize = 16 * 1024;
+/// What `/ByteRange` holds until the real offsets are known; the same width, padded, after.
+const BYTE_RANGE_PLACEHOLDER: &str = "0 9999999999 9999999999 9999999999";
+/// The seal dictionary's own entry for the stamped document's SHA-256 (a second-class name, as
+/// PDF allows for private data): covered by the signature, checked by [`verify`].
+const STAMPED_SHA256_KEY: &[u8] = b"Signet_StampedSHA256";
+/// The name of the seal's signature field.
+const FIELD_NAME: &str = "Signet seal";
+
+#[derive(Debug, thiserror::Error)]
+pub enum SealError {
+    #[error("seal key: {0}")]
+    Key(String),
+    #[error("seal certificate chain: {0}")]
+    Chain(String),
+    #[error("cannot seal the PDF: {0}")]
+    Pdf(String),
+    #[error("cannot build the signature: {0}")]
+    Signature(String),
+}
+
+/// The operator's seal: an ECDSA P-256 key and its certificate chain, leaf first.
+pub struct SealKey {
+    key: SigningKey,
+    chain: Vec<Certificate>,
+    development: bool,
+}
+
+impl std::fmt::Debug for SealKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SealKey")
+            .field("subject", &self.subject())
+            .field("development", &self.development)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A development seal's files: the key, the chain to put beside it, and its root to trust.
+pub struct DevelopmentSealFiles {
+    pub key_pem: String,
+    pub chain_pem: String,
+    pub root_pem: String,
+}
+
+impl SealKey {
+    /// The key (PKCS#8 PEM, `BEGIN PRIVATE KEY`) and its chain (PEM certificates, the seal's
+    /// own first). The first certificate must be the key's.
+    pub fn from_pem(key_pem: &str, chain_pem: &str) -> Result<Self, SealError> {
+        let key = SigningKey::from_pkcs8_pem(key_pem).map_err(|_| {
+            SealError::Key("not an unencrypted PKCS#8 PEM ECDSA P-256 private key".into())
+        })?;
+        let chain = Certificate::load_pem_chain(chain_pem.as_bytes())
+            .map_err(|e| SealError::Chain(format!("not PEM certificates: {e}")))?;
+        let leaf = chain
+            .first()
+            .ok_or_else(|| SealError::Chain("no certificate".into()))?;
+        let leaf_key = VerifyingKey::from_public_key_der(
+            &leaf
+                .tbs_certificate
+                .subject_public_key_info
+                .to_der()
+                .map_err(|e| SealError::Chain(e.to_string()))?,
+        )
+        .map_err(|_| SealError::Chain("the first certificate's key is not ECDSA P-256".into()))?;
+        if &leaf_key != key.verifying_key() {
+            return Err(SealError::Chain(
+                "the first certificate is not the key's".into(),
+            ));
+        }
+        Ok(Self {
+            key,
+            chain,
+            development: false,
+        })
+    }
+
+    /// A development seal made now: a self-signed root and a seal certificate it issued, valid
+    /// for ten years. Its signatures are real, but nobody trusts its root: it is for local
+    /// runs and tests, never for production.
+    pub fn development() -> Result<Self, SealError> {
+        Ok(Self::development_with_root()?.0)
+    }
+
+    /// [`SealKey::development`], with the files to keep it in (key, chain, root).
+    pub fn development_files() -> Result<DevelopmentSealFiles, SealError> {
+        let (seal, root) = Self::development_with_root()?;
+        Ok(DevelopmentSealFiles {
+            key_pem: seal.key_pem()?,
+            chain_pem: seal.chain_pem()?,
+            root_pem: root
+                .to_pem(LineEnding::LF)
+                .map_err(|e| SealError::Chain(e.to_string()))?,
+        })
+    }
+
+    fn development_with_root() -> Result<(Self, Certificate), SealError> {
+        let fail = |e: &dyn std::fmt::Display| SealError::Key(e.to_string());
+        let validity =
+            Validity::from_now(Duration::from_secs(10 * 365 * 24 * 3600)).map_err(|e| fail(&e))?;
+        let serial = |n: u8| {
+            let mut bytes = [0u8; 16];
+            bytes[..15].copy_from_slice(&rand_bytes()[..15]);
+            bytes[0] &= 0x7f;
+            bytes[15] = n;
+            SerialNumber::new(&bytes).map_err(|e| fail(&e))
+        };
+        let root_key = SigningKey::random(&mut p256::elliptic_curve::rand_core::OsRng);
+        let root_name: Name = "CN=Signet development root (not trusted),O=Signet"
+            .parse()
+            .map_err(|e| fail(&e))?;
+        let root_spki =
+            SubjectPublicKeyInfoOwned::from_key(*root_key.verifying_key()).map_err(|e| fail(&e))?;
+        let root = CertificateBuilder::new(
+            Profile::Root,
+            serial(1)?,
+            validity,
+            root_name.clone(),
+            root_spki,
+            &root_key,
+        )
+        .map_err(|e| fail(&e))?
+        .build::<DerSignature>()
+        .map_err(|e| fail(&e))?;
+
+        let key = SigningKey::random(&mut p256::elliptic_curve::rand_core::OsRng);
+        let name: Name = "CN=Signet development seal (not for production),O=Signet"
+            .parse()
+            .map_err(|e| fail(&e))?;
+        let spki =
+            SubjectPublicKeyInfoOwned::from_key(*key.verifying_key()).map_err(|e| fail(&e))?;
+        let leaf = CertificateBuilder::new(
+            Profile::Leaf {
+                issuer: root_name,
+                enable_key_agreement: false,
+                enable_key_encipherment: false,
+            },
+            serial(2)?,
+            validity,
+            name,
+            spki,
+            &root_key,
+        )
+        .map_err(|e| fail(&e))?
+        .build::<DerSignature>()
+        .map_err(|e| fail(&e))?;
+        Ok((
+            Self {
+                key,
+                chain: vec![leaf, root.clone()],
+                development: true,
+            },
+            root,
+        ))
+    }
+
+    /// True for a seal made by [`SealKey::development`].
+    pub fn is_development(&self) -> bool {
+        self.development
+    }
+
+    /// The seal certificate's subject, e.g. `CN=Acme seal,O=Acme`.
+    pub fn subject(&self) -> String {
+        self.chain[0].tbs_certificate.subject.to_string()
+    }
+
+    /// The key as PKCS#8 PEM, to be written to a file only its owner reads.
+    pub fn key_pem(&self) -> Result<String, SealError> {
+        Ok(self
+            .key
+            .to_pkcs8_pem(LineEnding::LF)
+            .map_err(|e| SealError::Key(e.to_string()))?
+            .to_string())
+    }
+
+    /// The chain as PEM certificates, the seal's own first.
+    pub fn chain_pem(&self) -> Result<String, SealError> {
+        self.chain
+            .iter()
+            .map(|cert| cert.to_pem(LineEnding::LF))
+            .collect::<Result<Vec<_>, _>>()
+            .map(|pems| pems.concat())
+            .map_err(|e| SealError::Chain(e.to_string()))
+    }
+}
+
+fn rand_bytes() -> [u8; 32] {
+    use p256::elliptic_curve::rand_core::RngCore;
+    let mut bytes = [0u8; 32];
+    p256::elliptic_curve::rand_core::OsRng.fill_bytes(&mut bytes);
+    bytes
+}
+
+/// What the seal says besides the signature.
+pub struct SealDetails<'a> {
+    /// "Completed in Signet, document <code>".
+    pub reason: &'a str,
+    /// The claimed signing time, the dictionary's `/M`.
+    pub signing_time: DateTime<Utc>,
+    /// The SHA-256 of the stamped document (the final file's first revision), as the
+    /// certificate pages show it.
+    pub stamped_sha256: &'a str,
+}
+
+/// Seals `pdf` (a final PDF from [`crate::render_final`]): appends an incremental update with
+/// the signature field, its signature dictionary and the CMS signature over every byte of the
+/// result but the signature itself. CPU-bound: call from `spawn_blocking` in async code.
+pub fn seal(pdf: &[u8], key: &SealKey, details: &SealDetails<'_>) -> Result<Vec<u8>, SealError> {
+    let mut bytes = with_empty_signature(pdf, details)?;
+    let (contents_start, contents_end) = placeholder(&bytes, b'<', b'>', SIGNATURE_ROOM * 2)
+        .ok_or_else(|| SealError::Pdf("the signature's place was not written".into()))?;
+    let byte_range = [0, contents_start, contents_end, bytes.len() - contents_end];
+    let range_text = format!("0 {} {} {}", byte_range[1], byte_range[2], byte_range[3]);
+    let range_at = find(&bytes, BYTE_RANGE_PLACEHOLDER.as_bytes())
+        .ok_or_else(|| SealError::Pdf("the byte range's place was not written".into()))?;
+    let padded = format!("{range_text:<width$}", width = BYTE_RANGE_PLACEHOLDER.len());
+    bytes[range_at..range_at + padded.len()].copy_from_slice(padded.as_bytes());
+
+    let mut hasher = Sha256::new();
+    hasher.update(&bytes[..contents_start]);
+    hasher.update(&bytes[contents_end..]);
+    let digest = hasher.finalize();
+    let signature = cms_signature(key, &digest)?;
+    let hex = hex::encode_upper(&signature);
+    if hex.len() > SIGNATURE_ROOM * 2 {
+        return Err(SealError::Signature(format!(
+            "{} bytes do not fit the {SIGNATURE_ROOM} bytes kept for it",
+            signature.len()
+        )));
+    }
+    bytes[contents_start + 1..contents_start + 1 + hex.len()].copy_from_slice(hex.as_bytes());
+    Ok(bytes)
+}
+
+/// The final PDF with the seal's incremental update, its `/Contents` zeros and its
+/// `/ByteRange` a placeholder.
+fn with_empty_signature(pdf: &[u8], details: &SealDetails<'_>) -> Result<Vec<u8>, SealError> {
+    let read = |e: lopdf::Error| SealError::Pdf(e.to_string());
+    let doc = Document::load_mem(pdf).map_err(read)?;
+    let catalog_id = doc
+        .trailer
+        .get(b"Root")
+        .and_then(Object::as_reference)
+        .map_err(read)?;
+    let first_page = *doc
+        .get_pages()
+        .values()
+        .next()
+        .ok_or_else(|| SealError::Pdf("the PDF has no pages".into()))?;
+    let mut catalog = doc.get_dictionary(catalog_id).map_err(read)?.clone();
+    let mut page = doc.get_dictionary(first_page).map_err(read)?.clone();
+    let existing_form = catalog
+        .get_deref(b"AcroForm", &doc)
+        .and_then(Object::as_dict)
+        .ok()
+        .cloned();
+    let existing_fields = existing_form
+        .as_ref()
+        .and_then(|form| {
+            form.get_deref(b"Fields", &doc)
+                .and_then(Object::as_array)
+                .ok()
+        })
+        .cloned()
+        .unwrap_or_default();
+    let existing_annots = page
+        .get_deref(b"Annots", &doc)
+        .and_then(Object::as_array)
+        .cloned()
+        .unwrap_or_default();
+
+    let mut update = IncrementalDocument::create_from(pdf.to_vec(), doc);
+    let new = &mut update.new_document;
+    let too_many = |e: lopdf::Error| SealError::Pdf(e.to_string());
+    let signature_id: ObjectId = new.try_new_object_id().map_err(too_many)?;
+    let field_id: ObjectId = new.try_new_object_id().map_err(too_many)?;
+
+    let byte_range: Vec<Object> = BYTE_RANGE_PLACEHOLDER
+        .split(' ')
+        .map(|n| Object::Integer(n.parse().expect("placeholder digits")))
+        .collect();
+    let mut signature = dictionary! {
+        "Type" => "Sig",
+        "Filter" => "Adobe.PPKLite",
+        "SubFilter" => "ETSI.CAdES.detached",
+        "ByteRange" => byte_range,
+        "Contents" => Object::String(vec![0; SIGNATURE_ROOM], StringFormat::Hexadecimal),
+        "M" => Object::string_literal(pdf_date(details.signing_time)),
+        "Name" => Object::string_literal("Signet"),
+        "Reason" => Object::string_literal(details.reason),
+        "Prop_Build" => dictionary! {
+            "App" => dictionary! { "Name" => "Signet", "REx" => Object::string_literal(env!("CARGO_PKG_VERSION")) },
+        },
+    };
+    signature.set(
+        STAMPED_SHA256_KEY,
+        Object::string_literal(details.stamped_sha256),
+    );
+    new.objects.insert(signature_id, signature.into());
+    new.objects.insert(
+        field_id,
+        dictionary! {
+            "Type" => "Annot",
+            "Subtype" => "Widget",
+            "FT" => "Sig",
+            "T" => Object::string_literal(FIELD_NAME),
+            "V" => signature_id,
+            "Rect" => vec![0.into(), 0.into(), 0.into(), 0.into()],
+            // Print and Locked: an invisible field nobody can move or delete.
+            "F" => 132,
+            "P" => first_page,
+        }
+        .into(),
+    );
+    let mut fields = existing_fields;
+    fields.push(field_id.into());
+    let mut form = existing_form.unwrap_or_else(Dictionary::new);
+    form.set("Fields", fields);
+    // SignaturesExist and AppendOnly: viewers keep later changes to incremental updates.
+    form.set("SigFlags", 3);
+    catalog.set("AcroForm", form);
+    new.objects.insert(catalog_id, catalog.into());
+    let mut annots = existing_annots;
+    annots.push(field_id.into());
+    page.set("Annots", annots);
+    new.objects.insert(first_page, page.into());
+
+    let mut bytes = Vec::new();
+    update
+        .save_to(&mut bytes)
+        .map_err(|e| SealError::Pdf(e.to_string()))?;
+    Ok(bytes)
+}
+
+/// `D:YYYYMMDDHHmmSS+00'00'`, the PDF date form.
+fn pdf_date(time: DateTime<Utc>) -> String {
+    time.format("D:%Y%m%d%H%M%S+00'00'").to_string()
+}
+
+/// The CMS SignedData over `digest`, DER-encoded in a ContentInfo.
+fn cms_signature(key: &SealKey, digest: &[u8]) -> Result<Vec<u8>, SealError> {
+    let fail = |e: &dyn std::fmt::Display| SealError::Signature(e.to_string());
+    let leaf = &key.chain[0];
+    let content = EncapsulatedContentInfo {
+        econtent_type: rfc5911::ID_DATA,
+        econtent: None,
+    };
+    let sha256 = AlgorithmIdentifierOwned {
+        oid: rfc5912::ID_SHA_256,
+        parameters: None,
+    };
+    let signer = SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
+        issuer: leaf.tbs_certificate.issuer.clone(),
+        serial_number: leaf.tbs_certificate.serial_number.clone(),
+    });
+    let mut signer_info =
+        SignerInfoBuilder::new(&key.key, signer, sha256.clone(), &content, Some(digest))
+            .map_err(|e| fail(&e))?;
+    signer_info
+        .add_signed_attribute(signing_certificate_v2(leaf)?)
+        .map_err(|e| fail(&e))?;
+    let mut signed_data = SignedDataBuilder::new(&content);
+    signed_data
+        .add_digest_algorithm(sha256)
+        .map_err(|e| fail(&e))?;
+    for cert in &key.chain {
+        signed_data
+            .add_certificate(CertificateChoices::Certificate(cert.clone()))
+            .map_err(|e| fail(&e))?;
+    }
+    signed_data
+        .add_signer_info::<SigningKey, DerSignature>(signer_info)
+        .map_err(|e| fail(&e))?;
+    let info = signed_data.build().map_err(|e| fail(&e))?;
+    info.to_der().map_err(|e| fail(&e))
+}
+
+/// ESS signing-certificate-v2 (RFC 5035): the seal certificate's SHA-256, so that the signature
+/// names the certificate it was made with.
+#[derive(Sequence)]
+struct EssCertIdV2 {
+    // hashAlgorithm DEFAULT sha256: left out, as DER requires for the default.
+    cert_hash: OctetString,
+}
+
+#[derive(Sequence)]
+struct SigningCertificateV2 {
+    certs: Vec<EssCertIdV2>,
+}
+
+fn signing_certificate_v2(leaf: &Certificate) -> Result<Attribute, SealError> {
+    let fail = |e: der::Error| SealError::Signature(e.to_string());
+    let hash = Sha256::digest(leaf.to_der().map_err(fail)?);
+    let value = SigningCertificateV2 {
+        certs: vec![EssCertIdV2 {
+            cert_hash: OctetString::new(hash.to_vec()).map_err(fail)?,
+        }],
+    };
+    let mut values = SetOfVec::new();
+    values
+        .insert(der::Any::from_der(&value.to_der().map_err(fail)?).map_err(fail)?)
+        .map_err(fail)?;
+    Ok(Attribute {
+        oid: rfc5911::ID_AA_SIGNING_CERTIFICATE_V_2,
+        values,
+    })
+}
+
+/// Finds `open`, `len` times `'0'`, `close` in `bytes`: the offsets of `open` and just past
+/// `close`.
+fn placeholder(bytes: &[u8], open: u8, close: u8, len: usize) -> Option<(usize, usize)> {
+    let mut run = vec![b'0'; len + 2];
+    run[0] = open;
+    run[len + 1] = close;
+    find(bytes, &run).map(|at| (at, at + len + 2))
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
+}
+
+/// What [`verify`] found in a sealed file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealReport {
+    /// The seal certificate's subject.
+    pub signer: String,
+    /// The chain, leaf first, as subjects.
+    pub chain: Vec<String>,
+    /// Whether the chain ends at one of the trust anchors given.
+    pub trusted: bool,
+    /// The claimed signing time, `/M`.
+    pub signing_time: String,
+    pub reason: String,
+    /// The SHA-256 of the stamped document, which the seal names and the file holds.
+    pub stamped_sha256: String,
+}
+
+/// Checks the seal of a final PDF, offline: that the last signature covers the whole file, its
+/// signature over the covered bytes, its certificate chain (each signed by the next, the last
+/// by itself), and that the file's first revision is the stamped document the seal names. The
+/// chain is `trusted` when its root is one of `anchors` (DER certificates). `Err` says what
+/// failed, in words for a person.
+pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String> {
+    let doc = Document::load_mem(pdf).map_err(|e| format!("not a readable PDF: {e}"))?;
+    let signature = last_signature(&doc)?;
+    let range: Vec<usize> = signature
+        .get(b"ByteRange")
+        .and_then(Object::as_array)
+        .map_err(|_| "the seal has no /ByteRange".to_owned())?
+        .iter()
+        .map(|n| n.as_i64().ok().and_then(|n| usize::try_from(n).ok()))
+        .collect::<Option<_>>()
+        .ok_or("the seal's /ByteRange is not four offsets")?;
+    let [start, first_len, second_start, second_len] = range[..] else {
+        return Err("the seal's /ByteRange is not four offsets".into());
+    };
+    if start != 0 || second_start.checked_add(second_len) != Some(pdf.len()) {
+        return Err("the seal does not cover the whole file: bytes were added after it".into());
+    }
+    if first_len >= second_start
+        || pdf.get(first_len) != Some(&b'<')
+        || pdf[second_start - 1] != b'>'
+    {
+        return Err("the seal's /ByteRange does not leave out exactly its signature".into());
+    }
+    let contents = signature
+        .get(b"Contents")
+        .and_then(Object::as_str)
+        .map_err(|_| "the seal has no /Contents".to_owned())?;
+    let info = ContentInfo::from_der(trim_padding(contents))
+        .map_err(|e| format!("the signature is not CMS: {e}"))?;
+    let signed_data: SignedData = info
+        .content
+        .decode_as()
+        .map_err(|e| format!("the signature is not CMS SignedData: {e}"))?;
+    let signer_info = signed_data
+        .signer_infos
+        .0
+        .get(0)
+        .ok_or("the signature has no signer")?;
+    let certs: Vec<Certificate> = signed_data
+        .certificates
+        .as_ref()
+        .map(|set| {
+            set.0
+                .iter()
+                .filter_map(|choice| match choice {
+                    CertificateChoices::Certificate(cert) => Some(cert.clone()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+
+    let mut hasher = Sha256::new();
+    hasher.update(&pdf[..first_len]);
+    hasher.update(&pdf[second_start..]);
+    let digest = hasher.finalize();
+    let attributes = signer_info
+        .signed_attrs
+        .as_ref()
+        .ok_or("the signature has no signed attributes")?;
+    let message_digest = attributes
+        .iter()
+        .find(|attr| attr.oid == rfc5911::ID_MESSAGE_DIGEST)
+        .and_then(|attr| attr.values.get(0))
+        .and_then(|value| OctetString::from_der(&value.to_der().ok()?).ok())
+        .ok_or("the signature has no message digest")?;
+    if message_digest.as_bytes() != digest.as_slice() {
+        return Err("the file was changed after it was sealed: its digest differs".into());
+    }
+    let SignerIdentifier::IssuerAndSerialNumber(id) = &signer_info.sid else {
+        return Err("the signer is not named by issuer and serial number".into());
+    };
+    let leaf = certs
+        .iter()
+        .find(|cert| {
+            cert.tbs_certificate.issuer == id.issuer
+                && cert.tbs_certificate.serial_number == id.serial_number
+        })
+        .ok_or("the seal certificate is not in the signature")?;
+    let signed = attributes
+        .to_der()
+        .map_err(|e| format!("the signed attributes cannot be encoded: {e}"))?;
+    verify_p256(leaf, &signed, signer_info.signature.as_bytes())
+        .map_err(|e| format!("the signature does not verify: {e}"))?;
+
+    let chain = order_chain(leaf, &certs)?;
+    let root = chain.last().expect("the chain starts with the leaf");
+    let trusted = anchors.iter().any(|anchor| anchor == *root);
+    let stamped_sha256 = signature
+        .get(STAMPED_SHA256_KEY)
+        .and_then(Object::as_str)
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .map_err(|_| "the seal does not name the stamped document".to_owned())?;
+    let stamped = stamped_revision(pdf).ok_or("the stamped document cannot be found")?;
+    if sha256_hex(stamped) != stamped_sha256 {
+        return Err("the stamped document is not the one the seal names".into());
+    }
+    let text = |key: &[u8]| {
+        signature
+            .get(key)
+            .and_then(Object::as_str)
+            .map(|s| String::from_utf8_lossy(s).into_owned())
+            .unwrap_or_default()
+    };
+    Ok(SealReport {
+        signer: leaf.tbs_certificate.subject.to_string(),
+        chain: chain
+            .iter()
+            .map(|cert| cert.tbs_certificate.subject.to_string())
+            .collect(),
+        trusted,
+        signing_time: text(b"M"),
+        reason: text(b"Reason"),
+        stamped_sha256,
+    })
+}
+
+/// The signature dictionary of the last signature field that has one.
+fn last_signature(doc: &Document) -> Result<&Dictionary, String> {
+    let catalog = doc
+        .catalog()
+        .map_err(|_| "the PDF has no catalog".to_owned())?;
+    let fields = catalog
+        .get_deref(b"AcroForm", doc)
+        .and_then(Object::as_dict)
+        .and_then(|form| form.get_deref(b"Fields", doc))
+        .and_then(Object::as_array)
+        .map_err(|_| "the PDF is not sealed: it has no signature field".to_owned())?;
+    fields
+        .iter()
+        .rev()
+        .filter_map(|field| doc.dereference(field).ok()?.1.as_dict().ok())
+        .filter(|field| field.get(b"FT").and_then(Object::as_name).ok() == Some(b"Sig"))
+        .find_map(|field| field.get_deref(b"V", doc).and_then(Object::as_dict).ok())
+        .ok_or_else(|| "the PDF is not sealed: it has no signature".to_owned())
+}
+
+/// The signature's DER without the zeros that fill the rest of its place: a DER SEQUENCE
+/// states its length, so it is read rather than guessed from trailing zeros.
+fn trim_padding(contents: &[u8]) -> &[u8] {
+    let length = der::SliceReader::new(contents).ok().and_then(|mut reader| {
+        let header = der::Header::decode(&mut reader).ok()?;
+        let header_len = usize::try_from(header.encoded_len().ok()?).ok()?;
+        Some(header_len + usize::try_from(header.length).ok()?)
+    });
+    match length {
+        Some(len) if len <= contents.len() => &contents[..len],
+        _ => contents,
+    }
+}
+
+fn verify_p256(cert: &Certificate, message: &[u8], signature: &[u8]) -> Result<(), String> {
+    let spki = cert
+        .tbs_certificate
+        .subject_public_key_info
+        .to_der()
+        .map_err(|e| e.to_string())?;
+    let key = VerifyingKey::from_public_key_der(&spki)
+        .map_err(|_| "only ECDSA P-256 keys are supported".to_owned())?;
+    let signature = DerSignature::try_from(signature).map_err(|e| e.to_string())?;
+    key.verify(message, &signature).map_err(|e| e.to_string())
+}
+
+/// The chain from `leaf` up: each certificate's issuer found among `certs` and its signature
+/// checked, until a self-signed one.
+fn order_chain<'a>(
+    leaf: &'a Certificate,
+    certs: &'a [Certificate],
+) -> Result<Vec<&'a Certificate>, String> {
+    let mut chain = vec![leaf];
+    let mut current = leaf;
+    for _ in 0..8 {
+        let tbs = current
+            .tbs_certificate
+            .to_der()
+            .map_err(|e| e.to_string())?;
+        let signature = current
+            .signature
+            .as_bytes()
+            .ok_or("a certificate's signature is not whole bytes")?;
+        if current.tbs_certificate.issuer == current.tbs_certificate.subject {
+            verify_p256(current, &tbs, signature)
+                .map_err(|e| format!("the root certificate's own signature: {e}"))?;
+            return Ok(chain);
+        }
+        let issuer = certs
+            .iter()
+            .find(|cert| cert.tbs_certificate.subject == current.tbs_certificate.issuer)
+            .ok_or_else(|| {
+                format!(
+                    "the issuer of {} is not in the signature",
+                    current.tbs_certificate.subject
+                )
+            })?;
+        verify_p256(issuer, &tbs, signature).map_err(|e| {
+            format!(
+                "{} is not signed by its issuer: {e}",
+                current.tbs_certificate.subject
+            )
+        })?;
+        chain.push(issuer);
+        current = issuer;
+    }
+    Err("the certificate chain is too long".into())
+}
+
+/// Reads PEM certificates (trust anchors, a chain).
+pub fn certificates_from_pem(pem: &str) -> Result<Vec<Certificate>, String> {
+    Certificate::load_pem_chain(pem.as_bytes()).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests;

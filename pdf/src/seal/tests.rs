@@ -1,0 +1,137 @@
+use std::process::Command;
+
+use super::*;
+use crate::{Certificate as Record, CertificateRecipient, FinalPdf, render_final};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/fixtures/pdf/");
+
+fn final_pdf() -> FinalPdf {
+    let original = std::fs::read(format!("{FIXTURES}pdflatex-4-pages.pdf")).expect("fixture");
+    let record = Record {
+        title: "Lease".into(),
+        code: "SGN-TEST".into(),
+        document_id: "0197a3b2-7c1d-7e00-9f3a-4b5c6d7e8f90".into(),
+        original_sha256: sha256_hex(&original),
+        completed_at: "2026-11-23T06:00:00.000Z".into(),
+        recipients: vec![CertificateRecipient {
+            name: "Zoë Łukasiewicz".into(),
+            email: "zoe@example.com".into(),
+            role: "SIGNER".into(),
+            status: "SIGNED".into(),
+            viewed_at: None,
+            signed_at: Some("2026-11-23T06:00:00.000Z".into()),
+            ip_address: None,
+            user_agent: None,
+        }],
+        audit: Vec::new(),
+    };
+    render_final(&original, &[], &record).expect("rendered")
+}
+
+fn sealed() -> (Vec<u8>, FinalPdf, DevelopmentSealFiles) {
+    let files = SealKey::development_files().expect("a development seal");
+    let key = SealKey::from_pem(&files.key_pem, &files.chain_pem).expect("its files load");
+    let rendered = final_pdf();
+    let details = SealDetails {
+        reason: "Completed in Signet, document SGN-TEST",
+        signing_time: "2026-11-23T06:00:00Z".parse().unwrap(),
+        stamped_sha256: &rendered.stamped_sha256,
+    };
+    let bytes = seal(&rendered.bytes, &key, &details).expect("sealed");
+    (bytes, rendered, files)
+}
+
+#[test]
+fn a_sealed_file_verifies_and_keeps_its_earlier_revisions() {
+    let (bytes, rendered, files) = sealed();
+    assert!(bytes.starts_with(&rendered.bytes), "an incremental update");
+    let root = certificates_from_pem(&files.root_pem).unwrap();
+    let report = verify(&bytes, &root).expect("verifies");
+    assert!(report.trusted);
+    assert_eq!(report.reason, "Completed in Signet, document SGN-TEST");
+    assert_eq!(report.signing_time, "D:20261123060000+00'00'");
+    assert_eq!(report.stamped_sha256, rendered.stamped_sha256);
+    assert_eq!(report.chain.len(), 2);
+    assert!(
+        report.signer.contains("Signet development seal"),
+        "{report:?}"
+    );
+    assert_eq!(
+        verify(&bytes, &[]).map(|r| r.trusted),
+        Ok(false),
+        "not trusted without its root"
+    );
+    let stamped = stamped_revision(&bytes).expect("the first revision");
+    assert_eq!(sha256_hex(stamped), rendered.stamped_sha256);
+}
+
+#[test]
+fn a_changed_byte_or_an_added_revision_is_caught() {
+    let (bytes, rendered, _) = sealed();
+    // A byte of the stamped document, and a byte of the certificate pages' revision.
+    for at in [rendered.bytes.len() / 3, rendered.bytes.len() - 40] {
+        let mut changed = bytes.clone();
+        changed[at] ^= 0x01;
+        let error = verify(&changed, &[]).expect_err("caught");
+        assert!(
+            error.contains("changed after it was sealed") || error.contains("not a readable PDF"),
+            "{error}"
+        );
+    }
+    let mut appended = bytes.clone();
+    appended.extend_from_slice(b"\n% more\n");
+    let error = verify(&appended, &[]).expect_err("caught");
+    assert!(error.contains("does not cover the whole file"), "{error}");
+    assert!(
+        verify(&rendered.bytes, &[])
+            .unwrap_err()
+            .contains("not sealed")
+    );
+}
+
+#[test]
+fn a_key_and_a_certificate_that_do_not_belong_together_are_refused() {
+    let one = SealKey::development_files().unwrap();
+    let other = SealKey::development_files().unwrap();
+    let error = SealKey::from_pem(&one.key_pem, &other.chain_pem).unwrap_err();
+    assert!(error.to_string().contains("not the key's"), "{error}");
+    assert!(SealKey::from_pem("nonsense", &one.chain_pem).is_err());
+    let key = SealKey::from_pem(&one.key_pem, &one.chain_pem).unwrap();
+    assert!(
+        !format!("{key:?}").contains("PRIVATE"),
+        "the key is never printed"
+    );
+}
+
+/// poppler's `pdfsig`, a validator Signet does not share code with.
+#[test]
+fn pdfsig_finds_one_valid_signature_covering_the_whole_file() {
+    let Ok(_) = Command::new("pdfsig").arg("-v").output() else {
+        panic!("pdfsig (poppler-utils) is needed: scripts/test.sh installs it");
+    };
+    let (bytes, _, _) = sealed();
+    let dir = std::env::temp_dir().join(format!("signet-seal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sealed.pdf");
+    std::fs::write(&path, &bytes).unwrap();
+    let out = Command::new("pdfsig").arg(&path).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("Signature #1"), "{text}");
+    assert!(!text.contains("Signature #2"), "{text}");
+    assert!(
+        text.contains("Signature Validation: Signature is Valid."),
+        "{text}"
+    );
+    assert!(
+        text.contains("Total document signed"),
+        "the whole file is covered: {text}"
+    );
+    assert!(text.contains("ETSI.CAdES.detached"), "{text}");
+    let mut changed = bytes.clone();
+    changed[bytes.len() / 3] ^= 0x01;
+    std::fs::write(&path, &changed).unwrap();
+    let out = Command::new("pdfsig").arg(&path).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!text.contains("Signature is Valid"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
