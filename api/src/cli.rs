@@ -44,9 +44,12 @@ pub enum Command {
     /// Manage an account's API key
     #[command(subcommand)]
     Key(KeyCommand),
-    /// Upload and cancel documents
+    /// Upload, cancel and verify documents
     #[command(subcommand)]
     Document(DocumentCommand),
+    /// The seal of final PDFs
+    #[command(subcommand)]
+    Seal(SealCommand),
     /// Webhook settings
     #[command(subcommand)]
     Webhook(WebhookCommand),
@@ -126,6 +129,26 @@ pub enum DocumentCommand {
         account: AccountId,
         #[arg(long)]
         id: DocumentId,
+    },
+    /// Check a final PDF's seal offline (its coverage, signature, chain and stamped document)
+    /// -> {"valid", "trusted", "signer", ...}; exits 1 with the reason when it does not hold
+    Verify {
+        #[arg(long)]
+        file: PathBuf,
+        /// PEM certificates whose holders are trusted as roots (e.g. the seal's root); the
+        /// seal is reported untrusted otherwise
+        #[arg(long)]
+        trust: Vec<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SealCommand {
+    /// Make a development seal (a self-signed root and a seal certificate it issued) in DIR:
+    /// seal-key.pem (mode 600), seal-chain.pem, seal-root.pem. Never for production.
+    CreateDevelopment {
+        #[arg(long)]
+        dir: PathBuf,
     },
 }
 
@@ -335,6 +358,9 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
                 .ok_or_else(|| CliError(format!("no webhook delivery has the id {delivery}")))?;
             json!({"id": replayed.id, "eventId": replayed.event_id, "status": replayed.status, "queued": true})
         }
+        // These two never use the (lazy) pool: no database is needed.
+        Command::Document(DocumentCommand::Verify { file, trust }) => verify_file(&file, &trust)?,
+        Command::Seal(SealCommand::CreateDevelopment { dir }) => create_development_seal(&dir)?,
         Command::Audit(AuditCommand::Verify { document }) => {
             let verification = audit::verify(pool, document).await?;
             if verification.entries == 0 {
@@ -352,6 +378,63 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             }
             value
         }
+    }))
+}
+
+/// `document verify`: the seal's verdict on a file, offline.
+fn verify_file(file: &std::path::Path, trust: &[PathBuf]) -> Result<Value, CliError> {
+    let pdf = std::fs::read(file).map_err(|e| CliError(format!("{}: {e}", file.display())))?;
+    let mut anchors = Vec::new();
+    for path in trust {
+        let pem = std::fs::read_to_string(path)
+            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        anchors.extend(
+            signet_pdf::seal::certificates_from_pem(&pem)
+                .map_err(|e| CliError(format!("{}: {e}", path.display())))?,
+        );
+    }
+    let report = signet_pdf::seal::verify(&pdf, &anchors).map_err(|reason| {
+        CliError(format!(
+            "{}: the seal does not hold: {reason}",
+            file.display()
+        ))
+    })?;
+    Ok(json!({
+        "valid": true,
+        "trusted": report.trusted,
+        "signer": report.signer,
+        "chain": report.chain,
+        "signingTime": report.signing_time,
+        "reason": report.reason,
+        "stampedSha256": report.stamped_sha256,
+        "sha256": signet_pdf::sha256_hex(&pdf),
+    }))
+}
+
+/// `seal create-development`: a development seal's three files in `dir`.
+fn create_development_seal(dir: &std::path::Path) -> Result<Value, CliError> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let files =
+        signet_pdf::seal::SealKey::development_files().map_err(|e| CliError(e.to_string()))?;
+    std::fs::create_dir_all(dir)?;
+    let key = dir.join("seal-key.pem");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&key)
+        .and_then(|mut f| f.write_all(files.key_pem.as_bytes()))
+        .map_err(|e| CliError(format!("{}: {e}", key.display())))?;
+    let chain = dir.join("seal-chain.pem");
+    let root = dir.join("seal-root.pem");
+    std::fs::write(&chain, &files.chain_pem)?;
+    std::fs::write(&root, &files.root_pem)?;
+    Ok(json!({
+        "keyFile": key,
+        "certFile": chain,
+        "rootFile": root,
+        "development": true,
     }))
 }
 

@@ -74,6 +74,8 @@ pub enum Error {
     SigningLinkNotFound,
     #[error("final PDF: {0}")]
     Stamp(#[from] signet_pdf::StampError),
+    #[error("seal: {0}")]
+    Seal(#[from] signet_pdf::seal::SealError),
     #[error(transparent)]
     Pdf(#[from] PdfError),
     #[error("database: {0}")]

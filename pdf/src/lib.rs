@@ -53,6 +53,6 @@ pub use stamp::{StampField, StampKind};
 pub use typeset::font_files;
 
 /// Lowercase hex SHA-256 of `bytes`, as the engine reports every hash.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }

@@ -34,6 +34,7 @@ use signet_common::{
         notify::Notifier,
     },
 };
+use signet_pdf::seal::SealKey;
 use tracing::Level;
 
 use crate::kinds::{JobKind, JobKinds};
@@ -66,6 +67,8 @@ pub struct WorkerState {
     pub sms_retries: RetryPolicy,
     /// The signed URLs the provider posts delivery reports to.
     pub sms_callbacks: StatusCallbacks,
+    /// The seal every final PDF gets (SEAL_KEY_FILE and SEAL_CERT_FILE, or a development seal).
+    pub seal: Arc<SealKey>,
     pub supervisor: Arc<supervision::Supervisor>,
     pub listener: Arc<listener::QueueListener>,
     /// E-mails and webhook deliveries that went out but whose outcome is not yet written
@@ -149,6 +152,8 @@ pub enum StartError {
     Mail(String),
     #[error("SMS: {0}")]
     Sms(String),
+    #[error("{0}")]
+    Seal(String),
     #[error("--jobs / WORKER_JOBS names no kind of work (email, completion, webhook, sms, sweep)")]
     NoJobs,
     #[error("workers stopped with an error: {0}")]
@@ -179,6 +184,7 @@ pub async fn run(
     } else {
         None
     };
+    let seal = Arc::new(load_seal(&config, &kinds)?);
     let kinds = if sms.is_none() && kinds.contains(JobKind::Sms) {
         tracing::info!("SMS_PROVIDER=none: this worker takes no SMS jobs");
         let rest = JobKinds::new(kinds.iter().filter(|kind| *kind != JobKind::Sms));
@@ -203,6 +209,7 @@ pub async fn run(
         sms,
         sms_retries: RetryPolicy::new(config.sms.retry_schedule.clone()),
         sms_callbacks: StatusCallbacks::new(&config.public_url, &config.file_url_secret),
+        seal,
         supervisor: Arc::new(supervision::Supervisor::new(&kinds.queue_labels())),
         listener: Arc::new(listener::QueueListener::default()),
         unrecorded: Mutex::new(HashSet::new()),
@@ -364,6 +371,41 @@ fn storage<J: Job>(
                 .stream(state.listener.subscribe(J::QUEUE))
                 .interval(state.config.worker_poll_interval),
         )
+}
+
+/// The seal of final PDFs: the operator's (SEAL_KEY_FILE, SEAL_CERT_FILE), or, without them, a
+/// development seal made now, which nobody trusts (said loudly). Only a process that completes
+/// documents needs one.
+fn load_seal(config: &Config, kinds: &JobKinds) -> Result<SealKey, StartError> {
+    if !kinds.contains(JobKind::Completion) {
+        // Never used: this process seals nothing, and needs no key file.
+        return SealKey::development().map_err(|e| StartError::Seal(e.to_string()));
+    }
+    let seal = match &config.seal_files {
+        Some((key_file, chain_file)) => {
+            let read = |name: &str, path: &std::path::Path| {
+                std::fs::read_to_string(path)
+                    .map_err(|e| StartError::Seal(format!("{name} {}: {e}", path.display())))
+            };
+            let key = read("SEAL_KEY_FILE", key_file)?;
+            let chain = read("SEAL_CERT_FILE", chain_file)?;
+            SealKey::from_pem(&key, &chain).map_err(|e| StartError::Seal(e.to_string()))?
+        }
+        None => {
+            let seal = SealKey::development().map_err(|e| StartError::Seal(e.to_string()))?;
+            tracing::warn!(
+                subject = %seal.subject(),
+                "SEAL_KEY_FILE and SEAL_CERT_FILE are not set: final PDFs are sealed with a \
+                 development seal made now, which no one trusts. Set them in production \
+                 (docs/signing.md, \"The seal\")"
+            );
+            seal
+        }
+    };
+    if !seal.is_development() {
+        tracing::info!(subject = %seal.subject(), "final PDFs are sealed");
+    }
+    Ok(seal)
 }
 
 /// Unique per process, so that apalis can tell live workers from dead ones.

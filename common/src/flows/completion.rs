@@ -4,13 +4,18 @@
 //! before that transaction, with no lock and no connection held.
 
 use chrono::{DateTime, SubsecRound, Utc};
-use signet_pdf::{Certificate, CertificateAuditLine, CertificateRecipient, StampField, StampKind};
+use std::sync::Arc;
+
+use signet_pdf::{
+    Certificate, CertificateAuditLine, CertificateRecipient, FinalPdf, StampField, StampKind,
+    seal::{SealDetails, SealKey},
+};
 use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::{
     effects::{self, DocumentEvent, Subject},
-    error::Result,
+    error::{Error, Result},
     infra::{
         files::FileStore,
         jobs::{self, CheckCompletion},
@@ -47,6 +52,7 @@ const RENDER_ATTEMPTS: usize = 3;
 pub async fn check(
     pool: &PgPool,
     store: &FileStore,
+    seal: &Arc<SealKey>,
     document_id: DocumentId,
     notifier: &Notifier,
 ) -> Result<Outcome> {
@@ -98,8 +104,21 @@ pub async fn check(
         let original = tokio::fs::read(store.path(&document.file_key)).await?;
         let certificate = certificate(&document, &recipients, &trail, completed_at);
         let stamps = stamp_fields(&fields);
+        let seal = Arc::clone(seal);
+        let reason = format!("Completed in Signet, document {}", document.code);
         let rendered = tokio::task::spawn_blocking(move || {
-            signet_pdf::render_final(&original, &stamps, &certificate)
+            let rendered = signet_pdf::render_final(&original, &stamps, &certificate)?;
+            let details = SealDetails {
+                reason: &reason,
+                signing_time: completed_at,
+                stamped_sha256: &rendered.stamped_sha256,
+            };
+            let bytes = signet_pdf::seal::seal(&rendered.bytes, &seal, &details)?;
+            Ok::<_, Error>(FinalPdf {
+                sha256: signet_pdf::sha256_hex(&bytes),
+                bytes,
+                ..rendered
+            })
         })
         .await
         .map_err(|e| std::io::Error::other(format!("rendering task failed: {e}")))??;

@@ -63,6 +63,10 @@ pub struct Config {
     pub limits: Limits,
     /// Text messages to recipients with a phone number (docs/sms.md).
     pub sms: SmsConfig,
+    /// SEAL_KEY_FILE and SEAL_CERT_FILE: the seal's key (PKCS#8 PEM) and its certificate chain
+    /// (PEM, the seal's own first). Both or neither; neither means a development seal made at
+    /// start (docs/signing.md, "The seal").
+    pub seal_files: Option<(PathBuf, PathBuf)>,
 }
 
 /// SMS: which provider, who sends, how failures are retried, and the daily caps.
@@ -231,7 +235,24 @@ impl Config {
                 None => Ok(fallback.map_or(default, |n| n as usize)),
             }
         };
+        let seal_files = match (get("SEAL_KEY_FILE"), get("SEAL_CERT_FILE")) {
+            (Some(key), Some(chain)) => Some((PathBuf::from(key), PathBuf::from(chain))),
+            (None, None) => None,
+            (Some(_), None) => {
+                return Err(ConfigError {
+                    name: "SEAL_CERT_FILE",
+                    reason: "must be set with SEAL_KEY_FILE".into(),
+                });
+            }
+            (None, Some(_)) => {
+                return Err(ConfigError {
+                    name: "SEAL_KEY_FILE",
+                    reason: "must be set with SEAL_CERT_FILE".into(),
+                });
+            }
+        };
         Ok(Self {
+            seal_files,
             database_url: or("DATABASE_URL", DEFAULT_DATABASE_URL),
             database_max_connections,
             database_acquire_timeout: Duration::from_millis(positive(

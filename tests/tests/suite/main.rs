@@ -20,6 +20,7 @@ mod openapi;
 mod phone_numbers;
 mod real_names;
 mod scale_out;
+mod seal;
 mod security;
 mod signing_flow;
 mod sms;

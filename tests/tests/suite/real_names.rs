@@ -8,7 +8,7 @@ use uuid::Uuid;
 use crate::signing_flow::{invitations, pdftotext, sign, wait_for_status};
 
 /// (name, e-mail, a typed text value in the same script).
-const PEOPLE: [(&str, &str, &str); 12] = [
+pub(crate) const PEOPLE: [(&str, &str, &str); 12] = [
     ("O'Brien, \"Bob\"", "obrien@signet.test", "Approved"),
     (
         "Legal team (legal@acme)",
@@ -33,7 +33,12 @@ const PEOPLE: [(&str, &str, &str); 12] = [
 
 /// Adds `people` as signers of a new one-page document, each with a signature and a text
 /// field, and sends it.
-async fn send_to(app: &TestApp, account: Uuid, key: &str, people: &[(&str, &str, &str)]) -> Uuid {
+pub(crate) async fn send_to(
+    app: &TestApp,
+    account: Uuid,
+    key: &str,
+    people: &[(&str, &str, &str)],
+) -> Uuid {
     let doc = app.document(account, "Names agreement", &[LETTER]).await;
     let recipients: Vec<Value> = people
         .iter()
@@ -107,7 +112,7 @@ fn to_headers(mailbox: &Mailbox) -> Vec<(String, String, String)> {
     found
 }
 
-async fn final_pdf(app: &TestApp, detail: &Value) -> Vec<u8> {
+pub(crate) async fn final_pdf(app: &TestApp, detail: &Value) -> Vec<u8> {
     app.client
         .get(detail["filePath"].as_str().unwrap())
         .send()

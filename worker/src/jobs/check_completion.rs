@@ -20,6 +20,7 @@ pub async fn check_completion(
             completion::check(
                 &state.db.pool,
                 &state.store,
+                &state.seal,
                 job.document_id,
                 &state.notifier,
             )

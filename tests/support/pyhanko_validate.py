@@ -1,0 +1,39 @@
+"""Validates the signatures of a PDF with pyHanko, a validator Signet shares no code with.
+
+Usage: python3 pyhanko_validate.py FILE.pdf ROOT.pem
+Prints one JSON object per embedded signature: intact, valid, trusted, coverage,
+modification level and pyHanko's own summary. Exit status 0 whatever the verdict: the test
+reads the verdict.
+"""
+
+import json
+import sys
+
+from pyhanko.keys import load_cert_from_pemder
+from pyhanko.pdf_utils.reader import PdfFileReader
+from pyhanko.sign.validation import validate_pdf_signature
+from pyhanko_certvalidator import ValidationContext
+
+
+def main(path, root):
+    context = ValidationContext(trust_roots=[load_cert_from_pemder(root)])
+    with open(path, "rb") as handle:
+        reader = PdfFileReader(handle, strict=False)
+        signatures = reader.embedded_signatures
+        print(json.dumps({"signatures": len(signatures)}))
+        for signature in signatures:
+            status = validate_pdf_signature(signature, context)
+            print(json.dumps({
+                "field": signature.field_name,
+                "intact": status.intact,
+                "valid": status.valid,
+                "trusted": status.trusted,
+                "coverage": str(status.coverage),
+                "modification_level": str(status.modification_level),
+                "bottom_line": status.bottom_line,
+                "summary": status.summary(),
+            }))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

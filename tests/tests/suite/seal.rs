@@ -1,0 +1,179 @@
+//! The seal (issue #17): every final PDF carries one PAdES signature by the operator's seal,
+//! applied once after the last signature, which real validators that share no code with Signet
+//! — poppler's `pdfsig` and pyHanko — accept, trusting the seal's root; one changed byte makes
+//! all of them, and `signet-api document verify`, say so.
+
+use std::{path::Path, process::Command};
+
+use serde_json::Value;
+use signet_tests::{Mailbox, TestApp, WorkerProcess, binary, repo_root};
+
+use crate::real_names::{PEOPLE, final_pdf, send_to};
+use crate::signing_flow::{invitations, sign, wait_for_status};
+
+/// A development seal's files, made by the operator command.
+fn development_seal(dir: &Path) -> (String, String, String) {
+    let out = Command::new(binary("signet-api"))
+        .args(["seal", "create-development", "--dir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let path = |name: &str| files[name].as_str().unwrap().to_owned();
+    (path("keyFile"), path("certFile"), path("rootFile"))
+}
+
+fn verify(file: &Path, root: &str) -> (bool, Value, String) {
+    let out = Command::new(binary("signet-api"))
+        .args(["document", "verify", "--file"])
+        .arg(file)
+        .args(["--trust", root])
+        .output()
+        .unwrap();
+    let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (
+        out.status.success(),
+        report,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn pdfsig(file: &Path) -> String {
+    let out = Command::new("pdfsig")
+        .arg(file)
+        .output()
+        .expect("pdfsig runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// pyHanko's verdict on each signature, as `tests/support/pyhanko_validate.py` prints it.
+fn pyhanko(file: &Path, root: &str) -> Vec<Value> {
+    let out = Command::new("python3")
+        .arg(repo_root().join("tests/support/pyhanko_validate.py"))
+        .arg(file)
+        .arg(root)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "pyHanko (scripts/test.sh installs it): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_final_pdf_is_sealed_once_and_real_validators_accept_it() {
+    let app = TestApp::spawn().await;
+    let seal_dir = app.files.path().join("seal");
+    let (key_file, cert_file, root) = development_seal(&seal_dir);
+    let mailbox = Mailbox::start().await;
+    let worker = WorkerProcess::start(
+        &app,
+        &mailbox.url(),
+        &[("SEAL_KEY_FILE", &key_file), ("SEAL_CERT_FILE", &cert_file)],
+    );
+    let (account, key) = app.account(1000).await;
+    // Signers in several scripts: the seal comes once, after the last of them.
+    let people: Vec<(&str, &str, &str)> = [0, 3, 5, 6].iter().map(|&i| PEOPLE[i]).collect();
+    let doc = send_to(&app, account, &key, &people).await;
+    let links = invitations(&mailbox, people.len()).await;
+    for (name, email, value) in &people {
+        assert_eq!(sign(&app, &links[*email], &[name, value]).await.0, 200);
+    }
+    let detail = wait_for_status(&app, &key, doc, "COMPLETED").await;
+    let pdf = final_pdf(&app, &detail).await;
+    let file = app.files.path().join("final.pdf");
+    std::fs::write(&file, &pdf).unwrap();
+    let code: String = sqlx::query_scalar("SELECT code FROM documents WHERE id = $1")
+        .bind(doc)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+
+    let (ok, report, stderr) = verify(&file, &root);
+    assert!(ok, "{stderr}");
+    assert_eq!(report["valid"], true);
+    assert_eq!(report["trusted"], true);
+    assert_eq!(
+        report["reason"],
+        format!("Completed in Signet, document {code}")
+    );
+    assert!(
+        report["signer"]
+            .as_str()
+            .unwrap()
+            .contains("Signet development seal"),
+        "{report}"
+    );
+    let text = pdfsig(&file);
+    assert!(
+        text.contains("Signature #1") && !text.contains("Signature #2"),
+        "one seal: {text}"
+    );
+    assert!(
+        text.contains("Signature Validation: Signature is Valid."),
+        "{text}"
+    );
+    assert!(text.contains("Total document signed"), "{text}");
+    assert!(text.contains("ETSI.CAdES.detached"), "{text}");
+    let verdicts = pyhanko(&file, &root);
+    assert_eq!(verdicts[0]["signatures"], 1, "{verdicts:?}");
+    assert_eq!(
+        verdicts[1]["summary"], "INTACT:TRUSTED,UNTOUCHED",
+        "{verdicts:?}"
+    );
+    assert_eq!(
+        verdicts[1]["coverage"],
+        "SignatureCoverageLevel.ENTIRE_FILE"
+    );
+    assert!(
+        !worker.log().contains("BEGIN PRIVATE KEY"),
+        "the key never reaches the log"
+    );
+
+    // Change one byte of the stamped document (the first revision, which holds the stamped
+    // values), as an editor re-saving a changed value in place would.
+    let stamped = signet_pdf::stamped_revision(&pdf)
+        .expect("the stamped document")
+        .len();
+    let stamped_at = stamped / 2;
+    let mut changed = pdf.clone();
+    changed[stamped_at] ^= 0x20;
+    let tampered = app.files.path().join("tampered.pdf");
+    std::fs::write(&tampered, &changed).unwrap();
+    let (ok, _, stderr) = verify(&tampered, &root);
+    assert!(!ok, "the change is caught");
+    assert!(stderr.contains("the seal does not hold"), "{stderr}");
+    assert!(!pdfsig(&tampered).contains("Signature is Valid."));
+    let verdicts = pyhanko(&tampered, &root);
+    assert_ne!(verdicts[1]["intact"], true, "{verdicts:?}");
+}
+
+#[tokio::test]
+async fn without_a_seal_configured_the_worker_uses_a_development_seal_and_says_so() {
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    worker.admin_addr().await;
+    let log = worker.log();
+    assert!(
+        log.contains("SEAL_KEY_FILE and SEAL_CERT_FILE are not set"),
+        "{log}"
+    );
+    // A key without its chain stops the worker, naming what is missing.
+    let mut half = WorkerProcess::start(&app, &mailbox.url(), &[("SEAL_KEY_FILE", "/nonexistent")]);
+    let status = half
+        .wait_for_exit(std::time::Duration::from_secs(60))
+        .expect("it stops");
+    assert!(!status.success());
+    assert!(half.log().contains("SEAL_CERT_FILE"), "{}", half.log());
+}
