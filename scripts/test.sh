@@ -13,13 +13,20 @@ if ! cargo nextest --version >/dev/null 2>&1; then
     cargo install cargo-nextest --locked
 fi
 
-# Real peers the tests talk to: an SMTP server (aiosmtpd) and pdftotext to read final PDFs.
+# Real peers the tests talk to: an SMTP server (aiosmtpd), pdftotext to read final PDFs and
+# pdfsig and pyHanko to validate their seal.
 if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
     log "installing aiosmtpd (the SMTP server the tests deliver to)"
     python3 -m pip install --quiet aiosmtpd >&2 ||
         python3 -m pip install --quiet --break-system-packages aiosmtpd >&2
 fi
-if ! command -v pdftotext >/dev/null; then
+# pyHanko: a PDF signature validator that shares no code with Signet, for the seal's tests.
+if ! python3 -c 'import pyhanko.sign.validation, pyhanko_certvalidator' 2>/dev/null; then
+    log "installing pyHanko (the validator the seal's tests use)"
+    python3 -m pip install --quiet pyhanko >&2 ||
+        python3 -m pip install --quiet --break-system-packages pyhanko >&2
+fi
+if ! command -v pdftotext >/dev/null || ! command -v pdfsig >/dev/null; then
     apt_install poppler-utils
 fi
 # The browser test: Debian's Chromium driven by playwright-core (no browser download).

@@ -39,7 +39,20 @@ fi
 export FILE_URL_SECRET="${FILE_URL_SECRET:-$(<"$secret_file")}"
 
 api=target/debug/signet-api
+
+# The seal of final PDFs: the operator's (SEAL_KEY_FILE, SEAL_CERT_FILE), or a development seal
+# kept in $SIGNET_DATA_DIR/seal (made once; its root is seal-root.pem; never for production).
 worker=target/debug/signet-worker
+
+if [[ -z ${SEAL_KEY_FILE:-} && -z ${SEAL_CERT_FILE:-} ]]; then
+    if [[ ! -s $SIGNET_DATA_DIR/seal/seal-key.pem ]]; then
+        log "making a DEVELOPMENT seal in $SIGNET_DATA_DIR/seal (not trusted by anyone; set SEAL_KEY_FILE and SEAL_CERT_FILE in production)"
+        rm -rf "$SIGNET_DATA_DIR/seal"
+        "$api" seal create-development --dir "$SIGNET_DATA_DIR/seal" >/dev/null
+    fi
+    export SEAL_KEY_FILE="$SIGNET_DATA_DIR/seal/seal-key.pem"
+    export SEAL_CERT_FILE="$SIGNET_DATA_DIR/seal/seal-chain.pem"
+fi
 
 log "migrating"
 "$api" migrate >&2
@@ -132,6 +145,9 @@ curl -sS -H '$auth' '$doc/audit'
 # Alice has a phone number, so her link also comes by SMS, a text file in $SMS_DIR (SMS_PROVIDER=file):
 #   cat $SMS_DIR/*.txt
 # Open it in a browser and sign; then the detail's filePath serves the signed PDF with its certificate.
+# The final PDF is sealed (a PAdES signature); check it offline, trusting the development root:
+#   $api document verify --file final.pdf --trust $SIGNET_DATA_DIR/seal/seal-root.pem
+#   pdfsig final.pdf
 
 # Webhooks (README, "Receiving webhooks"): start demo/webhook-receiver.py with the secret from
 #   target/debug/signet-api webhook secret --account $account_id

@@ -173,6 +173,13 @@ fn sign_the_demo_document(stdout: &str, data: &std::path::Path, port: u16) {
         .output()
         .unwrap()
         .stdout;
+    // Sealed with up.sh's development seal, whose root is kept beside it.
+    let root = signet_pdf::seal::certificates_from_pem(
+        &std::fs::read_to_string(data.join("seal/seal-root.pem")).expect("up.sh kept the root"),
+    )
+    .unwrap();
+    let report = signet_pdf::seal::verify(&pdf, &root).expect("the final PDF is sealed");
+    assert!(report.trusted, "{report:?}");
     let inspected = signet_pdf::inspect(&pdf).expect("the final PDF opens");
     assert!(
         inspected.pages >= 3,
