@@ -270,6 +270,16 @@ fn certificate_lines(certificate: &Certificate, stamped_sha256: &str) -> Vec<Lin
                 8.0,
             )
         },
+        Line {
+            indent: DETAIL_INDENT,
+            space_before: 2.0,
+            ..Line::new(
+                "A PAdES seal by the operator of this Signet service covers the whole file: a \
+                 PDF validator shows if it changed. It proves who issued the file, not who each \
+                 signer is beyond what is recorded here.",
+                8.0,
+            )
+        },
         Line::section(&format!("Recipients ({})", certificate.recipients.len())),
     ];
     let or_none = |value: &Option<String>| value.clone().unwrap_or_else(|| "-".into());
