@@ -20,6 +20,6 @@ if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
 fi
 
 log "building the release binaries"
-cargo build --release --bins --example queue_ceiling
+cargo build --release --bins --example queue_ceiling --example seal_timing
 
 exec python3 scripts/bench/bench.py "$@"

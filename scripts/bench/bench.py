@@ -9,7 +9,7 @@ aiosmtpd first. Settings (environment):
   BENCH_CONNECTIONS  wrk's open connections to the API (default 32)
   BENCH_SIZES        documents in the list accounts (default 100,100000,1000000)
   BENCH_ONLY         comma-separated case groups to run: lists (search: only its searches),
-                     hot,detail,send,sms,email,completion,expiry (default all)
+                     hot,detail,send,sms,seal,email,completion,expiry (default all)
   DATABASE_URL       admin URL; the benchmark creates and drops its own database signet_bench
   DATABASE_MAX_CONNECTIONS  the API's and worker's pool (default 8); pgbench gets as many
 
@@ -571,6 +571,17 @@ def send_sms(api):
             sql, "each request sends another DRAFT; one account, so every send takes its SMS count row in turn")
 
 
+def seal_timing():
+    """The seal on a 100-page final PDF (release build): render once, seal five times."""
+    pdf = pdf_with_pages(100)
+    out = subprocess.run([str(RELEASE / "examples" / "seal_timing"), str(pdf), "5"],
+                         check=True, capture_output=True, text=True).stdout
+    figures = json.loads(out.strip().splitlines()[-1])
+    record("seal", f"seal a {figures['pages']}-page final PDF ({figures['bytes'] // 1024} KiB), median of {figures['runs']}",
+           f"{figures['seal_median_ms']:.0f} ms (slowest {figures['seal_max_ms']:.0f} ms)",
+           f"rendering it took {figures['render_ms']:.0f} ms")
+
+
 def queue_ceiling():
     out = subprocess.run(
         [str(RELEASE / "examples" / "queue_ceiling")],
@@ -731,6 +742,8 @@ def main():
             send(api)
         if wanted("sms"):
             send_sms(api)
+        if wanted("seal"):
+            seal_timing()
         if wanted("email") or wanted("completion"):
             worker, sink = email(api)
             if wanted("completion"):
