@@ -48,6 +48,8 @@ pub struct AppState {
     pub notifier: Notifier,
     /// Checks the signed URLs the SMS provider posts delivery reports to.
     pub sms_callbacks: StatusCallbacks,
+    /// The roots `/verify` trusts: the last certificate of SEAL_CERT_FILE, when it is set.
+    pub seal_anchors: Vec<signet_pdf::seal::X509Certificate>,
     pub gates: Gates,
 }
 
@@ -64,9 +66,28 @@ impl AppState {
             ),
             notifier: Notifier::from_config(&config),
             sms_callbacks: StatusCallbacks::new(&config.public_url, &config.file_url_secret),
+            seal_anchors: seal_anchors(&config),
             gates: Gates::new(&config.limits),
             config: Arc::new(config),
             db,
+        }
+    }
+}
+
+/// The root of the configured seal's chain (SEAL_CERT_FILE), which `/verify` trusts. Without
+/// one (a development seal per worker), a seal can still be checked, but is not trusted.
+fn seal_anchors(config: &Config) -> Vec<signet_pdf::seal::X509Certificate> {
+    let Some((_, chain_file)) = &config.seal_files else {
+        return Vec::new();
+    };
+    match std::fs::read_to_string(chain_file)
+        .map_err(|e| e.to_string())
+        .and_then(|pem| signet_pdf::seal::certificates_from_pem(&pem))
+    {
+        Ok(chain) => chain.last().cloned().into_iter().collect(),
+        Err(e) => {
+            tracing::warn!(file = %chain_file.display(), error = %e, "SEAL_CERT_FILE cannot be read: /verify trusts no seal");
+            Vec::new()
         }
     }
 }
@@ -109,7 +130,10 @@ const PAGE_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 
 /// response set its own caching (the versioned static assets).
 async fn page_headers(req: Request, next: Next) -> Response {
     let path = req.uri().path();
-    let protect = path == "/app" || path.starts_with("/app/") || path.starts_with("/sign/");
+    let protect = path == "/app"
+        || path.starts_with("/app/")
+        || path.starts_with("/sign/")
+        || path == "/verify";
     let mut response = next.run(req).await;
     if protect {
         let headers = response.headers_mut();

@@ -13,9 +13,13 @@ use signet_pdf::{
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: seal_timing FILE.pdf [RUNS]");
-    let runs: usize = args.next().map_or(5, |n| n.parse().expect("RUNS is a number"));
+    let runs: usize = args
+        .next()
+        .map_or(5, |n| n.parse().expect("RUNS is a number"));
     let original = std::fs::read(&path).expect("the PDF");
-    let pages = signet_pdf::inspect(&original).expect("a PDF Signet accepts").pages;
+    let pages = signet_pdf::inspect(&original)
+        .expect("a PDF Signet accepts")
+        .pages;
     let certificate = Certificate {
         title: "Benchmark".into(),
         code: "SGN-BENCH".into(),

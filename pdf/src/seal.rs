@@ -44,6 +44,8 @@ use x509_cert::{
     time::Validity,
 };
 
+pub use x509_cert::Certificate as X509Certificate;
+
 use crate::revisions::stamped_revision;
 use crate::sha256_hex;
 

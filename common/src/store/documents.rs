@@ -78,6 +78,36 @@ pub async fn find_by_signed_link(pool: &PgPool, id: DocumentId) -> Result<Docume
     .ok_or(Error::DocumentNotFound)
 }
 
+/// A completed document as the public verification page shows it: what its sealed file says
+/// on its certificate page anyway.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct IssuedDocument {
+    pub code: String,
+    pub title: String,
+    pub completed_at: chrono::DateTime<chrono::Utc>,
+    /// The signers' names, in order.
+    pub signers: Vec<String>,
+}
+
+/// The COMPLETED document whose final PDF has this SHA-256, for `/verify`: found only by the
+/// whole file's hash, so only someone who holds the file learns anything.
+pub async fn issued_with_final_sha256(
+    pool: &PgPool,
+    final_sha256: &str,
+) -> Result<Option<IssuedDocument>> {
+    Ok(sqlx::query_as(
+        "SELECT d.code, d.title, d.completed_at,
+                ARRAY(SELECT r.name FROM recipients r
+                      WHERE r.document_id = d.id AND r.role = 'SIGNER' ORDER BY r.position) AS signers
+         FROM documents d
+         WHERE d.final_sha256 = $1 AND d.status = 'COMPLETED' AND d.completed_at IS NOT NULL
+         LIMIT 1",
+    )
+    .bind(final_sha256)
+    .fetch_optional(pool)
+    .await?)
+}
+
 /// Locks a document named by a job. Jobs carry only ids, so this is the one lookup by
 /// document id alone besides signed links; the id itself came from an authorised write.
 pub async fn lock_for_job(conn: &mut PgConnection, id: DocumentId) -> Result<Document> {

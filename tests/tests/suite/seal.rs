@@ -72,9 +72,11 @@ fn pyhanko(file: &Path, root: &str) -> Vec<Value> {
 
 #[tokio::test]
 async fn the_final_pdf_is_sealed_once_and_real_validators_accept_it() {
-    let app = TestApp::spawn().await;
-    let seal_dir = app.files.path().join("seal");
-    let (key_file, cert_file, root) = development_seal(&seal_dir);
+    let seal_dir = tempfile::tempdir().unwrap();
+    let (key_file, cert_file, root) = development_seal(&seal_dir.path().join("seal"));
+    // The API reads the chain too: `/verify` trusts its root.
+    let app =
+        TestApp::spawn_with(&[("SEAL_KEY_FILE", &key_file), ("SEAL_CERT_FILE", &cert_file)]).await;
     let mailbox = Mailbox::start().await;
     let worker = WorkerProcess::start(
         &app,
@@ -156,6 +158,65 @@ async fn the_final_pdf_is_sealed_once_and_real_validators_accept_it() {
     assert!(!pdfsig(&tampered).contains("Signature is Valid."));
     let verdicts = pyhanko(&tampered, &root);
     assert_ne!(verdicts[1]["intact"], true, "{verdicts:?}");
+
+    // The public page, without signing in: the document's details for the file it issued...
+    let (status, page) = verify_page(&app, &pdf).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("Verified: issued by this service and unchanged"),
+        "{page}"
+    );
+    assert!(page.contains(&code), "{page}");
+    for (name, _, _) in &people {
+        let escaped = name
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;");
+        assert!(page.contains(&escaped), "{name}: {page}");
+    }
+    // ...and nothing about any document for a changed file, or for one sealed elsewhere.
+    let (status, page) = verify_page(&app, &changed).await;
+    assert_eq!(status, 422);
+    assert!(
+        page.contains("Not verified") && !page.contains(&code),
+        "{page}"
+    );
+    let elsewhere = signet_pdf::seal::seal(
+        &pdf,
+        &signet_pdf::seal::SealKey::development().unwrap(),
+        &signet_pdf::seal::SealDetails {
+            reason: "Completed elsewhere",
+            signing_time: chrono::Utc::now(),
+            stamped_sha256: report["stampedSha256"].as_str().unwrap(),
+        },
+    )
+    .unwrap();
+    let (status, page) = verify_page(&app, &elsewhere).await;
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("Not issued by this service") && !page.contains(&code),
+        "{page}"
+    );
+    let (status, page) = verify_page(&app, b"%PDF-1.4 not really").await;
+    assert_eq!(status, 422);
+    assert!(page.contains("Not verified"), "{page}");
+}
+
+async fn verify_page(app: &TestApp, pdf: &[u8]) -> (u16, String) {
+    let form = reqwest::multipart::Form::new().part(
+        "file",
+        reqwest::multipart::Part::bytes(pdf.to_vec()).file_name("final.pdf"),
+    );
+    let response = app
+        .client
+        .post(format!("{}/verify", app.base))
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap())
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@
 //! - `settings`: the API key, usage, webhook URL, signing secret, delivery log and replay.
 //! - `documents`: the list, document page, recipients, fields, send, cancel, resend.
 //! - `upload`: uploading a PDF from the documents page.
+//! - `verify`: the public page that checks a final PDF's seal (`/verify`, no sign-in).
 //! - `failure`: how a refused or failed console request is shown.
 //! - `views`: the pages' markup, apart from the handlers.
 
@@ -14,6 +15,7 @@ mod failure;
 mod session;
 mod settings;
 mod upload;
+mod verify;
 mod views;
 
 use axum::{
@@ -33,6 +35,12 @@ pub fn router() -> Router<AppState> {
             get(session::sign_in_page).post(session::sign_in),
         )
         .route("/app/sign-out", post(session::sign_out))
+        .route(
+            "/verify",
+            get(verify::form)
+                .post(verify::check)
+                .layer(DefaultBodyLimit::max(upload::UPLOAD_BODY_LIMIT)),
+        )
         .route("/app/settings/api", get(settings::show))
         .route(
             "/app/settings/api/key/generate",

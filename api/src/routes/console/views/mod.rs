@@ -6,12 +6,14 @@ mod document_page;
 mod field_placement;
 mod settings;
 mod sign_in;
+mod verify;
 
 pub(super) use document_list::{DocumentList, document_list};
 pub(super) use document_page::{DocumentPage, document_page};
 pub(super) use field_placement::{Placement, field_placement};
 pub(super) use settings::{Flash, Settings, settings};
 pub(super) use sign_in::sign_in;
+pub(super) use verify::{Verdict, verify};
 
 use axum::{
     http::StatusCode,
