@@ -26,6 +26,9 @@ if ! python3 -c 'import pyhanko.sign.validation, pyhanko_certvalidator' 2>/dev/n
     python3 -m pip install --quiet pyhanko >&2 ||
         python3 -m pip install --quiet --break-system-packages pyhanko >&2
 fi
+if ! command -v openssl >/dev/null; then
+    apt_install openssl # an operator's RSA seal is made with it in the seal's tests
+fi
 if ! command -v pdftotext >/dev/null || ! command -v pdfsig >/dev/null; then
     apt_install poppler-utils
 fi

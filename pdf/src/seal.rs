@@ -7,7 +7,8 @@
 //! (the signed bytes are the file minus the signature's own `/Contents`), SHA-256, signed
 //! attributes content-type, message-digest and signing-certificate-v2 (RFC 5035, which CAdES
 //! requires; no signing-time attribute: PAdES takes the claimed time from the dictionary's
-//! `/M`). The certificates of the chain travel in it. Keys are ECDSA P-256.
+//! `/M`). The certificates of the chain travel in it. Keys are ECDSA P-256, or RSA of at least
+//! 2048 bits (PKCS#1 v1.5, SHA-256).
 //!
 //! [`verify`] checks a sealed file offline: the signature over what its `/ByteRange` covers,
 //! that it covers the whole file, the chain up to a trust anchor, and that the stamped document
@@ -72,11 +73,40 @@ pub enum SealError {
     Signature(String),
 }
 
-/// The operator's seal: an ECDSA P-256 key and its certificate chain, leaf first.
+/// The operator's seal: its key and certificate chain, leaf first.
 pub struct SealKey {
-    key: SigningKey,
+    key: Key,
     chain: Vec<Certificate>,
     development: bool,
+}
+
+/// The key kinds a seal may have: ECDSA P-256, or RSA (at least 2048 bits) with PKCS#1 v1.5
+/// and SHA-256, what most certificate authorities issue document-signing certificates for.
+enum Key {
+    P256(SigningKey),
+    Rsa(Box<rsa::pkcs1v15::SigningKey<Sha256>>),
+}
+
+impl Key {
+    /// The public key as a SubjectPublicKeyInfo, DER.
+    fn spki_der(&self) -> Result<Vec<u8>, SealError> {
+        let fail = |e: &dyn std::fmt::Display| SealError::Key(e.to_string());
+        match self {
+            Key::P256(key) => SubjectPublicKeyInfoOwned::from_key(*key.verifying_key())
+                .map_err(|e| fail(&e))?
+                .to_der()
+                .map_err(|e| fail(&e)),
+            Key::Rsa(key) => {
+                use rsa::pkcs8::EncodePublicKey as _;
+                use signature::Keypair as _;
+                Ok(key
+                    .verifying_key()
+                    .to_public_key_der()
+                    .map_err(|e| fail(&e))?
+                    .into_vec())
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for SealKey {
@@ -96,26 +126,33 @@ pub struct DevelopmentSealFiles {
 }
 
 impl SealKey {
-    /// The key (PKCS#8 PEM, `BEGIN PRIVATE KEY`) and its chain (PEM certificates, the seal's
-    /// own first). The first certificate must be the key's.
+    /// The key (PKCS#8 PEM, `BEGIN PRIVATE KEY`: ECDSA P-256, or RSA of at least 2048 bits) and
+    /// its chain (PEM certificates, the seal's own first). The first certificate must be the
+    /// key's.
     pub fn from_pem(key_pem: &str, chain_pem: &str) -> Result<Self, SealError> {
-        let key = SigningKey::from_pkcs8_pem(key_pem).map_err(|_| {
-            SealError::Key("not an unencrypted PKCS#8 PEM ECDSA P-256 private key".into())
-        })?;
+        let key = if let Ok(key) = SigningKey::from_pkcs8_pem(key_pem) {
+            Key::P256(key)
+        } else if let Ok(key) = rsa::RsaPrivateKey::from_pkcs8_pem(key_pem) {
+            if rsa::traits::PublicKeyParts::size(&key) * 8 < 2048 {
+                return Err(SealError::Key("an RSA key needs at least 2048 bits".into()));
+            }
+            Key::Rsa(Box::new(rsa::pkcs1v15::SigningKey::<Sha256>::new(key)))
+        } else {
+            return Err(SealError::Key(
+                "not an unencrypted PKCS#8 PEM private key (ECDSA P-256 or RSA)".into(),
+            ));
+        };
         let chain = Certificate::load_pem_chain(chain_pem.as_bytes())
             .map_err(|e| SealError::Chain(format!("not PEM certificates: {e}")))?;
         let leaf = chain
             .first()
             .ok_or_else(|| SealError::Chain("no certificate".into()))?;
-        let leaf_key = VerifyingKey::from_public_key_der(
-            &leaf
-                .tbs_certificate
-                .subject_public_key_info
-                .to_der()
-                .map_err(|e| SealError::Chain(e.to_string()))?,
-        )
-        .map_err(|_| SealError::Chain("the first certificate's key is not ECDSA P-256".into()))?;
-        if &leaf_key != key.verifying_key() {
+        let leaf_key = leaf
+            .tbs_certificate
+            .subject_public_key_info
+            .to_der()
+            .map_err(|e| SealError::Chain(e.to_string()))?;
+        if leaf_key != key.spki_der()? {
             return Err(SealError::Chain(
                 "the first certificate is not the key's".into(),
             ));
@@ -198,7 +235,7 @@ impl SealKey {
         .map_err(|e| fail(&e))?;
         Ok((
             Self {
-                key,
+                key: Key::P256(key),
                 chain: vec![leaf, root.clone()],
                 development: true,
             },
@@ -211,18 +248,19 @@ impl SealKey {
         self.development
     }
 
-    /// The seal certificate's subject, e.g. `CN=Acme seal,O=Acme`.
+    /// The seal certificate's subject, as RFC 4514 writes it (last part first), e.g.
+    /// `O=Acme,CN=Acme seal`.
     pub fn subject(&self) -> String {
         self.chain[0].tbs_certificate.subject.to_string()
     }
 
     /// The key as PKCS#8 PEM, to be written to a file only its owner reads.
     pub fn key_pem(&self) -> Result<String, SealError> {
-        Ok(self
-            .key
-            .to_pkcs8_pem(LineEnding::LF)
-            .map_err(|e| SealError::Key(e.to_string()))?
-            .to_string())
+        let pem = match &self.key {
+            Key::P256(key) => key.to_pkcs8_pem(LineEnding::LF),
+            Key::Rsa(key) => key.to_pkcs8_pem(LineEnding::LF),
+        };
+        Ok(pem.map_err(|e| SealError::Key(e.to_string()))?.to_string())
     }
 
     /// The chain as PEM certificates, the seal's own first.
@@ -391,8 +429,25 @@ fn pdf_date(time: DateTime<Utc>) -> String {
 
 /// The CMS SignedData over `digest`, DER-encoded in a ContentInfo.
 fn cms_signature(key: &SealKey, digest: &[u8]) -> Result<Vec<u8>, SealError> {
+    match &key.key {
+        Key::P256(signer) => signed_data::<_, DerSignature>(signer, &key.chain, digest),
+        Key::Rsa(signer) => {
+            signed_data::<_, rsa::pkcs1v15::Signature>(signer.as_ref(), &key.chain, digest)
+        }
+    }
+}
+
+fn signed_data<S, Sig>(
+    signer: &S,
+    chain: &[Certificate],
+    digest: &[u8],
+) -> Result<Vec<u8>, SealError>
+where
+    S: signature::Keypair + spki::DynSignatureAlgorithmIdentifier + signature::Signer<Sig>,
+    Sig: spki::SignatureBitStringEncoding,
+{
     let fail = |e: &dyn std::fmt::Display| SealError::Signature(e.to_string());
-    let leaf = &key.chain[0];
+    let leaf = &chain[0];
     let content = EncapsulatedContentInfo {
         econtent_type: rfc5911::ID_DATA,
         econtent: None,
@@ -401,12 +456,12 @@ fn cms_signature(key: &SealKey, digest: &[u8]) -> Result<Vec<u8>, SealError> {
         oid: rfc5912::ID_SHA_256,
         parameters: None,
     };
-    let signer = SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
+    let sid = SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
         issuer: leaf.tbs_certificate.issuer.clone(),
         serial_number: leaf.tbs_certificate.serial_number.clone(),
     });
     let mut signer_info =
-        SignerInfoBuilder::new(&key.key, signer, sha256.clone(), &content, Some(digest))
+        SignerInfoBuilder::new(signer, sid, sha256.clone(), &content, Some(digest))
             .map_err(|e| fail(&e))?;
     signer_info
         .add_signed_attribute(signing_certificate_v2(leaf)?)
@@ -415,13 +470,13 @@ fn cms_signature(key: &SealKey, digest: &[u8]) -> Result<Vec<u8>, SealError> {
     signed_data
         .add_digest_algorithm(sha256)
         .map_err(|e| fail(&e))?;
-    for cert in &key.chain {
+    for cert in chain {
         signed_data
             .add_certificate(CertificateChoices::Certificate(cert.clone()))
             .map_err(|e| fail(&e))?;
     }
     signed_data
-        .add_signer_info::<SigningKey, DerSignature>(signer_info)
+        .add_signer_info::<S, Sig>(signer_info)
         .map_err(|e| fail(&e))?;
     let info = signed_data.build().map_err(|e| fail(&e))?;
     info.to_der().map_err(|e| fail(&e))
@@ -576,7 +631,7 @@ pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String>
     let signed = attributes
         .to_der()
         .map_err(|e| format!("the signed attributes cannot be encoded: {e}"))?;
-    verify_p256(leaf, &signed, signer_info.signature.as_bytes())
+    verify_with(leaf, &signed, signer_info.signature.as_bytes())
         .map_err(|e| format!("the signature does not verify: {e}"))?;
 
     let chain = order_chain(leaf, &certs)?;
@@ -645,16 +700,23 @@ fn trim_padding(contents: &[u8]) -> &[u8] {
     }
 }
 
-fn verify_p256(cert: &Certificate, message: &[u8], signature: &[u8]) -> Result<(), String> {
+/// Checks `signature` over `message` with `cert`'s key: ECDSA P-256 with SHA-256, or RSA
+/// PKCS#1 v1.5 with SHA-256.
+fn verify_with(cert: &Certificate, message: &[u8], signature: &[u8]) -> Result<(), String> {
     let spki = cert
         .tbs_certificate
         .subject_public_key_info
         .to_der()
         .map_err(|e| e.to_string())?;
-    let key = VerifyingKey::from_public_key_der(&spki)
-        .map_err(|_| "only ECDSA P-256 keys are supported".to_owned())?;
-    let signature = DerSignature::try_from(signature).map_err(|e| e.to_string())?;
-    key.verify(message, &signature).map_err(|e| e.to_string())
+    if let Ok(key) = VerifyingKey::from_public_key_der(&spki) {
+        let signature = DerSignature::try_from(signature).map_err(|e| e.to_string())?;
+        return key.verify(message, &signature).map_err(|e| e.to_string());
+    }
+    if let Ok(key) = rsa::pkcs1v15::VerifyingKey::<Sha256>::from_public_key_der(&spki) {
+        let signature = rsa::pkcs1v15::Signature::try_from(signature).map_err(|e| e.to_string())?;
+        return key.verify(message, &signature).map_err(|e| e.to_string());
+    }
+    Err("only ECDSA P-256 and RSA keys are supported".into())
 }
 
 /// The chain from `leaf` up: each certificate's issuer found among `certs` and its signature
@@ -675,7 +737,7 @@ fn order_chain<'a>(
             .as_bytes()
             .ok_or("a certificate's signature is not whole bytes")?;
         if current.tbs_certificate.issuer == current.tbs_certificate.subject {
-            verify_p256(current, &tbs, signature)
+            verify_with(current, &tbs, signature)
                 .map_err(|e| format!("the root certificate's own signature: {e}"))?;
             return Ok(chain);
         }
@@ -688,7 +750,7 @@ fn order_chain<'a>(
                     current.tbs_certificate.subject
                 )
             })?;
-        verify_p256(issuer, &tbs, signature).map_err(|e| {
+        verify_with(issuer, &tbs, signature).map_err(|e| {
             format!(
                 "{} is not signed by its issuer: {e}",
                 current.tbs_certificate.subject

@@ -135,3 +135,101 @@ fn pdfsig_finds_one_valid_signature_covering_the_whole_file() {
     assert!(!text.contains("Signature is Valid"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An operator's RSA seal, made as with any certificate authority: here `openssl`, a root and
+/// a seal certificate it issued.
+#[test]
+fn an_rsa_seal_made_with_openssl_seals_and_verifies() {
+    let dir = std::env::temp_dir().join(format!("signet-rsa-seal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("openssl (Debian's) is installed");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "root.key",
+        "-out",
+        "root.pem",
+        "-days",
+        "30",
+        "-subj",
+        "/CN=Acme root",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign",
+    ]);
+    run(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "seal.key",
+        "-out",
+        "seal.csr",
+        "-subj",
+        "/CN=Acme seal/O=Acme",
+    ]);
+    std::fs::write(
+        dir.join("ext.cnf"),
+        "keyUsage=critical,digitalSignature,nonRepudiation\n",
+    )
+    .unwrap();
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "seal.csr",
+        "-CA",
+        "root.pem",
+        "-CAkey",
+        "root.key",
+        "-CAcreateserial",
+        "-out",
+        "seal.pem",
+        "-days",
+        "30",
+        "-sha256",
+        "-extfile",
+        "ext.cnf",
+    ]);
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    let chain = format!("{}{}", read("seal.pem"), read("root.pem"));
+    let key = SealKey::from_pem(&read("seal.key"), &chain).expect("an RSA seal loads");
+    assert_eq!(key.subject(), "O=Acme,CN=Acme seal");
+
+    let rendered = final_pdf();
+    let details = SealDetails {
+        reason: "Completed in Signet, document SGN-TEST",
+        signing_time: "2026-11-23T06:00:00Z".parse().unwrap(),
+        stamped_sha256: &rendered.stamped_sha256,
+    };
+    let bytes = seal(&rendered.bytes, &key, &details).expect("sealed");
+    let root = certificates_from_pem(&read("root.pem")).unwrap();
+    let report = verify(&bytes, &root).expect("verifies");
+    assert!(report.trusted, "{report:?}");
+    assert_eq!(report.chain, ["O=Acme,CN=Acme seal", "CN=Acme root"]);
+    std::fs::write(dir.join("sealed.pdf"), &bytes).unwrap();
+    let out = Command::new("pdfsig")
+        .arg(dir.join("sealed.pdf"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("Signature is Valid."), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
