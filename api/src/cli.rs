@@ -407,6 +407,7 @@ fn verify_file(file: &std::path::Path, trust: &[PathBuf]) -> Result<Value, CliEr
         "signingTime": report.signing_time,
         "reason": report.reason,
         "stampedSha256": report.stamped_sha256,
+        "timestamp": report.timestamp.map(|(time, authority)| json!({"time": time, "authority": authority})),
         "sha256": signet_pdf::sha256_hex(&pdf),
     }))
 }

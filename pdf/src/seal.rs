@@ -58,6 +58,9 @@ const BYTE_RANGE_PLACEHOLDER: &str = "0 9999999999 9999999999 9999999999";
 /// The seal dictionary's own entry for the stamped document's SHA-256 (a second-class name, as
 /// PDF allows for private data): covered by the signature, checked by [`verify`].
 const STAMPED_SHA256_KEY: &[u8] = b"Signet_StampedSHA256";
+/// id-aa-signatureTimeStampToken (RFC 3161 appendix A; not in const-oid's database).
+const ID_AA_SIGNATURE_TIME_STAMP_TOKEN: const_oid::ObjectIdentifier =
+    const_oid::ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.16.2.14");
 /// The name of the seal's signature field.
 const FIELD_NAME: &str = "Signet seal";
 
@@ -71,6 +74,8 @@ pub enum SealError {
     Pdf(String),
     #[error("cannot build the signature: {0}")]
     Signature(String),
+    #[error("timestamp: {0}")]
+    Timestamp(String),
 }
 
 /// The operator's seal: its key and certificate chain, leaf first.
@@ -296,11 +301,30 @@ pub struct SealDetails<'a> {
 /// the signature field, its signature dictionary and the CMS signature over every byte of the
 /// result but the signature itself. CPU-bound: call from `spawn_blocking` in async code.
 pub fn seal(pdf: &[u8], key: &SealKey, details: &SealDetails<'_>) -> Result<Vec<u8>, SealError> {
+    prepare(pdf, key, details)?.finish(None)
+}
+
+/// A sealed file whose signature is made but not yet written, so that a timestamp of the
+/// signature (RFC 3161, PAdES B-T) can be added to it first: [`PreparedSeal::finish`].
+pub struct PreparedSeal {
+    bytes: Vec<u8>,
+    contents_start: usize,
+    signed_data: SignedData,
+}
+
+/// [`seal`] up to the signature: the file with its byte range set and the CMS SignedData made.
+pub fn prepare(
+    pdf: &[u8],
+    key: &SealKey,
+    details: &SealDetails<'_>,
+) -> Result<PreparedSeal, SealError> {
     let mut bytes = with_empty_signature(pdf, details)?;
     let (contents_start, contents_end) = placeholder(&bytes, b'<', b'>', SIGNATURE_ROOM * 2)
         .ok_or_else(|| SealError::Pdf("the signature's place was not written".into()))?;
-    let byte_range = [0, contents_start, contents_end, bytes.len() - contents_end];
-    let range_text = format!("0 {} {} {}", byte_range[1], byte_range[2], byte_range[3]);
+    let range_text = format!(
+        "0 {contents_start} {contents_end} {}",
+        bytes.len() - contents_end
+    );
     let range_at = find(&bytes, BYTE_RANGE_PLACEHOLDER.as_bytes())
         .ok_or_else(|| SealError::Pdf("the byte range's place was not written".into()))?;
     let padded = format!("{range_text:<width$}", width = BYTE_RANGE_PLACEHOLDER.len());
@@ -310,16 +334,149 @@ pub fn seal(pdf: &[u8], key: &SealKey, details: &SealDetails<'_>) -> Result<Vec<
     hasher.update(&bytes[..contents_start]);
     hasher.update(&bytes[contents_end..]);
     let digest = hasher.finalize();
-    let signature = cms_signature(key, &digest)?;
-    let hex = hex::encode_upper(&signature);
-    if hex.len() > SIGNATURE_ROOM * 2 {
-        return Err(SealError::Signature(format!(
-            "{} bytes do not fit the {SIGNATURE_ROOM} bytes kept for it",
-            signature.len()
+    let info = ContentInfo::from_der(&cms_signature(key, &digest)?)
+        .map_err(|e| SealError::Signature(e.to_string()))?;
+    let signed_data = info
+        .content
+        .decode_as()
+        .map_err(|e| SealError::Signature(e.to_string()))?;
+    Ok(PreparedSeal {
+        bytes,
+        contents_start,
+        signed_data,
+    })
+}
+
+impl PreparedSeal {
+    /// The signature's value, which a timestamp covers (RFC 3161 over its SHA-256).
+    pub fn signature_value(&self) -> &[u8] {
+        self.signed_data
+            .signer_infos
+            .0
+            .get(0)
+            .map(|signer| signer.signature.as_bytes())
+            .unwrap_or_default()
+    }
+
+    /// Writes the signature into the file, with `timestamp_token` (a DER TimeStampToken from
+    /// [`timestamp_token`]) as its signature-time-stamp attribute when given.
+    pub fn finish(self, timestamp_token: Option<&[u8]>) -> Result<Vec<u8>, SealError> {
+        let fail = |e: der::Error| SealError::Signature(e.to_string());
+        let mut signed_data = self.signed_data;
+        if let Some(token) = timestamp_token {
+            let mut signers = signed_data.signer_infos.0.into_vec();
+            let signer = signers
+                .first_mut()
+                .ok_or_else(|| SealError::Signature("no signer".into()))?;
+            let mut values = SetOfVec::new();
+            values
+                .insert(der::Any::from_der(token).map_err(fail)?)
+                .map_err(fail)?;
+            let attribute = Attribute {
+                oid: ID_AA_SIGNATURE_TIME_STAMP_TOKEN,
+                values,
+            };
+            let mut unsigned = signer
+                .unsigned_attrs
+                .take()
+                .map(SetOfVec::into_vec)
+                .unwrap_or_default();
+            unsigned.push(attribute);
+            signer.unsigned_attrs = Some(SetOfVec::try_from(unsigned).map_err(fail)?);
+            signed_data.signer_infos =
+                cms::signed_data::SignerInfos(SetOfVec::try_from(signers).map_err(fail)?);
+        }
+        let info = ContentInfo {
+            content_type: rfc5911::ID_SIGNED_DATA,
+            content: der::Any::encode_from(&signed_data).map_err(fail)?,
+        };
+        let signature = info.to_der().map_err(fail)?;
+        let hex = hex::encode_upper(&signature);
+        if hex.len() > SIGNATURE_ROOM * 2 {
+            return Err(SealError::Signature(format!(
+                "{} bytes do not fit the {SIGNATURE_ROOM} bytes kept for it",
+                signature.len()
+            )));
+        }
+        let mut bytes = self.bytes;
+        let at = self.contents_start + 1;
+        bytes[at..at + hex.len()].copy_from_slice(hex.as_bytes());
+        Ok(bytes)
+    }
+}
+
+/// An RFC 3161 request for a timestamp of `signature_value` (SHA-256, with a nonce, asking for
+/// the TSA's certificate): its DER and its nonce.
+pub fn timestamp_request(signature_value: &[u8]) -> Result<(Vec<u8>, Vec<u8>), SealError> {
+    let fail = |e: der::Error| SealError::Timestamp(e.to_string());
+    let mut nonce = rand_bytes()[..8].to_vec();
+    nonce[0] &= 0x7f; // a positive INTEGER
+    nonce[0] |= 0x01; // with no leading zero byte
+    let request = x509_tsp::TimeStampReq {
+        version: x509_tsp::TspVersion::V1,
+        message_imprint: x509_tsp::MessageImprint {
+            hash_algorithm: spki::AlgorithmIdentifier {
+                oid: rfc5912::ID_SHA_256,
+                parameters: None,
+            },
+            hashed_message: OctetString::new(Sha256::digest(signature_value).to_vec())
+                .map_err(fail)?,
+        },
+        req_policy: None,
+        nonce: Some(der::asn1::Int::new(&nonce).map_err(fail)?),
+        cert_req: true,
+        extensions: None,
+    };
+    Ok((request.to_der().map_err(fail)?, nonce))
+}
+
+/// The TimeStampToken (DER) of a TSA's response to [`timestamp_request`], after checking that
+/// it was granted and is for this signature and this request's nonce.
+pub fn timestamp_token(
+    response: &[u8],
+    nonce: &[u8],
+    signature_value: &[u8],
+) -> Result<Vec<u8>, SealError> {
+    let fail = |e: &dyn std::fmt::Display| SealError::Timestamp(e.to_string());
+    let response = x509_tsp::TimeStampResp::from_der(response)
+        .map_err(|e| fail(&format!("the TSA's answer is not a TimeStampResp: {e}")))?;
+    use cmpv2::status::PkiStatus;
+    if !matches!(
+        response.status.status,
+        PkiStatus::Accepted | PkiStatus::GrantedWithMods
+    ) {
+        return Err(fail(&format!(
+            "the TSA refused: {:?}",
+            response.status.status
         )));
     }
-    bytes[contents_start + 1..contents_start + 1 + hex.len()].copy_from_slice(hex.as_bytes());
-    Ok(bytes)
+    let token = response
+        .time_stamp_token
+        .ok_or_else(|| fail(&"the TSA granted no token"))?;
+    let info = timestamp_info(&token).map_err(|e| fail(&e))?;
+    if info.message_imprint.hashed_message.as_bytes() != Sha256::digest(signature_value).as_slice()
+    {
+        return Err(fail(&"the token is for another signature"));
+    }
+    if info.nonce.as_ref().map(|n| n.as_bytes()) != Some(nonce) {
+        return Err(fail(&"the token does not answer this request (nonce)"));
+    }
+    token.to_der().map_err(|e| fail(&e))
+}
+
+/// The TSTInfo inside a TimeStampToken.
+fn timestamp_info(token: &ContentInfo) -> Result<x509_tsp::TstInfo, String> {
+    let signed: SignedData = token
+        .content
+        .decode_as()
+        .map_err(|e| format!("the token is not SignedData: {e}"))?;
+    let content = signed
+        .encap_content_info
+        .econtent
+        .ok_or("the token has no TSTInfo")?;
+    let octets = OctetString::from_der(&content.to_der().map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    x509_tsp::TstInfo::from_der(octets.as_bytes()).map_err(|e| format!("not a TSTInfo: {e}"))
 }
 
 /// The final PDF with the seal's incremental update, its `/Contents` zeros and its
@@ -542,6 +699,9 @@ pub struct SealReport {
     pub reason: String,
     /// The SHA-256 of the stamped document, which the seal names and the file holds.
     pub stamped_sha256: String,
+    /// The time a timestamp authority attests the seal existed at (RFC 3161 `genTime`), with
+    /// the authority's certificate subject, when the seal has a timestamp.
+    pub timestamp: Option<(String, String)>,
 }
 
 /// Checks the seal of a final PDF, offline: that the last signature covers the whole file, its
@@ -634,6 +794,16 @@ pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String>
     verify_with(leaf, &signed, signer_info.signature.as_bytes())
         .map_err(|e| format!("the signature does not verify: {e}"))?;
 
+    let timestamp = signer_info
+        .unsigned_attrs
+        .as_ref()
+        .and_then(|attrs| {
+            attrs
+                .iter()
+                .find(|attr| attr.oid == ID_AA_SIGNATURE_TIME_STAMP_TOKEN)
+        })
+        .map(|attr| check_timestamp(attr, signer_info.signature.as_bytes()))
+        .transpose()?;
     let chain = order_chain(leaf, &certs)?;
     let root = chain.last().expect("the chain starts with the leaf");
     let trusted = anchors.iter().any(|anchor| anchor == *root);
@@ -663,7 +833,74 @@ pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String>
         signing_time: text(b"M"),
         reason: text(b"Reason"),
         stamped_sha256,
+        timestamp,
     })
+}
+
+/// Checks a signature-time-stamp attribute: a TimeStampToken whose TSTInfo is for the SHA-256
+/// of `signature_value`, signed by the certificate in it. Its time and that certificate's
+/// subject. (Whether the TSA is trusted is for a validator with the operator's trust list.)
+fn check_timestamp(attr: &Attribute, signature_value: &[u8]) -> Result<(String, String), String> {
+    let token = attr
+        .values
+        .get(0)
+        .and_then(|value| ContentInfo::from_der(&value.to_der().ok()?).ok())
+        .ok_or("the timestamp is not a TimeStampToken")?;
+    let info = timestamp_info(&token)?;
+    if info.message_imprint.hashed_message.as_bytes() != Sha256::digest(signature_value).as_slice()
+    {
+        return Err("the timestamp is for another signature".into());
+    }
+    let signed: SignedData = token.content.decode_as().map_err(|e| e.to_string())?;
+    let tst_info = signed
+        .encap_content_info
+        .econtent
+        .as_ref()
+        .and_then(|content| OctetString::from_der(&content.to_der().ok()?).ok())
+        .ok_or("the timestamp has no TSTInfo")?;
+    let signer = signed
+        .signer_infos
+        .0
+        .get(0)
+        .ok_or("the timestamp has no signer")?;
+    let attributes = signer
+        .signed_attrs
+        .as_ref()
+        .ok_or("the timestamp has no signed attributes")?;
+    let digest = attributes
+        .iter()
+        .find(|attr| attr.oid == rfc5911::ID_MESSAGE_DIGEST)
+        .and_then(|attr| attr.values.get(0))
+        .and_then(|value| OctetString::from_der(&value.to_der().ok()?).ok())
+        .ok_or("the timestamp has no message digest")?;
+    if digest.as_bytes() != Sha256::digest(tst_info.as_bytes()).as_slice() {
+        return Err("the timestamp's signature is not over its TSTInfo".into());
+    }
+    let SignerIdentifier::IssuerAndSerialNumber(id) = &signer.sid else {
+        return Err("the timestamp's signer is not named by issuer and serial number".into());
+    };
+    let tsa = signed
+        .certificates
+        .as_ref()
+        .and_then(|set| {
+            set.0.iter().find_map(|choice| match choice {
+                CertificateChoices::Certificate(cert)
+                    if cert.tbs_certificate.issuer == id.issuer
+                        && cert.tbs_certificate.serial_number == id.serial_number =>
+                {
+                    Some(cert.clone())
+                }
+                _ => None,
+            })
+        })
+        .ok_or("the timestamp authority's certificate is not in the timestamp")?;
+    let signed_attributes = attributes.to_der().map_err(|e| e.to_string())?;
+    verify_with(&tsa, &signed_attributes, signer.signature.as_bytes())
+        .map_err(|e| format!("the timestamp's signature does not verify: {e}"))?;
+    Ok((
+        info.gen_time.to_date_time().to_string(),
+        tsa.tbs_certificate.subject.to_string(),
+    ))
 }
 
 /// The signature dictionary of the last signature field that has one.

@@ -1390,3 +1390,192 @@ impl Drop for SmsProvider {
         self.task.abort();
     }
 }
+
+/// A real RFC 3161 timestamp authority on loopback: `openssl ts -reply` behind a small HTTP
+/// server, with a root and a timestamping certificate made by `openssl` at start. It can be
+/// made unavailable (answering 503) to show what a completion does then.
+pub struct Tsa {
+    pub port: u16,
+    pub dir: tempfile::TempDir,
+    available: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    answered: std::sync::Arc<std::sync::Mutex<Vec<u16>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Tsa {
+    pub async fn start() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().to_owned();
+        let openssl = |args: &[&str]| {
+            let out = std::process::Command::new("openssl")
+                .args(args)
+                .current_dir(&path)
+                .output()
+                .expect("openssl runs (scripts/test.sh installs it)");
+            assert!(
+                out.status.success(),
+                "openssl {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            "tsa-root.key",
+            "-out",
+            "tsa-root.pem",
+            "-days",
+            "30",
+            "-subj",
+            "/CN=Test TSA root",
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            "keyUsage=critical,keyCertSign",
+        ]);
+        openssl(&[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            "tsa.key",
+            "-out",
+            "tsa.csr",
+            "-subj",
+            "/CN=Test TSA",
+        ]);
+        std::fs::write(
+            path.join("tsa-ext.cnf"),
+            "extendedKeyUsage=critical,timeStamping\nkeyUsage=critical,digitalSignature\n",
+        )
+        .unwrap();
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "tsa.csr",
+            "-CA",
+            "tsa-root.pem",
+            "-CAkey",
+            "tsa-root.key",
+            "-CAcreateserial",
+            "-out",
+            "tsa.pem",
+            "-days",
+            "30",
+            "-sha256",
+            "-extfile",
+            "tsa-ext.cnf",
+        ]);
+        std::fs::write(path.join("serial"), "01\n").unwrap();
+        std::fs::write(
+            path.join("tsa.cnf"),
+            format!(
+                "[ tsa ]\ndefault_tsa = tsa_config\n[ tsa_config ]\ndir = {}\nserial = $dir/serial\n\
+                 crypto_device = builtin\nsigner_cert = $dir/tsa.pem\ncerts = $dir/tsa-root.pem\n\
+                 signer_key = $dir/tsa.key\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\n\
+                 digests = sha256, sha384, sha512\naccuracy = secs:1\nordering = yes\ntsa_name = yes\n\
+                 ess_cert_id_chain = no\ness_cert_id_alg = sha256\n",
+                path.display()
+            ),
+        )
+        .unwrap();
+
+        type Shared = (
+            std::path::PathBuf,
+            std::sync::Arc<std::sync::atomic::AtomicBool>,
+            std::sync::Arc<std::sync::Mutex<Vec<u16>>>,
+        );
+        async fn reply(
+            axum::extract::State((dir, available, answered)): axum::extract::State<Shared>,
+            body: axum::body::Bytes,
+        ) -> axum::response::Response {
+            use axum::response::IntoResponse;
+            if !available.load(std::sync::atomic::Ordering::SeqCst) {
+                answered.lock().unwrap().push(503);
+                return (axum::http::StatusCode::SERVICE_UNAVAILABLE, "down").into_response();
+            }
+            let name = Uuid::new_v4().simple().to_string();
+            let query = dir.join(format!("{name}.tsq"));
+            let reply = dir.join(format!("{name}.tsr"));
+            std::fs::write(&query, &body).unwrap();
+            let out = tokio::process::Command::new("openssl")
+                .args(["ts", "-reply", "-config"])
+                .arg(dir.join("tsa.cnf"))
+                .arg("-queryfile")
+                .arg(&query)
+                .arg("-out")
+                .arg(&reply)
+                .output()
+                .await
+                .unwrap();
+            if !out.status.success() {
+                answered.lock().unwrap().push(500);
+                return (
+                    axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    String::from_utf8_lossy(&out.stderr).into_owned(),
+                )
+                    .into_response();
+            }
+            answered.lock().unwrap().push(200);
+            (
+                [("content-type", "application/timestamp-reply")],
+                std::fs::read(&reply).unwrap(),
+            )
+                .into_response()
+        }
+        let available = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let answered = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let router = axum::Router::new()
+            .route("/", axum::routing::post(reply))
+            .with_state((path.clone(), available.clone(), answered.clone()));
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .expect("bind the TSA");
+        let port = listener.local_addr().expect("addr").port();
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        Self {
+            port,
+            dir,
+            available,
+            answered,
+            task,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/", self.port)
+    }
+
+    /// The root that issued the TSA's certificate, to trust when validating.
+    pub fn root_pem(&self) -> String {
+        self.dir.path().join("tsa-root.pem").display().to_string()
+    }
+
+    pub fn set_available(&self, available: bool) {
+        self.available
+            .store(available, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The HTTP statuses it has answered, in order.
+    pub fn answered(&self) -> Vec<u16> {
+        self.answered.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Tsa {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

@@ -1,8 +1,9 @@
 """Validates the signatures of a PDF with pyHanko, a validator Signet shares no code with.
 
-Usage: python3 pyhanko_validate.py FILE.pdf ROOT.pem
+Usage: python3 pyhanko_validate.py FILE.pdf ROOT.pem [ROOT.pem ...]
 Prints one JSON object per embedded signature: intact, valid, trusted, coverage,
-modification level and pyHanko's own summary. Exit status 0 whatever the verdict: the test
+modification level, pyHanko's own summary and, when the signature has a timestamp token, the
+timestamp's own verdict and time. Exit status 0 whatever the verdict: the test
 reads the verdict.
 """
 
@@ -15,15 +16,22 @@ from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
 
-def main(path, root):
-    context = ValidationContext(trust_roots=[load_cert_from_pemder(root)])
+def main(path, roots):
+    context = ValidationContext(trust_roots=[load_cert_from_pemder(root) for root in roots])
     with open(path, "rb") as handle:
         reader = PdfFileReader(handle, strict=False)
         signatures = reader.embedded_signatures
         print(json.dumps({"signatures": len(signatures)}))
         for signature in signatures:
-            status = validate_pdf_signature(signature, context)
+            status = validate_pdf_signature(signature, context, ts_validation_context=context)
+            timestamp = status.timestamp_validity
             print(json.dumps({
+                "timestamp": None if timestamp is None else {
+                    "intact": timestamp.intact,
+                    "valid": timestamp.valid,
+                    "trusted": timestamp.trusted,
+                    "time": timestamp.timestamp.isoformat(),
+                },
                 "field": signature.field_name,
                 "intact": status.intact,
                 "valid": status.valid,
@@ -36,4 +44,4 @@ def main(path, root):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2:])

@@ -53,6 +53,7 @@ pub async fn check(
     pool: &PgPool,
     store: &FileStore,
     seal: &Arc<SealKey>,
+    timestamps: Option<&dyn Timestamper>,
     document_id: DocumentId,
     notifier: &Notifier,
 ) -> Result<Outcome> {
@@ -104,24 +105,16 @@ pub async fn check(
         let original = tokio::fs::read(store.path(&document.file_key)).await?;
         let certificate = certificate(&document, &recipients, &trail, completed_at);
         let stamps = stamp_fields(&fields);
-        let seal = Arc::clone(seal);
-        let reason = format!("Completed in Signet, document {}", document.code);
-        let rendered = tokio::task::spawn_blocking(move || {
-            let rendered = signet_pdf::render_final(&original, &stamps, &certificate)?;
-            let details = SealDetails {
-                reason: &reason,
-                signing_time: completed_at,
-                stamped_sha256: &rendered.stamped_sha256,
-            };
-            let bytes = signet_pdf::seal::seal(&rendered.bytes, &seal, &details)?;
-            Ok::<_, Error>(FinalPdf {
-                sha256: signet_pdf::sha256_hex(&bytes),
-                bytes,
-                ..rendered
-            })
-        })
-        .await
-        .map_err(|e| std::io::Error::other(format!("rendering task failed: {e}")))??;
+        let rendered = render_and_seal(
+            original,
+            stamps,
+            certificate,
+            seal,
+            timestamps,
+            format!("Completed in Signet, document {}", document.code),
+            completed_at,
+        )
+        .await?;
         // A key of its own per rendering: a concurrent completion never overwrites the file
         // that another one recorded.
         let final_key = format!(
@@ -149,6 +142,69 @@ pub async fn check(
     }
     // The trail kept changing (viewers opening their links, say): the job runs again later.
     Ok(Outcome::Waiting)
+}
+
+/// A timestamp authority (RFC 3161): the worker's HTTP client for `TSA_URL`.
+pub trait Timestamper: Send + Sync {
+    /// Sends a DER TimeStampReq; the DER TimeStampResp, or why there is none.
+    fn timestamp<'a>(
+        &'a self,
+        request: Vec<u8>,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = std::result::Result<Vec<u8>, String>> + Send + 'a>,
+    >;
+}
+
+/// The final PDF, sealed, and timestamped when there is an authority: rendering and signing
+/// run on a blocking thread; the authority is asked in between. A seal is never written
+/// without its timestamp when one is configured: an authority that cannot be reached fails
+/// the completion, which is retried.
+async fn render_and_seal(
+    original: Vec<u8>,
+    stamps: Vec<StampField>,
+    certificate: Certificate,
+    seal: &Arc<SealKey>,
+    timestamps: Option<&dyn Timestamper>,
+    reason: String,
+    completed_at: DateTime<Utc>,
+) -> Result<FinalPdf> {
+    let blocking_failed =
+        |e: tokio::task::JoinError| std::io::Error::other(format!("rendering task failed: {e}"));
+    let seal = Arc::clone(seal);
+    let (rendered, prepared) = tokio::task::spawn_blocking(move || {
+        let rendered = signet_pdf::render_final(&original, &stamps, &certificate)?;
+        let details = SealDetails {
+            reason: &reason,
+            signing_time: completed_at,
+            stamped_sha256: &rendered.stamped_sha256,
+        };
+        let prepared = signet_pdf::seal::prepare(&rendered.bytes, &seal, &details)?;
+        Ok::<_, Error>((rendered, prepared))
+    })
+    .await
+    .map_err(blocking_failed)??;
+    let token = match timestamps {
+        None => None,
+        Some(authority) => {
+            let signature = prepared.signature_value().to_vec();
+            let (request, nonce) = signet_pdf::seal::timestamp_request(&signature)?;
+            let response = authority
+                .timestamp(request)
+                .await
+                .map_err(signet_pdf::seal::SealError::Timestamp)?;
+            Some(signet_pdf::seal::timestamp_token(
+                &response, &nonce, &signature,
+            )?)
+        }
+    };
+    let bytes = tokio::task::spawn_blocking(move || prepared.finish(token.as_deref()))
+        .await
+        .map_err(blocking_failed)??;
+    Ok(FinalPdf {
+        sha256: signet_pdf::sha256_hex(&bytes),
+        bytes,
+        ..rendered
+    })
 }
 
 /// Queues completion again for SENT documents whose signers have all signed but whose

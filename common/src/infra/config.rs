@@ -67,6 +67,9 @@ pub struct Config {
     /// (PEM, the seal's own first). Both or neither; neither means a development seal made at
     /// start (docs/signing.md, "The seal").
     pub seal_files: Option<(PathBuf, PathBuf)>,
+    /// TSA_URL: an RFC 3161 timestamp authority; each seal then carries its timestamp (PAdES
+    /// B-T), and a completion waits (and is retried) until the authority answers.
+    pub tsa_url: Option<String>,
 }
 
 /// SMS: which provider, who sends, how failures are retried, and the daily caps.
@@ -253,6 +256,7 @@ impl Config {
         };
         Ok(Self {
             seal_files,
+            tsa_url: get("TSA_URL"),
             database_url: or("DATABASE_URL", DEFAULT_DATABASE_URL),
             database_max_connections,
             database_acquire_timeout: Duration::from_millis(positive(

@@ -6,7 +6,7 @@
 use std::{path::Path, process::Command};
 
 use serde_json::Value;
-use signet_tests::{Mailbox, TestApp, WorkerProcess, binary, repo_root};
+use signet_tests::{Mailbox, TestApp, Tsa, WorkerProcess, binary, repo_root};
 
 use crate::real_names::{PEOPLE, final_pdf, send_to};
 use crate::signing_flow::{invitations, sign, wait_for_status};
@@ -51,12 +51,13 @@ fn pdfsig(file: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// pyHanko's verdict on each signature, as `tests/support/pyhanko_validate.py` prints it.
-fn pyhanko(file: &Path, root: &str) -> Vec<Value> {
+/// pyHanko's verdict on each signature, as `tests/support/pyhanko_validate.py` prints it,
+/// trusting `roots`.
+fn pyhanko(file: &Path, roots: &[&str]) -> Vec<Value> {
     let out = Command::new("python3")
         .arg(repo_root().join("tests/support/pyhanko_validate.py"))
         .arg(file)
-        .arg(root)
+        .args(roots)
         .output()
         .expect("python3 runs");
     assert!(
@@ -127,7 +128,7 @@ async fn the_final_pdf_is_sealed_once_and_real_validators_accept_it() {
     );
     assert!(text.contains("Total document signed"), "{text}");
     assert!(text.contains("ETSI.CAdES.detached"), "{text}");
-    let verdicts = pyhanko(&file, &root);
+    let verdicts = pyhanko(&file, &[&root]);
     assert_eq!(verdicts[0]["signatures"], 1, "{verdicts:?}");
     assert_eq!(
         verdicts[1]["summary"], "INTACT:TRUSTED,UNTOUCHED",
@@ -156,7 +157,7 @@ async fn the_final_pdf_is_sealed_once_and_real_validators_accept_it() {
     assert!(!ok, "the change is caught");
     assert!(stderr.contains("the seal does not hold"), "{stderr}");
     assert!(!pdfsig(&tampered).contains("Signature is Valid."));
-    let verdicts = pyhanko(&tampered, &root);
+    let verdicts = pyhanko(&tampered, &[&root]);
     assert_ne!(verdicts[1]["intact"], true, "{verdicts:?}");
 
     // The public page, without signing in: the document's details for the file it issued...
@@ -237,4 +238,83 @@ async fn without_a_seal_configured_the_worker_uses_a_development_seal_and_says_s
         .expect("it stops");
     assert!(!status.success());
     assert!(half.log().contains("SEAL_CERT_FILE"), "{}", half.log());
+}
+
+/// With `TSA_URL`, the seal carries an RFC 3161 timestamp (PAdES B-T) from a real timestamp
+/// authority, which pyHanko validates; while the authority cannot be reached, no document is
+/// completed with a seal that lacks it: the completion waits and is done once it answers.
+#[tokio::test]
+async fn with_a_timestamp_authority_the_seal_is_timestamped_or_not_made_yet() {
+    let tsa = Tsa::start().await;
+    let seal_dir = tempfile::tempdir().unwrap();
+    let (key_file, cert_file, root) = development_seal(&seal_dir.path().join("seal"));
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let tsa_url = tsa.url();
+    let worker = WorkerProcess::start(
+        &app,
+        &mailbox.url(),
+        &[
+            ("SEAL_KEY_FILE", &key_file),
+            ("SEAL_CERT_FILE", &cert_file),
+            ("TSA_URL", &tsa_url),
+        ],
+    );
+    let (account, key) = app.account(1000).await;
+    let people: Vec<(&str, &str, &str)> = [0, 5].iter().map(|&i| PEOPLE[i]).collect();
+
+    // The authority is down when the last signer signs.
+    tsa.set_available(false);
+    let doc = send_to(&app, account, &key, &people).await;
+    let links = invitations(&mailbox, people.len()).await;
+    for (name, email, value) in &people {
+        assert_eq!(sign(&app, &links[*email], &[name, value]).await.0, 200);
+    }
+    for _ in 0..600 {
+        if tsa.answered().contains(&503) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        tsa.answered().contains(&503),
+        "the completion asked the authority"
+    );
+    let (status, final_key): (String, Option<String>) =
+        sqlx::query_as("SELECT status, final_file_key FROM documents WHERE id = $1")
+            .bind(doc)
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        (status.as_str(), final_key),
+        ("SENT", None),
+        "not completed without its timestamp"
+    );
+
+    // Back: the completion is done, with the timestamp.
+    tsa.set_available(true);
+    let detail = wait_for_status(&app, &key, doc, "COMPLETED").await;
+    let pdf = final_pdf(&app, &detail).await;
+    let file = app.files.path().join("timestamped.pdf");
+    std::fs::write(&file, &pdf).unwrap();
+    let (ok, report, stderr) = verify(&file, &root);
+    assert!(ok, "{stderr}");
+    assert_eq!(report["timestamp"]["authority"], "CN=Test TSA", "{report}");
+    let verdicts = pyhanko(&file, &[&root, &tsa.root_pem()]);
+    assert_eq!(
+        verdicts[1]["summary"], "INTACT:TRUSTED,TIMESTAMP_TOKEN<INTACT:TRUSTED>,UNTOUCHED",
+        "{verdicts:?}"
+    );
+    let timestamp = &verdicts[1]["timestamp"];
+    assert_eq!(
+        (
+            &timestamp["intact"],
+            &timestamp["valid"],
+            &timestamp["trusted"]
+        ),
+        (&Value::Bool(true), &Value::Bool(true), &Value::Bool(true)),
+        "{verdicts:?}"
+    );
+    assert!(worker.log().contains("timestamp"), "the wait is logged");
 }

@@ -21,6 +21,10 @@ pub async fn check_completion(
                 &state.db.pool,
                 &state.store,
                 &state.seal,
+                state
+                    .tsa
+                    .as_ref()
+                    .map(|tsa| tsa as &dyn completion::Timestamper),
                 job.document_id,
                 &state.notifier,
             )
