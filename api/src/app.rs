@@ -74,10 +74,11 @@ impl AppState {
     }
 }
 
-/// The root of the configured seal's chain (SEAL_CERT_FILE), which `/verify` trusts. Without
-/// one (a development seal per worker), a seal can still be checked, but is not trusted.
+/// The root of the seal's chain in SEAL_CERT_FILE, which `/verify` trusts. Without it (a
+/// development seal per worker, or a PKCS#12 seal with no PEM chain given to the API), a seal
+/// can still be checked, but is not trusted.
 fn seal_anchors(config: &Config) -> Vec<signet_pdf::seal::X509Certificate> {
-    let Some((_, chain_file)) = &config.seal_files else {
+    let Some(chain_file) = &config.seal_cert_file else {
         return Vec::new();
     };
     match std::fs::read_to_string(chain_file)

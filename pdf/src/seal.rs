@@ -169,6 +169,35 @@ impl SealKey {
         })
     }
 
+    /// The key and chain of a PKCS#12 file (`.p12`/`.pfx`, as certificate authorities and
+    /// HSM exports hand them out), opened with `password`. The chain is the file's, the
+    /// seal's certificate first.
+    pub fn from_pkcs12(p12: &[u8], password: &str) -> Result<Self, SealError> {
+        let store = p12_keystore::KeyStore::from_pkcs12(
+            p12,
+            password,
+            p12_keystore::Pkcs12ImportPolicy::Strict,
+        )
+        .map_err(|e| SealError::Key(format!("cannot open the PKCS#12 file: {e}")))?;
+        let (_, entry) = store.private_key_chain().ok_or_else(|| {
+            SealError::Key("the PKCS#12 file holds no key with its certificate".into())
+        })?;
+        let key_pem = der::Document::try_from(entry.key().as_der())
+            .and_then(|doc| doc.to_pem("PRIVATE KEY", LineEnding::LF))
+            .map_err(|e| SealError::Key(e.to_string()))?;
+        let chain_pem = entry
+            .certs()
+            .iter()
+            .map(|cert| {
+                Certificate::from_der(cert.as_der())
+                    .and_then(|cert| cert.to_pem(LineEnding::LF))
+                    .map_err(|e| SealError::Chain(e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?
+            .concat();
+        Self::from_pem(&key_pem, &chain_pem)
+    }
+
     /// A development seal made now: a self-signed root and a seal certificate it issued, valid
     /// for ten years. Its signatures are real, but nobody trusts its root: it is for local
     /// runs and tests, never for production.

@@ -25,6 +25,7 @@ use apalis::{
 };
 use apalis_cron::CronScheduler;
 use apalis_postgres::{Config as QueueConfig, PostgresStorage};
+use signet_common::infra::config::SealSource;
 use signet_common::{
     Config,
     delivery::{retry::RetryPolicy, sms::StatusCallbacks},
@@ -391,23 +392,46 @@ fn load_seal(config: &Config, kinds: &JobKinds) -> Result<SealKey, StartError> {
         // Never used: this process seals nothing, and needs no key file.
         return SealKey::development().map_err(|e| StartError::Seal(e.to_string()));
     }
-    let seal = match &config.seal_files {
-        Some((key_file, chain_file)) => {
-            let read = |name: &str, path: &std::path::Path| {
-                std::fs::read_to_string(path)
-                    .map_err(|e| StartError::Seal(format!("{name} {}: {e}", path.display())))
-            };
-            let key = read("SEAL_KEY_FILE", key_file)?;
-            let chain = read("SEAL_CERT_FILE", chain_file)?;
+    let read = |name: &str, path: &std::path::Path| {
+        std::fs::read(path).map_err(|e| StartError::Seal(format!("{name} {}: {e}", path.display())))
+    };
+    let text = |name: &str, path: &std::path::Path| {
+        read(name, path).map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+    };
+    let seal = match &config.seal {
+        Some(SealSource::Pem {
+            key_file,
+            chain_file,
+        }) => {
+            let key = text("SEAL_KEY_FILE", key_file)?;
+            let chain = text("SEAL_CERT_FILE", chain_file)?;
             SealKey::from_pem(&key, &chain).map_err(|e| StartError::Seal(e.to_string()))?
+        }
+        Some(SealSource::Pkcs12 {
+            file,
+            password,
+            password_file,
+        }) => {
+            let password = match (password, password_file) {
+                (Some(password), _) => password.clone(),
+                (None, Some(path)) => text("SEAL_PKCS12_PASSWORD_FILE", path)?
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned(),
+                (None, None) => String::new(),
+            };
+            let p12 = read("SEAL_PKCS12_FILE", file)?;
+            SealKey::from_pkcs12(&p12, &password)
+                .map_err(|e| StartError::Seal(format!("SEAL_PKCS12_FILE: {e}")))?
         }
         None => {
             let seal = SealKey::development().map_err(|e| StartError::Seal(e.to_string()))?;
             tracing::warn!(
                 subject = %seal.subject(),
-                "SEAL_KEY_FILE and SEAL_CERT_FILE are not set: final PDFs are sealed with a \
-                 development seal made now, which no one trusts. Set them in production \
-                 (docs/signing.md, \"The seal\")"
+                "SEAL_KEY_FILE and SEAL_CERT_FILE are not set (nor SEAL_PKCS12_FILE): final PDFs \
+                 are sealed with a development seal made now, which no one trusts. Set them in \
+                 production (docs/signing.md, \"The seal\")"
             );
             seal
         }

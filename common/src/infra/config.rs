@@ -63,10 +63,12 @@ pub struct Config {
     pub limits: Limits,
     /// Text messages to recipients with a phone number (docs/sms.md).
     pub sms: SmsConfig,
-    /// SEAL_KEY_FILE and SEAL_CERT_FILE: the seal's key (PKCS#8 PEM) and its certificate chain
-    /// (PEM, the seal's own first). Both or neither; neither means a development seal made at
-    /// start (docs/signing.md, "The seal").
-    pub seal_files: Option<(PathBuf, PathBuf)>,
+    /// The seal's key and chain (docs/signing.md, "The seal"); `None`: a development seal made
+    /// at start.
+    pub seal: Option<SealSource>,
+    /// SEAL_CERT_FILE: the seal's PEM chain, whose root `/verify` trusts (with PEM keys it is
+    /// also the chain the seal carries).
+    pub seal_cert_file: Option<PathBuf>,
     /// TSA_URL: an RFC 3161 timestamp authority; each seal then carries its timestamp (PAdES
     /// B-T), and a completion waits (and is retried) until the authority answers.
     pub tsa_url: Option<String>,
@@ -87,6 +89,48 @@ pub struct SmsConfig {
     /// SMS_PROVIDER_ALLOW_PRIVATE: let the provider URL resolve to an internal address (tests,
     /// a provider gateway on the operator's own network).
     pub allow_private: bool,
+}
+
+/// Where the seal's key and chain come from.
+#[derive(Clone, PartialEq, Eq)]
+pub enum SealSource {
+    /// SEAL_KEY_FILE (PKCS#8 PEM) and SEAL_CERT_FILE (PEM chain, the seal's own first).
+    Pem {
+        key_file: PathBuf,
+        chain_file: PathBuf,
+    },
+    /// SEAL_PKCS12_FILE, opened with SEAL_PKCS12_PASSWORD or the first line of
+    /// SEAL_PKCS12_PASSWORD_FILE (read by the worker at start).
+    Pkcs12 {
+        file: PathBuf,
+        password: Option<String>,
+        password_file: Option<PathBuf>,
+    },
+}
+
+impl std::fmt::Debug for SealSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Pem {
+                key_file,
+                chain_file,
+            } => f
+                .debug_struct("Pem")
+                .field("key_file", key_file)
+                .field("chain_file", chain_file)
+                .finish(),
+            // The password is never printed.
+            Self::Pkcs12 {
+                file,
+                password_file,
+                ..
+            } => f
+                .debug_struct("Pkcs12")
+                .field("file", file)
+                .field("password_file", password_file)
+                .finish_non_exhaustive(),
+        }
+    }
 }
 
 /// SMS_PROVIDER: where SMS go.
@@ -238,24 +282,48 @@ impl Config {
                 None => Ok(fallback.map_or(default, |n| n as usize)),
             }
         };
-        let seal_files = match (get("SEAL_KEY_FILE"), get("SEAL_CERT_FILE")) {
-            (Some(key), Some(chain)) => Some((PathBuf::from(key), PathBuf::from(chain))),
-            (None, None) => None,
-            (Some(_), None) => {
+        let seal_cert_file = get("SEAL_CERT_FILE").map(PathBuf::from);
+        let seal = match (get("SEAL_KEY_FILE"), get("SEAL_PKCS12_FILE")) {
+            (Some(_), Some(_)) => {
                 return Err(ConfigError {
+                    name: "SEAL_PKCS12_FILE",
+                    reason: "set either SEAL_KEY_FILE (with SEAL_CERT_FILE) or SEAL_PKCS12_FILE"
+                        .into(),
+                });
+            }
+            (Some(key), None) => Some(SealSource::Pem {
+                key_file: PathBuf::from(key),
+                chain_file: seal_cert_file.clone().ok_or(ConfigError {
                     name: "SEAL_CERT_FILE",
                     reason: "must be set with SEAL_KEY_FILE".into(),
-                });
+                })?,
+            }),
+            (None, Some(file)) => {
+                let password = lookup("SEAL_PKCS12_PASSWORD");
+                let password_file = get("SEAL_PKCS12_PASSWORD_FILE").map(PathBuf::from);
+                if password.is_none() && password_file.is_none() {
+                    return Err(ConfigError {
+                        name: "SEAL_PKCS12_PASSWORD",
+                        reason: "set it or SEAL_PKCS12_PASSWORD_FILE with SEAL_PKCS12_FILE".into(),
+                    });
+                }
+                Some(SealSource::Pkcs12 {
+                    file: PathBuf::from(file),
+                    password,
+                    password_file,
+                })
             }
-            (None, Some(_)) => {
+            (None, None) if seal_cert_file.is_some() => {
                 return Err(ConfigError {
                     name: "SEAL_KEY_FILE",
-                    reason: "must be set with SEAL_CERT_FILE".into(),
+                    reason: "must be set with SEAL_CERT_FILE (or use SEAL_PKCS12_FILE)".into(),
                 });
             }
+            (None, None) => None,
         };
         Ok(Self {
-            seal_files,
+            seal,
+            seal_cert_file,
             tsa_url: get("TSA_URL"),
             database_url: or("DATABASE_URL", DEFAULT_DATABASE_URL),
             database_max_connections,
@@ -627,6 +695,34 @@ mod tests {
             "WORKER_SMS_CONCURRENCY",
         ] {
             assert_eq!(config(&[(name, "0")]).unwrap_err().name, name);
+        }
+    }
+
+    #[test]
+    fn a_seal_is_pem_files_or_a_pkcs12_file_with_its_password() {
+        assert!(config(&[]).unwrap().seal.is_none());
+        let pem = config(&[("SEAL_KEY_FILE", "k.pem"), ("SEAL_CERT_FILE", "c.pem")]).unwrap();
+        assert!(matches!(pem.seal, Some(SealSource::Pem { .. })));
+        let p12 = config(&[
+            ("SEAL_PKCS12_FILE", "s.p12"),
+            ("SEAL_PKCS12_PASSWORD", "pw"),
+        ])
+        .unwrap();
+        assert!(matches!(p12.seal, Some(SealSource::Pkcs12 { .. })));
+        assert!(
+            !format!("{:?}", p12.seal).contains("pw"),
+            "the password is never printed"
+        );
+        for (vars, name) in [
+            (&[("SEAL_KEY_FILE", "k.pem")][..], "SEAL_CERT_FILE"),
+            (&[("SEAL_CERT_FILE", "c.pem")][..], "SEAL_KEY_FILE"),
+            (&[("SEAL_PKCS12_FILE", "s.p12")][..], "SEAL_PKCS12_PASSWORD"),
+            (
+                &[("SEAL_KEY_FILE", "k.pem"), ("SEAL_PKCS12_FILE", "s.p12")][..],
+                "SEAL_PKCS12_FILE",
+            ),
+        ] {
+            assert_eq!(config(vars).unwrap_err().name, name, "{vars:?}");
         }
     }
 

@@ -231,5 +231,30 @@ fn an_rsa_seal_made_with_openssl_seals_and_verifies() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(text.contains("Signature is Valid."), "{text}");
+    // The same seal as a PKCS#12 file with a password, as an operator gets it from a CA.
+    run(&[
+        "pkcs12",
+        "-export",
+        "-inkey",
+        "seal.key",
+        "-in",
+        "seal.pem",
+        "-certfile",
+        "root.pem",
+        "-out",
+        "seal.p12",
+        "-passout",
+        "pass:correct horse",
+    ]);
+    let p12 = std::fs::read(dir.join("seal.p12")).unwrap();
+    let from_p12 = SealKey::from_pkcs12(&p12, "correct horse").expect("the PKCS#12 file opens");
+    assert_eq!(from_p12.subject(), "O=Acme,CN=Acme seal");
+    let bytes = seal(&rendered.bytes, &from_p12, &details).expect("sealed");
+    assert!(verify(&bytes, &root).expect("verifies").trusted);
+    let wrong = SealKey::from_pkcs12(&p12, "wrong").unwrap_err();
+    assert!(
+        wrong.to_string().contains("cannot open the PKCS#12 file"),
+        "{wrong}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -318,3 +318,64 @@ async fn with_a_timestamp_authority_the_seal_is_timestamped_or_not_made_yet() {
     );
     assert!(worker.log().contains("timestamp"), "the wait is logged");
 }
+
+/// An operator's seal as a PKCS#12 file (made here with `openssl pkcs12 -export` from a
+/// development seal), its password in a file: the worker opens it and seals with it; a wrong
+/// password stops the worker at start, and the password is never printed.
+#[tokio::test]
+async fn a_pkcs12_seal_is_opened_with_its_password_and_a_wrong_one_stops_the_worker() {
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let dir = app.files.path().join("p12");
+    let (key_file, cert_file, _) = development_seal(&dir);
+    let p12 = dir.join("seal.p12");
+    let out = Command::new("openssl")
+        .args([
+            "pkcs12", "-export", "-inkey", &key_file, "-in", &cert_file, "-out",
+        ])
+        .arg(&p12)
+        .args(["-passout", "pass:a long seal password"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let password_file = dir.join("password");
+    std::fs::write(&password_file, "a long seal password\n").unwrap();
+    let p12 = p12.display().to_string();
+    let password_file = password_file.display().to_string();
+    let worker = WorkerProcess::start(
+        &app,
+        &mailbox.url(),
+        &[
+            ("SEAL_PKCS12_FILE", &p12),
+            ("SEAL_PKCS12_PASSWORD_FILE", &password_file),
+        ],
+    );
+    worker.admin_addr().await;
+    let log = worker.log();
+    assert!(
+        log.contains("final PDFs are sealed") && log.contains("Signet development seal"),
+        "{log}"
+    );
+    let mut wrong = WorkerProcess::start(
+        &app,
+        &mailbox.url(),
+        &[
+            ("SEAL_PKCS12_FILE", &p12),
+            ("SEAL_PKCS12_PASSWORD", "wrong-password-7391"),
+        ],
+    );
+    let status = wrong
+        .wait_for_exit(std::time::Duration::from_secs(60))
+        .expect("it stops");
+    assert!(!status.success());
+    let log = wrong.log();
+    assert!(log.contains("cannot open the PKCS#12 file"), "{log}");
+    assert!(
+        !log.contains("not it") && !log.contains("a long seal password"),
+        "{log}"
+    );
+}
