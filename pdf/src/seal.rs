@@ -798,12 +798,7 @@ pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String>
         .signed_attrs
         .as_ref()
         .ok_or("the signature has no signed attributes")?;
-    let message_digest = attributes
-        .iter()
-        .find(|attr| attr.oid == rfc5911::ID_MESSAGE_DIGEST)
-        .and_then(|attr| attr.values.get(0))
-        .and_then(|value| OctetString::from_der(&value.to_der().ok()?).ok())
-        .ok_or("the signature has no message digest")?;
+    let message_digest = message_digest(attributes).ok_or("the signature has no message digest")?;
     if message_digest.as_bytes() != digest.as_slice() {
         return Err("the file was changed after it was sealed: its digest differs".into());
     }
@@ -896,12 +891,7 @@ fn check_timestamp(attr: &Attribute, signature_value: &[u8]) -> Result<(String, 
         .signed_attrs
         .as_ref()
         .ok_or("the timestamp has no signed attributes")?;
-    let digest = attributes
-        .iter()
-        .find(|attr| attr.oid == rfc5911::ID_MESSAGE_DIGEST)
-        .and_then(|attr| attr.values.get(0))
-        .and_then(|value| OctetString::from_der(&value.to_der().ok()?).ok())
-        .ok_or("the timestamp has no message digest")?;
+    let digest = message_digest(attributes).ok_or("the timestamp has no message digest")?;
     if digest.as_bytes() != Sha256::digest(tst_info.as_bytes()).as_slice() {
         return Err("the timestamp's signature is not over its TSTInfo".into());
     }
@@ -930,6 +920,15 @@ fn check_timestamp(attr: &Attribute, signature_value: &[u8]) -> Result<(String, 
         info.gen_time.to_date_time().to_string(),
         tsa.tbs_certificate.subject.to_string(),
     ))
+}
+
+/// The message-digest attribute among a signer's signed attributes.
+fn message_digest(attributes: &cms::signed_data::SignedAttributes) -> Option<OctetString> {
+    attributes
+        .iter()
+        .find(|attr| attr.oid == rfc5911::ID_MESSAGE_DIGEST)
+        .and_then(|attr| attr.values.get(0))
+        .and_then(|value| OctetString::from_der(&value.to_der().ok()?).ok())
 }
 
 /// The signature dictionary of the last signature field that has one.

@@ -1285,13 +1285,7 @@ impl SmsProvider {
                 axum::routing::post(messages),
             )
             .with_state((received.clone(), plan.clone(), held));
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .expect("bind the SMS provider");
-        let port = listener.local_addr().expect("addr").port();
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, router).await;
-        });
+        let (port, task) = serve_on_loopback(router, "the SMS provider").await;
         Self {
             port,
             received,
@@ -1538,13 +1532,7 @@ impl Tsa {
         let router = axum::Router::new()
             .route("/", axum::routing::post(reply))
             .with_state((path.clone(), available.clone(), answered.clone()));
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .expect("bind the TSA");
-        let port = listener.local_addr().expect("addr").port();
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, router).await;
-        });
+        let (port, task) = serve_on_loopback(router, "the TSA").await;
         Self {
             port,
             dir,
@@ -1578,4 +1566,16 @@ impl Drop for Tsa {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+/// Serves `router` on a free loopback port until the task is aborted: the port and the task.
+async fn serve_on_loopback(router: axum::Router, what: &str) -> (u16, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .unwrap_or_else(|e| panic!("bind {what}: {e}"));
+    let port = listener.local_addr().expect("addr").port();
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    (port, task)
 }
