@@ -737,7 +737,8 @@ pub struct SealReport {
 /// signature over the covered bytes, its certificate chain (each signed by the next, the last
 /// by itself), and that the file's first revision is the stamped document the seal names. The
 /// chain is `trusted` when its root is one of `anchors` (DER certificates). `Err` says what
-/// failed, in words for a person.
+/// failed, in words for a person. It parses the whole file: check an untrusted file with
+/// [`crate::inspect_with`] first, which bounds the work its streams can cause.
 pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String> {
     let doc = Document::load_mem(pdf).map_err(|e| format!("not a readable PDF: {e}"))?;
     let signature = last_signature(&doc)?;

@@ -202,6 +202,10 @@ async fn the_final_pdf_is_sealed_once_and_real_validators_accept_it() {
     let (status, page) = verify_page(&app, b"%PDF-1.4 not really").await;
     assert_eq!(status, 422);
     assert!(page.contains("Not verified"), "{page}");
+    // A decompression bomb is refused within the upload's inflation budget.
+    let (status, page) = verify_page(&app, &crate::security::bomb(&[250_000_000])).await;
+    assert_eq!(status, 422);
+    assert!(page.contains("not a PDF Signet can read"), "{page}");
 }
 
 async fn verify_page(app: &TestApp, pdf: &[u8]) -> (u16, String) {

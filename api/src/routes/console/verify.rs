@@ -47,10 +47,15 @@ pub(super) async fn check(State(state): State<AppState>, multipart: Multipart) -
 
 async fn verdict(state: &AppState, pdf: Vec<u8>) -> Verdict {
     let anchors = state.seal_anchors.clone();
+    let limits = state.config.limits.pdf;
     let checked = state
         .gates
         .inspecting
         .run(move || {
+            // The upload's checks first, within the same inflation and time budget: the file
+            // is untrusted, and the seal's check parses it whole.
+            signet_pdf::inspect_with(&pdf, limits)
+                .map_err(|e| format!("it is not a PDF Signet can read ({e})"))?;
             let sha256 = signet_pdf::sha256_hex(&pdf);
             signet_pdf::seal::verify(&pdf, &anchors).map(|report| (report, sha256))
         })
