@@ -724,14 +724,7 @@ impl Mailbox {
         timeout: std::time::Duration,
         filter: impl Fn(&Mail) -> bool,
     ) -> Vec<Mail> {
-        let deadline = std::time::Instant::now() + timeout;
-        loop {
-            let found: Vec<Mail> = self.messages().into_iter().filter(|m| filter(m)).collect();
-            if found.len() >= count || std::time::Instant::now() >= deadline {
-                return found;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
+        wait_for_matching(|| self.messages(), count, timeout, filter).await
     }
 }
 
@@ -1014,14 +1007,7 @@ impl Receiver {
         timeout: std::time::Duration,
         filter: impl Fn(&Received) -> bool,
     ) -> Vec<Received> {
-        let deadline = std::time::Instant::now() + timeout;
-        loop {
-            let found: Vec<Received> = self.requests().into_iter().filter(|r| filter(r)).collect();
-            if found.len() >= count || std::time::Instant::now() >= deadline {
-                return found;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
+        wait_for_matching(|| self.requests(), count, timeout, filter).await
     }
 }
 
@@ -1343,14 +1329,7 @@ impl SmsProvider {
         timeout: std::time::Duration,
         filter: impl Fn(&Texted) -> bool,
     ) -> Vec<Texted> {
-        let deadline = std::time::Instant::now() + timeout;
-        loop {
-            let found: Vec<Texted> = self.requests().into_iter().filter(|t| filter(t)).collect();
-            if found.len() >= count || std::time::Instant::now() >= deadline {
-                return found;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
+        wait_for_matching(|| self.requests(), count, timeout, filter).await
     }
 
     /// Posts a delivery report for `message` to its callback URL, as Twilio does; the status
@@ -1578,4 +1557,22 @@ async fn serve_on_loopback(router: axum::Router, what: &str) -> (u16, tokio::tas
         let _ = axum::serve(listener, router).await;
     });
     (port, task)
+}
+
+/// Polls `items` every 100 ms until at least `count` of them match `filter`, or `timeout`
+/// passes; returns the matching ones (fewer on timeout: the caller asserts).
+async fn wait_for_matching<T>(
+    items: impl Fn() -> Vec<T>,
+    count: usize,
+    timeout: std::time::Duration,
+    filter: impl Fn(&T) -> bool,
+) -> Vec<T> {
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        let found: Vec<T> = items().into_iter().filter(|item| filter(item)).collect();
+        if found.len() >= count || std::time::Instant::now() >= deadline {
+            return found;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }

@@ -9,8 +9,6 @@ use uuid::Uuid;
 
 use crate::console::Browser;
 
-const PASSWORD: &str = "a long enough password";
-
 /// The value of the HTML attribute `data-<name>="…"`, unescaped.
 fn data_attribute(html: &str, name: &str) -> String {
     let marker = format!("data-{name}=\"");
@@ -34,14 +32,6 @@ async fn fields(app: &TestApp, doc: Uuid) -> Vec<(Uuid, String, f64, f64, f64, f
 async fn saved_fields_are_shown_moved_resized_and_removed_and_recipients_removed() {
     let app = TestApp::spawn().await;
     let (account, key) = app.account(1000).await;
-    let email: String = sqlx::query_scalar("SELECT email FROM accounts WHERE id = $1")
-        .bind(account)
-        .fetch_one(&app.db.pool)
-        .await
-        .unwrap();
-    signet_common::flows::sign_in::set_password(&app.db.pool, account.into(), PASSWORD)
-        .await
-        .unwrap();
     let doc = app
         .document(account, "Draft to fix", &[LETTER, LETTER])
         .await;
@@ -68,8 +58,7 @@ async fn saved_fields_are_shown_moved_resized_and_removed_and_recipients_removed
     );
     let before = fields(&app, doc).await;
 
-    let mut browser = Browser::new(&app);
-    browser.sign_in(&email, PASSWORD).await;
+    let mut browser = Browser::signed_in_as(&app, account).await;
 
     // Reopening the placement page shows the saved fields, each with its id and box.
     let place = browser.get(&format!("/app/documents/{doc}/place")).await;
