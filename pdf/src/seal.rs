@@ -47,6 +47,9 @@ use x509_cert::{
 
 pub use x509_cert::Certificate as X509Certificate;
 
+mod ltv;
+pub use ltv::{LongTermData, RevocationSource, ValidationPlan};
+
 use crate::revisions::stamped_revision;
 use crate::sha256_hex;
 
@@ -76,6 +79,8 @@ pub enum SealError {
     Signature(String),
     #[error("timestamp: {0}")]
     Timestamp(String),
+    #[error("revocation data: {0}")]
+    Revocation(String),
 }
 
 /// The operator's seal: its key and certificate chain, leaf first.
@@ -731,6 +736,8 @@ pub struct SealReport {
     /// The time a timestamp authority attests the seal existed at (RFC 3161 `genTime`), with
     /// the authority's certificate subject, when the seal has a timestamp.
     pub timestamp: Option<(String, String)>,
+    /// The revocation data embedded after the seal (PAdES B-LT), when there is some.
+    pub long_term: Option<LongTermData>,
 }
 
 /// Checks the seal of a final PDF, offline: that the last signature covers the whole file, its
@@ -753,9 +760,12 @@ pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String>
     let [start, first_len, second_start, second_len] = range[..] else {
         return Err("the seal's /ByteRange is not four offsets".into());
     };
-    if start != 0 || second_start.checked_add(second_len) != Some(pdf.len()) {
-        return Err("the seal does not cover the whole file: bytes were added after it".into());
-    }
+    let signed_len = second_start
+        .checked_add(second_len)
+        .filter(|&end| start == 0 && end <= pdf.len())
+        .ok_or("the seal's /ByteRange does not fit the file")?;
+    // Only long-term validation data may follow the seal's own revision.
+    let dss = ltv::check_update(pdf, signed_len, &doc)?;
     if first_len >= second_start
         || pdf.get(first_len) != Some(&b'<')
         || pdf[second_start - 1] != b'>'
@@ -777,23 +787,11 @@ pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String>
         .0
         .get(0)
         .ok_or("the signature has no signer")?;
-    let certs: Vec<Certificate> = signed_data
-        .certificates
-        .as_ref()
-        .map(|set| {
-            set.0
-                .iter()
-                .filter_map(|choice| match choice {
-                    CertificateChoices::Certificate(cert) => Some(cert.clone()),
-                    _ => None,
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let certs = cms_certificates(&signed_data);
 
     let mut hasher = Sha256::new();
     hasher.update(&pdf[..first_len]);
-    hasher.update(&pdf[second_start..]);
+    hasher.update(&pdf[second_start..signed_len]);
     let digest = hasher.finalize();
     let attributes = signer_info
         .signed_attrs
@@ -819,17 +817,36 @@ pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String>
     verify_with(leaf, &signed, signer_info.signature.as_bytes())
         .map_err(|e| format!("the signature does not verify: {e}"))?;
 
-    let timestamp = signer_info
-        .unsigned_attrs
-        .as_ref()
-        .and_then(|attrs| {
-            attrs
-                .iter()
-                .find(|attr| attr.oid == ID_AA_SIGNATURE_TIME_STAMP_TOKEN)
-        })
+    let timestamp_attribute = signer_info.unsigned_attrs.as_ref().and_then(|attrs| {
+        attrs
+            .iter()
+            .find(|attr| attr.oid == ID_AA_SIGNATURE_TIME_STAMP_TOKEN)
+    });
+    let timestamp = timestamp_attribute
         .map(|attr| check_timestamp(attr, signer_info.signature.as_bytes()))
         .transpose()?;
     let chain = order_chain(leaf, &certs)?;
+    let long_term = match dss {
+        None => None,
+        Some(dss) => {
+            // The seal's chain leaf first, then the timestamp authority's.
+            let mut all: Vec<Certificate> = chain.iter().map(|&cert| cert.clone()).collect();
+            all.extend(certs.iter().cloned());
+            all.extend(
+                timestamp_attribute
+                    .and_then(timestamp_signed_data)
+                    .map(|token| cms_certificates(&token))
+                    .unwrap_or_default(),
+            );
+            let mut seen = Vec::new();
+            all.retain(|cert| {
+                let first = !seen.contains(cert);
+                seen.push(cert.clone());
+                first
+            });
+            Some(ltv::statuses(&doc, &dss, &all)?)
+        }
+    };
     let root = chain.last().expect("the chain starts with the leaf");
     let trusted = anchors.iter().any(|anchor| anchor == *root);
     let stamped_sha256 = signature
@@ -859,6 +876,7 @@ pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String>
         reason: text(b"Reason"),
         stamped_sha256,
         timestamp,
+        long_term,
     })
 }
 
@@ -876,7 +894,7 @@ fn check_timestamp(attr: &Attribute, signature_value: &[u8]) -> Result<(String, 
     {
         return Err("the timestamp is for another signature".into());
     }
-    let signed: SignedData = token.content.decode_as().map_err(|e| e.to_string())?;
+    let signed = timestamp_signed_data(attr).ok_or("the timestamp is not SignedData")?;
     let tst_info = signed
         .encap_content_info
         .econtent
@@ -921,6 +939,12 @@ fn check_timestamp(attr: &Attribute, signature_value: &[u8]) -> Result<(String, 
         info.gen_time.to_date_time().to_string(),
         tsa.tbs_certificate.subject.to_string(),
     ))
+}
+
+/// The SignedData of a signature-time-stamp attribute's token.
+fn timestamp_signed_data(attr: &Attribute) -> Option<SignedData> {
+    let token = ContentInfo::from_der(&attr.values.get(0)?.to_der().ok()?).ok()?;
+    token.content.decode_as().ok()
 }
 
 /// The message-digest attribute among a signer's signed attributes.
@@ -1031,6 +1055,23 @@ fn order_chain<'a>(
 /// Reads PEM certificates (trust anchors, a chain).
 pub fn certificates_from_pem(pem: &str) -> Result<Vec<Certificate>, String> {
     Certificate::load_pem_chain(pem.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// The certificates a CMS SignedData carries.
+fn cms_certificates(signed: &SignedData) -> Vec<Certificate> {
+    signed
+        .certificates
+        .as_ref()
+        .map(|set| {
+            set.0
+                .iter()
+                .filter_map(|choice| match choice {
+                    CertificateChoices::Certificate(cert) => Some(cert.clone()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -258,3 +258,34 @@ fn an_rsa_seal_made_with_openssl_seals_and_verifies() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A DSS added after the seal (PAdES B-LT) leaves it valid; an update that adds one and
+/// changes anything else with it does not.
+#[test]
+fn only_long_term_validation_data_may_follow_the_seal() {
+    let (bytes, _, files) = sealed();
+    let key = SealKey::from_pem(&files.key_pem, &files.chain_pem).unwrap();
+    let plan = ValidationPlan::new(&key, None).unwrap();
+    assert!(
+        plan.is_empty(),
+        "a development seal names no revocation service"
+    );
+    let with_dss = plan.embed(&bytes, &[], Utc::now()).expect("a DSS");
+    assert!(with_dss.starts_with(&bytes), "an incremental update");
+    let report = verify(&with_dss, &[]).expect("still verifies");
+    assert_eq!(report.long_term.map(|data| data.statuses), Some(Vec::new()));
+
+    let doc = Document::load_mem(&with_dss).unwrap();
+    let page = *doc.get_pages().values().next().unwrap();
+    let mut changed_page = doc.get_dictionary(page).unwrap().clone();
+    changed_page.set("Rotate", 90);
+    let mut update = IncrementalDocument::create_from(with_dss.clone(), doc);
+    update
+        .new_document
+        .objects
+        .insert(page, changed_page.into());
+    let mut tampered = Vec::new();
+    update.save_to(&mut tampered).unwrap();
+    let error = verify(&tampered, &[]).expect_err("a page changed after the seal");
+    assert!(error.contains("does not cover the whole file"), "{error}");
+}
