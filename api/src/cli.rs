@@ -408,6 +408,12 @@ fn verify_file(file: &std::path::Path, trust: &[PathBuf]) -> Result<Value, CliEr
         "reason": report.reason,
         "stampedSha256": report.stamped_sha256,
         "timestamp": report.timestamp.map(|(time, authority)| json!({"time": time, "authority": authority})),
+        "longTermValidation": report.long_term.map(|data| {
+            data.statuses
+                .into_iter()
+                .map(|(certificate, status)| json!({"certificate": certificate, "status": status}))
+                .collect::<Vec<_>>()
+        }),
         "sha256": signet_pdf::sha256_hex(&pdf),
     }))
 }

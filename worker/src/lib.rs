@@ -11,7 +11,7 @@ pub mod mail;
 pub mod sms;
 pub mod smtp;
 pub mod supervision;
-pub mod tsa;
+pub mod trust;
 pub mod webhook;
 
 use std::{collections::HashSet, str::FromStr, sync::Arc, sync::Mutex, time::Duration};
@@ -71,8 +71,8 @@ pub struct WorkerState {
     pub sms_callbacks: StatusCallbacks,
     /// The seal every final PDF gets (SEAL_KEY_FILE and SEAL_CERT_FILE, or a development seal).
     pub seal: Arc<SealKey>,
-    /// The timestamp authority of seals (TSA_URL), if there is one.
-    pub tsa: Option<tsa::TsaClient>,
+    /// The seal's timestamp authority (TSA_URL), if there is one, and revocation services.
+    pub trust: trust::TrustClient,
     pub supervisor: Arc<supervision::Supervisor>,
     pub listener: Arc<listener::QueueListener>,
     /// E-mails and webhook deliveries that went out but whose outcome is not yet written
@@ -189,12 +189,7 @@ pub async fn run(
         None
     };
     let seal = Arc::new(load_seal(&config, &kinds)?);
-    let tsa = config
-        .tsa_url
-        .as_deref()
-        .map(tsa::TsaClient::new)
-        .transpose()
-        .map_err(StartError::Seal)?;
+    let trust = trust::TrustClient::new(config.tsa_url.as_deref()).map_err(StartError::Seal)?;
     let kinds = if sms.is_none() && kinds.contains(JobKind::Sms) {
         tracing::info!("SMS_PROVIDER=none: this worker takes no SMS jobs");
         let rest = JobKinds::new(kinds.iter().filter(|kind| *kind != JobKind::Sms));
@@ -220,7 +215,7 @@ pub async fn run(
         sms_retries: RetryPolicy::new(config.sms.retry_schedule.clone()),
         sms_callbacks: StatusCallbacks::new(&config.public_url, &config.file_url_secret),
         seal,
-        tsa,
+        trust,
         supervisor: Arc::new(supervision::Supervisor::new(&kinds.queue_labels())),
         listener: Arc::new(listener::QueueListener::default()),
         unrecorded: Mutex::new(HashSet::new()),

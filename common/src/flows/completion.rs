@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use signet_pdf::{
     Certificate, CertificateAuditLine, CertificateRecipient, FinalPdf, StampField, StampKind,
-    seal::{SealDetails, SealKey},
+    seal::{RevocationSource, SealDetails, SealError, SealKey, ValidationPlan},
 };
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -53,7 +53,7 @@ pub async fn check(
     pool: &PgPool,
     store: &FileStore,
     seal: &Arc<SealKey>,
-    timestamps: Option<&dyn Timestamper>,
+    services: &dyn TrustServices,
     document_id: DocumentId,
     notifier: &Notifier,
 ) -> Result<Outcome> {
@@ -110,7 +110,7 @@ pub async fn check(
             stamps,
             certificate,
             seal,
-            timestamps,
+            services,
             format!("Completed in Signet, document {}", document.code),
             completed_at,
         )
@@ -144,33 +144,39 @@ pub async fn check(
     Ok(Outcome::Waiting)
 }
 
-/// A timestamp authority (RFC 3161): the worker's HTTP client for `TSA_URL`.
-pub trait Timestamper: Send + Sync {
-    /// Sends a DER TimeStampReq; the DER TimeStampResp, or why there is none.
-    fn timestamp<'a>(
-        &'a self,
-        request: Vec<u8>,
-    ) -> std::pin::Pin<
-        Box<dyn std::future::Future<Output = std::result::Result<Vec<u8>, String>> + Send + 'a>,
-    >;
+/// What a [`TrustServices`] request gives back: the DER answer, or why there is none.
+pub type ServiceAnswer<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = std::result::Result<Vec<u8>, String>> + Send + 'a>,
+>;
+
+/// The network services a seal needs: the timestamp authority (`TSA_URL`), when there is one,
+/// and the revocation services its certificates name. The worker's HTTP client.
+pub trait TrustServices: Send + Sync {
+    /// Whether a timestamp authority is configured: then every seal is timestamped.
+    fn timestamps(&self) -> bool;
+    /// Sends a DER TimeStampReq; the DER TimeStampResp.
+    fn timestamp(&self, request: Vec<u8>) -> ServiceAnswer<'_>;
+    /// Asks a revocation service; its DER OCSPResponse or CRL.
+    fn revocation<'a>(&'a self, source: &'a RevocationSource) -> ServiceAnswer<'a>;
 }
 
-/// The final PDF, sealed, and timestamped when there is an authority: rendering and signing
-/// run on a blocking thread; the authority is asked in between. A seal is never written
-/// without its timestamp when one is configured: an authority that cannot be reached fails
-/// the completion, which is retried.
+/// The final PDF, sealed, timestamped when there is an authority, and with its long-term
+/// validation data when its certificates name revocation services: rendering, signing and
+/// embedding run on a blocking thread; the services are asked in between. A seal is never
+/// written without its timestamp when one is configured, nor without the revocation data its
+/// chain names: a service that cannot be reached fails the completion, which is retried.
 async fn render_and_seal(
     original: Vec<u8>,
     stamps: Vec<StampField>,
     certificate: Certificate,
     seal: &Arc<SealKey>,
-    timestamps: Option<&dyn Timestamper>,
+    services: &dyn TrustServices,
     reason: String,
     completed_at: DateTime<Utc>,
 ) -> Result<FinalPdf> {
     let blocking_failed =
         |e: tokio::task::JoinError| std::io::Error::other(format!("rendering task failed: {e}"));
-    let seal = Arc::clone(seal);
+    let key = Arc::clone(seal);
     let (rendered, prepared) = tokio::task::spawn_blocking(move || {
         let rendered = signet_pdf::render_final(&original, &stamps, &certificate)?;
         let details = SealDetails {
@@ -178,28 +184,43 @@ async fn render_and_seal(
             signing_time: completed_at,
             stamped_sha256: &rendered.stamped_sha256,
         };
-        let prepared = signet_pdf::seal::prepare(&rendered.bytes, &seal, &details)?;
+        let prepared = signet_pdf::seal::prepare(&rendered.bytes, &key, &details)?;
         Ok::<_, Error>((rendered, prepared))
     })
     .await
     .map_err(blocking_failed)??;
-    let token = match timestamps {
-        None => None,
-        Some(authority) => {
-            let signature = prepared.signature_value().to_vec();
-            let (request, nonce) = signet_pdf::seal::timestamp_request(&signature)?;
-            let response = authority
-                .timestamp(request)
-                .await
-                .map_err(signet_pdf::seal::SealError::Timestamp)?;
-            Some(signet_pdf::seal::timestamp_token(
-                &response, &nonce, &signature,
-            )?)
-        }
+    let token = if services.timestamps() {
+        let signature = prepared.signature_value().to_vec();
+        let (request, nonce) = signet_pdf::seal::timestamp_request(&signature)?;
+        let response = services
+            .timestamp(request)
+            .await
+            .map_err(SealError::Timestamp)?;
+        Some(signet_pdf::seal::timestamp_token(
+            &response, &nonce, &signature,
+        )?)
+    } else {
+        None
     };
-    let bytes = tokio::task::spawn_blocking(move || prepared.finish(token.as_deref()))
-        .await
-        .map_err(blocking_failed)??;
+    let plan = ValidationPlan::new(seal, token.as_deref())?;
+    let mut answers = Vec::new();
+    for source in plan.sources() {
+        answers.push(
+            services
+                .revocation(source)
+                .await
+                .map_err(SealError::Revocation)?,
+        );
+    }
+    let bytes = tokio::task::spawn_blocking(move || {
+        let sealed = prepared.finish(token.as_deref())?;
+        if plan.is_empty() {
+            return Ok(sealed);
+        }
+        plan.embed(&sealed, &answers, Utc::now())
+    })
+    .await
+    .map_err(blocking_failed)??;
     Ok(FinalPdf {
         sha256: signet_pdf::sha256_hex(&bytes),
         bytes,

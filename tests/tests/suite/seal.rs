@@ -6,7 +6,7 @@
 use std::{path::Path, process::Command};
 
 use serde_json::Value;
-use signet_tests::{Mailbox, TestApp, Tsa, WorkerProcess, binary, repo_root};
+use signet_tests::{Mailbox, Pki, TestApp, Tsa, WorkerProcess, binary, repo_root};
 
 use crate::real_names::{PEOPLE, final_pdf, send_to};
 use crate::signing_flow::{invitations, sign, wait_for_status};
@@ -54,8 +54,13 @@ fn pdfsig(file: &Path) -> String {
 /// pyHanko's verdict on each signature, as `tests/support/pyhanko_validate.py` prints it,
 /// trusting `roots`.
 fn pyhanko(file: &Path, roots: &[&str]) -> Vec<Value> {
+    pyhanko_with(&[], file, roots)
+}
+
+fn pyhanko_with(options: &[&str], file: &Path, roots: &[&str]) -> Vec<Value> {
     let out = Command::new("python3")
         .arg(repo_root().join("tests/support/pyhanko_validate.py"))
+        .args(options)
         .arg(file)
         .args(roots)
         .output()
@@ -382,4 +387,130 @@ async fn a_pkcs12_seal_is_opened_with_its_password_and_a_wrong_one_stops_the_wor
         !log.contains("not it") && !log.contains("a long seal password"),
         "{log}"
     );
+}
+
+/// A seal whose chain names revocation services — an OCSP responder for the seal certificate,
+/// a CRL for its intermediate CA, both OpenSSL's own on loopback — gets their answers embedded
+/// in a DSS after the seal (PAdES B-LT), with its timestamp (B-T): once the services are gone,
+/// pyHanko still validates the seal with strict revocation checking and no network, which it
+/// cannot do for the same file without its DSS. A seal certificate the CA has revoked seals
+/// nothing: the document waits, SENT, and the worker says why.
+#[tokio::test]
+async fn a_seal_with_revocation_services_embeds_their_answers_for_offline_validation() {
+    let mut pki = Pki::start().await;
+    let tsa = Tsa::start().await;
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let (seal_key, seal_chain, root, tsa_url) =
+        (pki.seal_key(), pki.seal_chain(), pki.root_pem(), tsa.url());
+    let worker = WorkerProcess::start(
+        &app,
+        &mailbox.url(),
+        &[
+            ("SEAL_KEY_FILE", &seal_key),
+            ("SEAL_CERT_FILE", &seal_chain),
+            ("TSA_URL", &tsa_url),
+        ],
+    );
+    let (account, key) = app.account(1000).await;
+    let people: Vec<(&str, &str, &str)> = [2, 4].iter().map(|&i| PEOPLE[i]).collect();
+    let doc = send_to(&app, account, &key, &people).await;
+    let links = invitations(&mailbox, people.len()).await;
+    for (name, email, value) in &people {
+        assert_eq!(sign(&app, &links[*email], &[name, value]).await.0, 200);
+    }
+    let detail = wait_for_status(&app, &key, doc, "COMPLETED").await;
+    let pdf = final_pdf(&app, &detail).await;
+    assert_eq!(pki.asked(), ["ocsp", "crl"], "one question per certificate");
+
+    // Revoked: the next document is not sealed with it.
+    pki.revoke_seal();
+    let (name, email, value) = PEOPLE[1];
+    let next = send_to(&app, account, &key, &[(name, email, value)]).await;
+    let link = invitations(&mailbox, people.len() + 1).await[email].clone();
+    assert_eq!(sign(&app, &link, &[name, value]).await.0, 200);
+    for _ in 0..600 {
+        if worker.log().contains("revoked") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        worker
+            .log()
+            .contains("CN=Test seal with revocation services: revoked at"),
+        "the worker says why: {}",
+        worker.log()
+    );
+    let status: String = sqlx::query_scalar("SELECT status FROM documents WHERE id = $1")
+        .bind(next)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(status, "SENT", "not completed with a revoked seal");
+
+    // Years later: the services are gone.
+    pki.stop();
+    let file = app.files.path().join("long-term.pdf");
+    std::fs::write(&file, &pdf).unwrap();
+    let (ok, report, stderr) = verify(&file, &root);
+    assert!(ok, "{stderr}");
+    assert_eq!(report["trusted"], true, "{report}");
+    assert_eq!(report["timestamp"]["authority"], "CN=Test TSA", "{report}");
+    assert_eq!(
+        report["longTermValidation"],
+        serde_json::json!([
+            {"certificate": "CN=Test seal with revocation services", "status": "good (OCSP)"},
+            {"certificate": "CN=Test CA intermediate", "status": "good (CRL)"},
+        ]),
+        "{report}"
+    );
+    let text = pdfsig(&file);
+    assert!(
+        text.contains("Signature #1") && !text.contains("Signature #2"),
+        "one seal: {text}"
+    );
+    assert!(
+        text.contains("Signature Validation: Signature is Valid."),
+        "{text}"
+    );
+
+    let roots = [root.as_str(), &tsa.root_pem()];
+    let offline = pyhanko_with(&["--offline-ltv"], &file, &roots);
+    assert_eq!(offline[0]["signatures"], 1, "{offline:?}");
+    assert_eq!(
+        (
+            &offline[1]["intact"],
+            &offline[1]["valid"],
+            &offline[1]["trusted"]
+        ),
+        (&Value::Bool(true), &Value::Bool(true), &Value::Bool(true)),
+        "{offline:?}"
+    );
+    assert_eq!(offline[1]["timestamp"]["trusted"], true, "{offline:?}");
+    // The seal's own revision, without the DSS after it, cannot be validated so.
+    let without_dss = app.files.path().join("without-dss.pdf");
+    std::fs::write(&without_dss, &pdf[..signed_length(&pdf)]).unwrap();
+    let without = pyhanko_with(&["--offline-ltv"], &without_dss, &roots);
+    assert_eq!(
+        (&without[1]["intact"], &without[1]["trusted"]),
+        (&Value::Bool(true), &Value::Bool(false)),
+        "{without:?}"
+    );
+}
+
+/// Where the seal's signed bytes end: the end of its `/ByteRange`'s second part.
+fn signed_length(pdf: &[u8]) -> usize {
+    let text = String::from_utf8_lossy(pdf);
+    let at = text.find("/ByteRange").expect("a seal") + "/ByteRange".len();
+    let numbers: Vec<usize> = text[at..]
+        .trim_start()
+        .trim_start_matches('[')
+        .split_whitespace()
+        .take(4)
+        .map(|n| n.trim_end_matches(']').parse().expect("an offset"))
+        .collect();
+    let end = numbers[2] + numbers[3];
+    assert!(end < pdf.len(), "the DSS follows the seal");
+    end
 }

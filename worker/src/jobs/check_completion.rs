@@ -21,10 +21,7 @@ pub async fn check_completion(
                 &state.db.pool,
                 &state.store,
                 &state.seal,
-                state
-                    .tsa
-                    .as_ref()
-                    .map(|tsa| tsa as &dyn completion::Timestamper),
+                &state.trust,
                 job.document_id,
                 &state.notifier,
             )
