@@ -26,6 +26,13 @@ if ! python3 -c 'import pyhanko.sign.validation, pyhanko_certvalidator' 2>/dev/n
     python3 -m pip install --quiet pyhanko >&2 ||
         python3 -m pip install --quiet --break-system-packages pyhanko >&2
 fi
+# moto's server mode: a real S3 API on loopback, which the `suite_s3` test binary runs the
+# whole suite against (a bucket per test).
+if ! command -v moto_server >/dev/null; then
+    log "installing moto[server] (the S3-compatible server the suite_s3 tests store files in)"
+    python3 -m pip install --quiet 'moto[server]' >&2 ||
+        python3 -m pip install --quiet --break-system-packages 'moto[server]' >&2
+fi
 if ! command -v openssl >/dev/null; then
     apt_install openssl # an operator's RSA seal is made with it in the seal's tests
 fi
@@ -48,5 +55,21 @@ fi
 log "building the binaries"
 cargo build --workspace --bins
 
+# One S3 server for the whole run (each test makes its own bucket), stopped when the run ends.
+if [[ -z "${SIGNET_TEST_S3_ENDPOINT:-}" ]]; then
+    moto_log=$(mktemp)
+    moto_server -H 127.0.0.1 -p 0 2>"$moto_log" >/dev/null &
+    moto_pid=$!
+    trap 'kill "$moto_pid" 2>/dev/null || true; rm -f "$moto_log"' EXIT
+    for _ in $(seq 1 100); do
+        SIGNET_TEST_S3_ENDPOINT=$(sed -n 's/.*Running on \(http[^ ]*\).*/\1/p' "$moto_log" | head -n 1)
+        [[ -n "$SIGNET_TEST_S3_ENDPOINT" ]] && break
+        sleep 0.1
+    done
+    [[ -n "$SIGNET_TEST_S3_ENDPOINT" ]] || die "moto_server did not start: $(cat "$moto_log")"
+    export SIGNET_TEST_S3_ENDPOINT
+    log "S3 server (moto) at $SIGNET_TEST_S3_ENDPOINT"
+fi
+
 log "cargo nextest run --workspace $*"
-exec cargo nextest run --workspace "$@"
+cargo nextest run --workspace "$@"

@@ -54,11 +54,13 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(config: Config, db: Db) -> Self {
+    /// The state, or why the file store cannot be used (`FILE_STORE…`).
+    pub fn new(config: Config, db: Db) -> Result<Self, String> {
         // Counting starts with the first request, not with the first scrape.
         signet_common::infra::telemetry::metrics();
-        Self {
-            store: FileStore::new(&config.file_store_dir),
+        Ok(Self {
+            store: FileStore::from_config(&config.file_store)
+                .map_err(|e| format!("FILE_STORE: {e}"))?,
             links: FileLinks::new(
                 &config.public_url,
                 &config.file_url_secret,
@@ -70,7 +72,7 @@ impl AppState {
             gates: Gates::new(&config.limits),
             config: Arc::new(config),
             db,
-        }
+        })
     }
 }
 

@@ -9,6 +9,7 @@ use signet_common::{
     Config, Error,
     flows::{drafting, sign_in},
     infra::{
+        config::FileStoreConfig,
         db::{self, Db, PoolBudget},
         files::FileStore,
         ssrf,
@@ -56,6 +57,22 @@ pub enum Command {
     /// Audit trail tools
     #[command(subcommand)]
     Audit(AuditCommand),
+    /// The file store
+    #[command(subcommand)]
+    Files(FilesCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FilesCommand {
+    /// Copy every document's files from a local store directory into the configured
+    /// FILE_STORE (a bucket), reading each copy back and checking its SHA-256 against the
+    /// database -> {"documents", "verified", "verifiedAgainstSource", "failed"}; exits 1 if any
+    /// file failed. Safe to run again.
+    CopyFromDir {
+        /// The local store's directory (what FILE_STORE_DIR was)
+        #[arg(long)]
+        dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -200,6 +217,9 @@ impl From<Error> for CliError {
             Error::Invalid(problems) if problems.len() == 1 => {
                 format!("{}: {}", problems[0].field, problems[0].reason)
             }
+            e @ Error::Storage(_) if e.is_unavailable() => {
+                format!("cannot reach the file store; nothing was saved: {e}")
+            }
             e if e.is_unavailable() => format!("cannot reach the database: {e}"),
             e => e.to_string(),
         })
@@ -314,7 +334,8 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
                 .await
                 .map_err(|e| CliError(format!("cannot read {}: {e}", file.display())))?;
             let title = upload_title(title.as_deref(), &file.to_string_lossy());
-            let store = FileStore::new(&config.file_store_dir);
+            let store = FileStore::from_config(&config.file_store)
+                .map_err(|e| CliError(format!("FILE_STORE: {e}")))?;
             let document = drafting::upload_document(
                 pool,
                 &store,
@@ -361,6 +382,33 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
         // These two never use the (lazy) pool: no database is needed.
         Command::Document(DocumentCommand::Verify { file, trust }) => verify_file(&file, &trust)?,
         Command::Seal(SealCommand::CreateDevelopment { dir }) => create_development_seal(&dir)?,
+        Command::Files(FilesCommand::CopyFromDir { dir }) => {
+            if config.file_store == (FileStoreConfig::Local { dir: dir.clone() }) {
+                return Err(CliError(
+                    "--dir is the configured store itself: set FILE_STORE=s3 and its bucket".into(),
+                ));
+            }
+            let from =
+                FileStore::local(dir.clone()).map_err(|e| CliError(format!("--dir: {e}")))?;
+            let to = FileStore::from_config(&config.file_store)
+                .map_err(|e| CliError(format!("FILE_STORE: {e}")))?;
+            let report = signet_common::flows::files::copy_all(pool, &from, &to).await?;
+            let failed = report.failed.len();
+            let value = json!({
+                "from": from.describe(),
+                "to": to.describe(),
+                "documents": report.documents,
+                "verified": report.verified,
+                "verifiedAgainstSource": report.verified_against_source,
+                "failed": report.failed.iter().map(|(key, reason)| json!({"key": key, "reason": reason})).collect::<Vec<_>>(),
+            });
+            if failed > 0 {
+                return Err(CliError(format!(
+                    "{failed} file(s) were not copied: {value}"
+                )));
+            }
+            value
+        }
         Command::Audit(AuditCommand::Verify { document }) => {
             let verification = audit::verify(pool, document).await?;
             if verification.entries == 0 {
@@ -486,7 +534,9 @@ async fn serve(config: Config, db: Db) -> Result<(), CliError> {
              and stop working on restart or on other replicas"
         );
     }
-    let server = Server::bind(config.bind_addr, AppState::new(config, db)).await?;
+    tracing::info!(store = ?config.file_store, "file store");
+    let state = AppState::new(config, db).map_err(CliError)?;
+    let server = Server::bind(state.config.bind_addr, state).await?;
     tracing::info!(addr = %server.local_addr()?, "signet-api listening");
     server
         .run_until(signet_common::infra::shutdown::signal())

@@ -32,6 +32,9 @@ pub enum ApiError {
     DocumentNotFound,
     #[error("File link is invalid or has expired")]
     InvalidFileLink,
+    /// A byte range outside a file of this many bytes (`GET /files/{id}`).
+    #[error("Requested range is not satisfiable")]
+    RangeNotSatisfiable(u64),
     #[error("Signing link not found")]
     SigningLinkNotFound,
     #[error("This form has expired; reload the page and try again")]
@@ -97,6 +100,7 @@ impl ApiError {
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::InvalidBody(_) | Self::InvalidQuery(_) | Self::Rule(_) => StatusCode::BAD_REQUEST,
             Self::InvalidFileLink | Self::CsrfRejected => StatusCode::FORBIDDEN,
+            Self::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Failed(error) => answered_as(error).status(),
@@ -195,6 +199,11 @@ impl IntoResponse for ApiError {
         )
             .into_response();
         match self {
+            Self::RangeNotSatisfiable(size) => {
+                if let Ok(value) = HeaderValue::from_str(&format!("bytes */{size}")) {
+                    response.headers_mut().insert(header::CONTENT_RANGE, value);
+                }
+            }
             Self::RateLimited { retry_after_secs } => {
                 response
                     .headers_mut()

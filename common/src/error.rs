@@ -86,6 +86,8 @@ pub enum Error {
     Queue(#[from] apalis_postgres::Error),
     #[error("file store: {0}")]
     Io(#[from] std::io::Error),
+    #[error("file store: {0}")]
+    Storage(#[from] crate::infra::files::StoreError),
 }
 
 impl Error {
@@ -93,9 +95,11 @@ impl Error {
         Self::Invalid(vec![Problem::new(field, reason)])
     }
 
-    /// True when the database could not be reached at all, as opposed to refusing a statement.
+    /// True when the database or the file store could not be reached at all, as opposed to
+    /// refusing a statement or missing a file.
     pub fn is_unavailable(&self) -> bool {
         match self {
+            Error::Storage(e) => !matches!(e, crate::infra::files::StoreError::NotFound { .. }),
             Error::Database(e) => crate::infra::db::is_unavailable(e),
             Error::Queue(apalis_postgres::Error::Database(e)) => {
                 crate::infra::db::is_unavailable(e)

@@ -64,9 +64,7 @@ fn main() {
     let mut dss_times: Vec<f64> = (0..runs)
         .map(|_| {
             let started = Instant::now();
-            let with_dss = plan
-                .embed(&sealed, &[], chrono::Utc::now())
-                .expect("a DSS");
+            let with_dss = plan.embed(&sealed, &[], chrono::Utc::now()).expect("a DSS");
             std::hint::black_box(with_dss);
             started.elapsed().as_secs_f64() * 1000.0
         })

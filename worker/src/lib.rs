@@ -55,6 +55,8 @@ pub struct WorkerState {
     pub queue_pool: sqlx::PgPool,
     pub mailer: mail::Mailer,
     pub store: FileStore,
+    /// How old an abandoned file must be before the sweep removes it (FILE_ORPHAN_GRACE_SECS).
+    pub file_orphan_grace: std::time::Duration,
     /// Links in completion e-mails, which must outlive an ordinary file link.
     pub completion_links: FileLinks,
     pub notifier: Notifier,
@@ -158,6 +160,8 @@ pub enum StartError {
     Sms(String),
     #[error("{0}")]
     Seal(String),
+    #[error("FILE_STORE: {0}")]
+    FileStore(String),
     #[error("--jobs / WORKER_JOBS names no kind of work (email, completion, webhook, sms, sweep)")]
     NoJobs,
     #[error("workers stopped with an error: {0}")]
@@ -201,7 +205,8 @@ pub async fn run(
         kinds
     };
     let state = Arc::new(WorkerState {
-        store: FileStore::new(&config.file_store_dir),
+        store: FileStore::from_config(&config.file_store).map_err(StartError::FileStore)?,
+        file_orphan_grace: config.file_orphan_grace,
         completion_links: FileLinks::new(
             &config.public_url,
             &config.file_url_secret,

@@ -25,7 +25,7 @@ use crate::{
         Actor, AuditEntry, AuditEvent, Document, DocumentId, DocumentStatus, Field, FieldType,
         Recipient, RecipientRole, RecipientStatus,
     },
-    store::{audit, documents, fields, recipients},
+    store::{audit, documents, fields, pending_files, recipients},
     wire::views::Timestamp,
 };
 
@@ -102,7 +102,7 @@ pub async fn check(
             prev_hash: Vec::new(),
             hash: Vec::new(),
         });
-        let original = tokio::fs::read(store.path(&document.file_key)).await?;
+        let original = store.get(&document.file_key).await?;
         let certificate = certificate(&document, &recipients, &trail, completed_at);
         let stamps = stamp_fields(&fields);
         let rendered = render_and_seal(
@@ -121,20 +121,30 @@ pub async fn check(
             "{}/{}/final-{completed_id}.pdf",
             document.account_id, document_id
         );
-        store.put(&final_key, &rendered.bytes).await?;
+        // Written whole before the document becomes COMPLETED: a COMPLETED document always
+        // has its file. Recorded as pending first, so that a file whose completion is never
+        // committed (a crash, a discarded rendering) is removed by the sweep.
+        pending_files::record(pool, &final_key, document_id).await?;
+        if let Err(e) = store.put(&final_key, rendered.bytes.into()).await {
+            let _ = pending_files::forget(pool, &final_key).await;
+            return Err(e.into());
+        }
 
         let mut tx = pool.begin().await?;
         let current = documents::lock_for_job(&mut tx, document_id).await?;
         let still_last = audit::last_id(&mut tx, document_id).await?;
         if current.status != DocumentStatus::Sent || still_last != last_entry {
             drop(tx);
-            let _ = store.remove(&final_key).await;
+            if store.remove(&final_key).await.is_ok() {
+                let _ = pending_files::forget(pool, &final_key).await;
+            }
             if current.status != DocumentStatus::Sent {
                 return Ok(Outcome::NotSent);
             }
             continue;
         }
         documents::mark_completed(&mut tx, document_id, &final_key, &rendered.sha256).await?;
+        pending_files::settle(&mut tx, &final_key).await?;
         let subject = Subject::of(&document);
         effects::record(&mut tx, subject, completed, &actor, notifier).await?;
         tx.commit().await?;
@@ -166,7 +176,7 @@ pub trait TrustServices: Send + Sync {
 /// written without its timestamp when one is configured, nor without the revocation data its
 /// chain names: a service that cannot be reached fails the completion, which is retried.
 async fn render_and_seal(
-    original: Vec<u8>,
+    original: bytes::Bytes,
     stamps: Vec<StampField>,
     certificate: Certificate,
     seal: &Arc<SealKey>,

@@ -16,6 +16,7 @@ use crate::{
     store::{
         accounts, audit, documents, emails,
         fields::{self, NewField},
+        pending_files,
         recipients::{self, NewRecipient},
         sms,
     },
@@ -57,7 +58,14 @@ pub async fn upload_document(
     accounts::find(pool, account_id).await?;
     let id = DocumentId::new();
     let file_key = FileStore::original_key(account_id, id);
-    store.put(&file_key, &bytes).await?;
+    // Recorded before the write, so that a file whose document is never committed is found
+    // and removed by the sweep, whatever happens after the write.
+    pending_files::record(pool, &file_key, id).await?;
+    // The upload's own buffer, which inspection needed whole, is what is stored: no copy.
+    if let Err(e) = store.put(&file_key, bytes.into()).await {
+        let _ = pending_files::forget(pool, &file_key).await;
+        return Err(e.into());
+    }
     let created = async {
         let mut tx = pool.begin().await?;
         let document = documents::insert(
@@ -74,13 +82,17 @@ pub async fn upload_document(
         .await?;
         let subject = Subject::of(&document);
         effects::record_in_trail(&mut tx, subject, DocumentEvent::Created, actor).await?;
+        pending_files::settle(&mut tx, &file_key).await?;
         tx.commit().await?;
         Ok(document)
     }
     .await;
     if created.is_err() {
-        // Best effort: nothing refers to the file once the insert has failed.
-        let _ = store.remove(&file_key).await;
+        // Nothing refers to the file once the insert has failed; if this fails too, the
+        // sweep removes it.
+        if store.remove(&file_key).await.is_ok() {
+            let _ = pending_files::forget(pool, &file_key).await;
+        }
     }
     created
 }

@@ -5,6 +5,7 @@ pub mod completion;
 pub mod delivery_failures;
 pub mod drafting;
 pub mod expiry;
+pub mod files;
 pub mod sign_in;
 pub mod signing;
 pub mod sms_delivery;

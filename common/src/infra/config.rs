@@ -32,7 +32,13 @@ pub struct Config {
     pub smtp_url: Option<String>,
     pub mail_dir: PathBuf,
     pub mail_from: String,
-    pub file_store_dir: PathBuf,
+    /// Where PDFs are stored: FILE_STORE=local (FILE_STORE_DIR) or s3 (FILE_STORE_S3_*).
+    pub file_store: FileStoreConfig,
+    /// FILE_DOWNLOADS: how `GET /files/{id}` serves a file from a bucket.
+    pub file_downloads: FileDownloads,
+    /// FILE_ORPHAN_GRACE_SECS: how old a file written for a document that was never committed
+    /// (a failed upload, a discarded rendering) must be before the sweep removes it.
+    pub file_orphan_grace: Duration,
     pub file_url_secret: Vec<u8>,
     /// True when FILE_URL_SECRET was unset and a random per-process secret is used.
     pub file_url_secret_generated: bool,
@@ -89,6 +95,70 @@ pub struct SmsConfig {
     /// SMS_PROVIDER_ALLOW_PRIVATE: let the provider URL resolve to an internal address (tests,
     /// a provider gateway on the operator's own network).
     pub allow_private: bool,
+}
+
+/// Where PDFs are stored.
+#[derive(Clone, PartialEq, Eq)]
+pub enum FileStoreConfig {
+    /// FILE_STORE=local (the default): the directory FILE_STORE_DIR, shared by the API and
+    /// workers of one machine (or one volume).
+    Local { dir: PathBuf },
+    /// FILE_STORE=s3: an S3-compatible bucket, shared by processes on any machine.
+    S3(S3Config),
+}
+
+/// An S3-compatible bucket (AWS S3, MinIO, Ceph RGW, Cloudflare R2, GCS's XML API).
+/// Credentials and region not set here come from the standard AWS variables
+/// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, web
+/// identity, the instance's role…).
+#[derive(Clone, PartialEq, Eq)]
+pub struct S3Config {
+    /// FILE_STORE_S3_BUCKET (required).
+    pub bucket: String,
+    /// FILE_STORE_S3_ENDPOINT: the service's URL (MinIO, R2…); unset for AWS.
+    pub endpoint: Option<String>,
+    /// FILE_STORE_S3_REGION.
+    pub region: Option<String>,
+    /// FILE_STORE_S3_PREFIX: keys start with it (`signet/` for a bucket shared with others).
+    pub prefix: String,
+    /// FILE_STORE_S3_ADDRESSING: `virtual` (`bucket.host/key`) or `path` (`host/bucket/key`);
+    /// the default is `path` with an endpoint (what MinIO and most self-hosted servers expect)
+    /// and `virtual` without one (AWS).
+    pub virtual_hosted: bool,
+    /// FILE_STORE_S3_ACCESS_KEY_ID and FILE_STORE_S3_SECRET_ACCESS_KEY, both or neither.
+    pub access_key_id: Option<String>,
+    pub secret_access_key: Option<String>,
+}
+
+impl std::fmt::Debug for FileStoreConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Local { dir } => write!(f, "local:{}", dir.display()),
+            Self::S3(s3) => write!(
+                f,
+                "s3://{}/{} (endpoint {}, {} addressing)",
+                s3.bucket,
+                s3.prefix,
+                s3.endpoint.as_deref().unwrap_or("AWS"),
+                if s3.virtual_hosted {
+                    "virtual-host"
+                } else {
+                    "path"
+                }
+            ),
+        }
+    }
+}
+
+/// How `GET /files/{id}` serves a file kept in a bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileDownloads {
+    /// The API streams it (the default): one URL that works for as long as the signed link,
+    /// ranges and ETags, and the bucket never exposed.
+    Stream,
+    /// The API answers `307` to a presigned URL of the bucket valid for five minutes: the bytes
+    /// go from the bucket to the client, not through the API.
+    Redirect,
 }
 
 /// Where the seal's key and chain come from.
@@ -242,7 +312,7 @@ impl std::fmt::Debug for Config {
         f.debug_struct("Config")
             .field("bind_addr", &self.bind_addr)
             .field("public_url", &self.public_url)
-            .field("file_store_dir", &self.file_store_dir)
+            .field("file_store", &self.file_store)
             .field("api_usage_window_secs", &self.api_usage_window_secs)
             .field("api_usage_default_limit", &self.api_usage_default_limit)
             .finish_non_exhaustive()
@@ -342,7 +412,21 @@ impl Config {
             smtp_url: get("SMTP_URL"),
             mail_dir: PathBuf::from(or("MAIL_DIR", "./data/mail")),
             mail_from: or("MAIL_FROM", "Signet <no-reply@localhost>"),
-            file_store_dir: PathBuf::from(or("FILE_STORE_DIR", "./data/files")),
+            file_store: file_store(&get)?,
+            file_downloads: match or("FILE_DOWNLOADS", "stream").as_str() {
+                "stream" => FileDownloads::Stream,
+                "redirect" => FileDownloads::Redirect,
+                other => {
+                    return Err(ConfigError {
+                        name: "FILE_DOWNLOADS",
+                        reason: format!("{other:?} is not stream or redirect"),
+                    });
+                }
+            },
+            file_orphan_grace: Duration::from_secs(positive(
+                "FILE_ORPHAN_GRACE_SECS",
+                &or("FILE_ORPHAN_GRACE_SECS", "3600"),
+            )?),
             file_url_secret,
             file_url_secret_generated,
             file_url_ttl: Duration::from_secs(positive(
@@ -568,6 +652,59 @@ fn positive(name: &'static str, value: &str) -> Result<u64, ConfigError> {
             reason: "must be greater than zero".into(),
         }),
         n => Ok(n),
+    }
+}
+
+/// FILE_STORE and its settings.
+fn file_store(get: &impl Fn(&str) -> Option<String>) -> Result<FileStoreConfig, ConfigError> {
+    match get("FILE_STORE").as_deref().unwrap_or("local") {
+        "local" => Ok(FileStoreConfig::Local {
+            dir: PathBuf::from(get("FILE_STORE_DIR").unwrap_or_else(|| "./data/files".into())),
+        }),
+        "s3" => {
+            let bucket = get("FILE_STORE_S3_BUCKET").ok_or(ConfigError {
+                name: "FILE_STORE_S3_BUCKET",
+                reason: "must be set with FILE_STORE=s3".into(),
+            })?;
+            let endpoint = get("FILE_STORE_S3_ENDPOINT");
+            let virtual_hosted = match get("FILE_STORE_S3_ADDRESSING").as_deref() {
+                None => endpoint.is_none(),
+                Some("virtual") => true,
+                Some("path") => false,
+                Some(other) => {
+                    return Err(ConfigError {
+                        name: "FILE_STORE_S3_ADDRESSING",
+                        reason: format!("{other:?} is not path or virtual"),
+                    });
+                }
+            };
+            let access_key_id = get("FILE_STORE_S3_ACCESS_KEY_ID");
+            let secret_access_key = get("FILE_STORE_S3_SECRET_ACCESS_KEY");
+            if access_key_id.is_some() != secret_access_key.is_some() {
+                return Err(ConfigError {
+                    name: "FILE_STORE_S3_SECRET_ACCESS_KEY",
+                    reason: "set both FILE_STORE_S3_ACCESS_KEY_ID and \
+                             FILE_STORE_S3_SECRET_ACCESS_KEY, or neither"
+                        .into(),
+                });
+            }
+            Ok(FileStoreConfig::S3(S3Config {
+                bucket,
+                endpoint,
+                region: get("FILE_STORE_S3_REGION"),
+                prefix: get("FILE_STORE_S3_PREFIX")
+                    .unwrap_or_default()
+                    .trim_matches('/')
+                    .to_owned(),
+                virtual_hosted,
+                access_key_id,
+                secret_access_key,
+            }))
+        }
+        other => Err(ConfigError {
+            name: "FILE_STORE",
+            reason: format!("{other:?} is not local or s3"),
+        }),
     }
 }
 

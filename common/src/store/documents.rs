@@ -108,6 +108,40 @@ pub async fn issued_with_final_sha256(
     .await?)
 }
 
+/// A stored file a document refers to, with the SHA-256 recorded for it (none for final PDFs
+/// completed before their hash was recorded).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct StoredFile {
+    pub document_id: uuid::Uuid,
+    pub key: String,
+    pub sha256: Option<String>,
+}
+
+/// The files of up to `limit` documents after `after` in id order (keyset paging, so a copy of
+/// a million documents' files reads each document once): originals and final PDFs.
+pub async fn stored_files_after(
+    pool: &PgPool,
+    after: Option<uuid::Uuid>,
+    limit: i64,
+) -> Result<Vec<StoredFile>> {
+    Ok(sqlx::query_as(
+        "WITH page AS (
+             SELECT id, file_key, sha256, final_file_key, final_sha256 FROM documents
+             WHERE $1::uuid IS NULL OR id > $1
+             ORDER BY id
+             LIMIT $2
+         )
+         SELECT id AS document_id, file_key AS key, sha256 FROM page
+         UNION ALL
+         SELECT id, final_file_key, final_sha256 FROM page WHERE final_file_key IS NOT NULL
+         ORDER BY document_id, key",
+    )
+    .bind(after)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?)
+}
+
 /// Locks a document named by a job. Jobs carry only ids, so this is the one lookup by
 /// document id alone besides signed links; the id itself came from an authorised write.
 pub async fn lock_for_job(conn: &mut PgConnection, id: DocumentId) -> Result<Document> {

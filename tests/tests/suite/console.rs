@@ -443,7 +443,7 @@ async fn operators_set_passwords_from_standard_input() {
 }
 
 impl Browser<'_> {
-    async fn upload(
+    pub(crate) async fn upload(
         &mut self,
         csrf: Option<&str>,
         title: &str,

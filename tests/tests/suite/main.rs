@@ -15,6 +15,7 @@ mod isolation;
 mod job_kinds;
 mod keys;
 mod lists;
+mod object_storage;
 mod observability;
 mod openapi;
 mod phone_numbers;

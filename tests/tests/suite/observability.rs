@@ -11,7 +11,7 @@ use opentelemetry_proto::tonic::{
 };
 use prost::Message;
 use serde_json::json;
-use signet_tests::{ApiProcess, DbProxy, LETTER, Mailbox, TestApp, WorkerProcess, free_port};
+use signet_tests::{ApiProcess, LETTER, Mailbox, TcpProxy, TestApp, WorkerProcess, free_port};
 
 /// One exported span, flattened.
 #[derive(Debug, Clone)]
@@ -474,7 +474,7 @@ async fn readiness_follows_the_database_without_a_restart() {
             .next()
             .unwrap()
     };
-    let proxy = DbProxy::start(upstream).await;
+    let proxy = TcpProxy::start(upstream).await;
     let url = proxy.url_for(&db);
     let app = TestApp::spawn_on(db, &[("DATABASE_URL", &url)]).await;
     let mailbox_port = free_port();

@@ -3,18 +3,18 @@
 
 use std::{path::Path, process::Command};
 
-use signet_tests::{LETTER, TestDb, binary, fixtures_dir, pdf};
+use signet_tests::{LETTER, TestDb, TestStore, binary, fixtures_dir, pdf};
 
 struct Cli {
     db: TestDb,
-    files: tempfile::TempDir,
+    files: TestStore,
 }
 
 impl Cli {
     async fn new() -> Self {
         Self {
             db: TestDb::new().await,
-            files: tempfile::tempdir().unwrap(),
+            files: TestStore::new().await,
         }
     }
 
@@ -23,7 +23,7 @@ impl Cli {
         let output = Command::new(binary("signet-api"))
             .args(args)
             .env("DATABASE_URL", self.db.url())
-            .env("FILE_STORE_DIR", self.files.path())
+            .envs(self.files.settings())
             .env("RUST_LOG", "error")
             .output()
             .unwrap();
@@ -66,20 +66,9 @@ impl Cli {
         ])
     }
 
-    fn stored_files(&self) -> usize {
-        walk(self.files.path())
+    async fn stored_files(&self) -> usize {
+        self.files.keys().await.len()
     }
-}
-
-fn walk(dir: &Path) -> usize {
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .map(|e| e.unwrap().path())
-                .map(|p| if p.is_dir() { walk(&p) } else { 1 })
-                .sum()
-        })
-        .unwrap_or(0)
 }
 
 #[tokio::test]
@@ -157,12 +146,12 @@ async fn generated_multi_page_pdf_with_title_sha_and_created_entry() {
     assert_eq!((title.as_str(), status.as_str()), ("three pages", "DRAFT"));
     assert_eq!(sha, signet_common::infra::secrets::sha256_hex(&bytes));
     assert_eq!(sizes[2]["width"], 100.5);
-    let stored = std::fs::read(
-        cli.files
-            .path()
-            .join(format!("{account}/{id}/original.pdf")),
-    )
-    .unwrap();
+    let stored = cli
+        .files
+        .store()
+        .get(&format!("{account}/{id}/original.pdf"))
+        .await
+        .unwrap();
     assert_eq!(stored, bytes);
     let events: Vec<(String, String)> =
         sqlx::query_as("SELECT event, message FROM audit_entries WHERE document_id = $1")
@@ -221,7 +210,7 @@ async fn refusals_say_why_and_leave_nothing_behind() {
         .await
         .unwrap();
     assert_eq!(documents, 0);
-    assert_eq!(cli.stored_files(), 0, "no file is left in the store");
+    assert_eq!(cli.stored_files().await, 0, "no file is left in the store");
 }
 
 #[tokio::test]

@@ -45,7 +45,8 @@ async fn run_job<T: Send + 'static>(
     Ok(tokio::spawn(work.instrument(span)).await??)
 }
 
-/// Repeats `work` for as long as it fails because the database cannot be reached; any other
+/// Repeats `work` for as long as it fails because the database (or the file store) cannot be
+/// reached; any other
 /// outcome is returned. `work` must be safe to repeat (a transaction that rolled back).
 async fn until_available<T, F, Fut>(mut work: F) -> Result<T, Error>
 where
@@ -59,6 +60,8 @@ where
                 if matches!(e, Error::Database(sqlx::Error::PoolTimedOut)) {
                     // Every connection of the budget busy, or none to be had: back-pressure.
                     tracing::info!(retry_in = ?delay, "no database connection free; will try again");
+                } else if matches!(e, Error::Storage(_)) {
+                    tracing::warn!(error = %e, retry_in = ?delay, "file store unreachable; will try again");
                 } else {
                     tracing::warn!(error = %e, retry_in = ?delay, "database unreachable; will try again");
                 }

@@ -5,7 +5,7 @@ use std::{sync::Arc, time::Duration};
 use apalis::prelude::{BoxDynError, Data};
 use apalis_cron::Tick;
 use signet_common::{
-    flows::{completion, expiry},
+    flows::{completion, expiry, files},
     store::{queues, sms},
 };
 
@@ -18,7 +18,8 @@ const FINISHED_JOB_RETENTION: Duration = Duration::from_secs(24 * 3600);
 pub const SWEEP_JOB_TYPE: &str = "signet.expiry_sweep";
 
 /// Expires due documents, queues completion again for fully signed documents still SENT,
-/// removes old finished jobs and forgets the SMS counts of past days; then records that a sweep finished, for the operator's alert.
+/// removes old finished jobs, forgets the SMS counts of past days and removes files that no
+/// document refers to (a failed upload, a discarded rendering); then records that a sweep finished, for the operator's alert.
 /// Every part claims its rows with `SKIP LOCKED` or is a conditional update, so any number of
 /// processes may sweep at once.
 #[tracing::instrument(name = "ExpirySweep", skip_all)]
@@ -36,6 +37,14 @@ pub async fn expiry_sweep(_tick: Tick, state: Data<Arc<WorkerState>>) -> Result<
     }
     queues::purge_finished(&state.db.pool, FINISHED_JOB_RETENTION).await?;
     sms::forget_old_counts(&state.db.pool).await?;
+    let removed =
+        files::remove_abandoned(&state.db.pool, &state.store, state.file_orphan_grace).await?;
+    if removed > 0 {
+        tracing::info!(
+            removed,
+            "files of documents that were never committed removed"
+        );
+    }
     queues::record_sweep(&state.db.pool, queues::EXPIRY_SWEEP, &state.instance).await?;
     Ok(())
 }

@@ -102,6 +102,23 @@ pub(super) async fn upload(
             let message = upload_refusal(error.problems().unwrap_or_default());
             upload_refused(&state, &console, &message, error.status()).await
         }
+        Err(ApiError::Failed(error @ signet_common::Error::Storage(_)))
+            if error.is_unavailable() =>
+        {
+            tracing::warn!(error = %error, "upload: the file store cannot be reached");
+            let unreachable = "The file store cannot be reached right now; nothing was saved. Try again in a moment.";
+            let mut response = upload_refused(
+                &state,
+                &console,
+                unreachable,
+                StatusCode::SERVICE_UNAVAILABLE,
+            )
+            .await?;
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            Ok(response)
+        }
         Err(error) => Err(error.into()),
     }
 }

@@ -1,0 +1,83 @@
+//! The whole end-to-end suite again, with the file store an S3 bucket: the same test files as
+//! `suite` (included below), run by a binary whose name tells the support code
+//! (`signet_tests::s3_under_test`) to give every test a bucket of its own on an S3-compatible
+//! server (moto's, started by `scripts/test.sh`) instead of a directory. Every API and worker
+//! process of a test then shares nothing but PostgreSQL and that bucket.
+//!
+//! Left out: `bring_up`, which runs `scripts/up.sh` and its local directory by design, and
+//! `object_storage`, whose tests bring buckets of their own.
+
+#[path = "../suite/audit_chain.rs"]
+mod audit_chain;
+#[path = "../suite/browser.rs"]
+mod browser;
+#[path = "../suite/concurrency.rs"]
+mod concurrency;
+#[path = "../suite/console.rs"]
+mod console;
+#[path = "../suite/database_restart.rs"]
+mod database_restart;
+#[path = "../suite/delivery_failures.rs"]
+mod delivery_failures;
+#[path = "../suite/draft_editing.rs"]
+mod draft_editing;
+#[path = "../suite/errors.rs"]
+mod errors;
+#[path = "../suite/files.rs"]
+mod files;
+#[path = "../suite/isolation.rs"]
+mod isolation;
+#[path = "../suite/job_kinds.rs"]
+mod job_kinds;
+#[path = "../suite/keys.rs"]
+mod keys;
+#[path = "../suite/lists.rs"]
+mod lists;
+#[path = "../suite/observability.rs"]
+mod observability;
+#[path = "../suite/openapi.rs"]
+mod openapi;
+#[path = "../suite/phone_numbers.rs"]
+mod phone_numbers;
+#[path = "../suite/real_names.rs"]
+mod real_names;
+#[path = "../suite/scale_out.rs"]
+mod scale_out;
+#[path = "../suite/seal.rs"]
+mod seal;
+#[path = "../suite/security.rs"]
+mod security;
+#[path = "../suite/signing_flow.rs"]
+mod signing_flow;
+#[path = "../suite/sms.rs"]
+mod sms;
+#[path = "../suite/upgrades.rs"]
+mod upgrades;
+#[path = "../suite/uploads.rs"]
+mod uploads;
+#[path = "../suite/webhooks.rs"]
+mod webhooks;
+#[path = "../suite/workers.rs"]
+mod workers;
+
+/// Modules of `suite` that this binary leaves out, on purpose.
+const LEFT_OUT: &[&str] = &["bring_up", "object_storage"];
+
+/// Every module of `suite` runs here too, unless it is left out on purpose above.
+#[test]
+fn every_module_of_the_suite_runs_against_a_bucket() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let suite = std::fs::read_to_string(format!("{root}/tests/suite/main.rs")).unwrap();
+    let this = std::fs::read_to_string(format!("{root}/tests/suite_s3/main.rs")).unwrap();
+    for module in suite
+        .lines()
+        .filter_map(|line| line.strip_prefix("mod "))
+        .map(|rest| rest.trim_end_matches(';'))
+    {
+        assert!(
+            LEFT_OUT.contains(&module) || this.contains(&format!("mod {module};")),
+            "tests/suite/{module}.rs is not run against a bucket: add it to suite_s3/main.rs"
+        );
+    }
+    assert!(signet_tests::s3_under_test());
+}
