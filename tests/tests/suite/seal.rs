@@ -421,7 +421,13 @@ async fn a_seal_with_revocation_services_embeds_their_answers_for_offline_valida
     }
     let detail = wait_for_status(&app, &key, doc, "COMPLETED").await;
     let pdf = final_pdf(&app, &detail).await;
-    assert_eq!(pki.asked(), ["ocsp", "crl"], "one question per certificate");
+    // One question per certificate for each rendering (a completion renders again when the
+    // trail grew meanwhile, so there may be more than one).
+    let asked = pki.asked();
+    assert!(
+        !asked.is_empty() && asked.chunks(2).all(|round| round == ["ocsp", "crl"]),
+        "{asked:?}"
+    );
 
     // Revoked: the next document is not sealed with it.
     pki.revoke_seal();
