@@ -1522,41 +1522,8 @@ impl Tsa {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().to_owned();
         let openssl = |args: &[&str]| openssl(&path, args);
-        openssl(&[
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-keyout",
-            "tsa-root.key",
-            "-out",
-            "tsa-root.pem",
-            "-days",
-            "30",
-            "-subj",
-            "/CN=Test TSA root",
-            "-addext",
-            "basicConstraints=critical,CA:TRUE",
-            "-addext",
-            "keyUsage=critical,keyCertSign",
-        ]);
-        openssl(&[
-            "req",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-keyout",
-            "tsa.key",
-            "-out",
-            "tsa.csr",
-            "-subj",
-            "/CN=Test TSA",
-        ]);
+        openssl_root(&path, "tsa-root", "/CN=Test TSA root", "keyCertSign");
+        openssl_key_and_csr(&path, "tsa", "/CN=Test TSA");
         std::fs::write(
             path.join("tsa-ext.cnf"),
             "extendedKeyUsage=critical,timeStamping\nkeyUsage=critical,digitalSignature\n",
@@ -1689,6 +1656,56 @@ fn openssl(dir: &Path, args: &[&str]) {
         out.status.success(),
         "openssl {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A self-signed P-256 CA certificate `{stem}.pem` with its key `{stem}.key`, valid 30 days,
+/// for key usages `usage` (e.g. `keyCertSign,cRLSign`).
+fn openssl_root(dir: &Path, stem: &str, subject: &str, usage: &str) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            &format!("{stem}.key"),
+            "-out",
+            &format!("{stem}.pem"),
+            "-days",
+            "30",
+            "-subj",
+            subject,
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            &format!("keyUsage=critical,{usage}"),
+        ],
+    );
+}
+
+/// A P-256 key `{stem}.key` (PKCS#8) and a certificate request `{stem}.csr` for `subject`.
+fn openssl_key_and_csr(dir: &Path, stem: &str, subject: &str) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            &format!("{stem}.key"),
+            "-out",
+            &format!("{stem}.csr"),
+            "-subj",
+            subject,
+        ],
     );
 }
 
@@ -1825,49 +1842,7 @@ impl Pki {
             )
             .unwrap();
         }
-        let new_key = |name: &str, subject: &str| {
-            openssl(
-                &path,
-                &[
-                    "req",
-                    "-newkey",
-                    "ec",
-                    "-pkeyopt",
-                    "ec_paramgen_curve:P-256",
-                    "-nodes",
-                    "-keyout",
-                    &format!("{name}.key"),
-                    "-out",
-                    &format!("{name}.csr"),
-                    "-subj",
-                    subject,
-                ],
-            )
-        };
-        openssl(
-            &path,
-            &[
-                "req",
-                "-x509",
-                "-newkey",
-                "ec",
-                "-pkeyopt",
-                "ec_paramgen_curve:P-256",
-                "-nodes",
-                "-keyout",
-                "root.key",
-                "-out",
-                "root.pem",
-                "-days",
-                "30",
-                "-subj",
-                "/CN=Test CA root",
-                "-addext",
-                "basicConstraints=critical,CA:TRUE",
-                "-addext",
-                "keyUsage=critical,keyCertSign,cRLSign",
-            ],
-        );
+        openssl_root(&path, "root", "/CN=Test CA root", "keyCertSign,cRLSign");
         let issue = |ca: &str, name: &str, extensions: &str| {
             openssl(
                 &path,
@@ -1886,9 +1861,9 @@ impl Pki {
                 ],
             )
         };
-        new_key("inter", "/CN=Test CA intermediate");
+        openssl_key_and_csr(&path, "inter", "/CN=Test CA intermediate");
         issue("root", "inter", "intermediate");
-        new_key("seal", "/CN=Test seal with revocation services");
+        openssl_key_and_csr(&path, "seal", "/CN=Test seal with revocation services");
         issue("inter", "seal", "seal");
         let chain: String = ["seal.pem", "inter.pem", "root.pem"]
             .iter()

@@ -77,17 +77,7 @@ impl ValidationPlan {
             }
         }
         let mut checks = Vec::new();
-        for certificate in &certificates {
-            let tbs = &certificate.tbs_certificate;
-            if tbs.issuer == tbs.subject {
-                continue;
-            }
-            let Some(issuer) = certificates
-                .iter()
-                .find(|c| c.tbs_certificate.subject == tbs.issuer)
-            else {
-                continue;
-            };
+        for (certificate, issuer) in with_issuers(&certificates) {
             let source = if let Some(url) = ocsp_url(certificate) {
                 RevocationSource::Ocsp {
                     request: ocsp_request(issuer, certificate)?,
@@ -186,6 +176,23 @@ struct ValidationData {
     certificates: Vec<Vec<u8>>,
     ocsps: Vec<Vec<u8>>,
     crls: Vec<Vec<u8>>,
+}
+
+/// Each certificate that can be revoked (not a self-signed root) with its issuer, when the
+/// issuer is among `certificates` too.
+fn with_issuers(
+    certificates: &[Certificate],
+) -> impl Iterator<Item = (&Certificate, &Certificate)> {
+    certificates.iter().filter_map(|certificate| {
+        let tbs = &certificate.tbs_certificate;
+        if tbs.issuer == tbs.subject {
+            return None;
+        }
+        let issuer = certificates
+            .iter()
+            .find(|c| c.tbs_certificate.subject == tbs.issuer)?;
+        Some((certificate, issuer))
+    })
 }
 
 /// The first OCSP responder an Authority Information Access extension names over HTTP.
@@ -539,18 +546,8 @@ pub(super) fn statuses(
         .filter_map(|der| CertificateList::from_der(der).ok())
         .collect();
     let mut statuses = Vec::new();
-    for certificate in certificates {
-        let tbs = &certificate.tbs_certificate;
-        if tbs.issuer == tbs.subject {
-            continue;
-        }
-        let Some(issuer) = certificates
-            .iter()
-            .find(|c| c.tbs_certificate.subject == tbs.issuer)
-        else {
-            continue;
-        };
-        let subject = tbs.subject.to_string();
+    for (certificate, issuer) in with_issuers(certificates) {
+        let subject = certificate.tbs_certificate.subject.to_string();
         let from_ocsp = ocsps
             .iter()
             .find_map(|basic| ocsp_status(basic, certificate, issuer, None).ok());

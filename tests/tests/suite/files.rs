@@ -50,21 +50,28 @@ async fn file_path_serves_the_pdf_and_refuses_tampered_or_expired_links() {
     }
 }
 
-/// The link answers as a file server does: its length, a strong `ETag` (the file's SHA-256),
-/// `304` for a copy the client has, one byte range (`206`, `416` when out of the file), and
-/// the whole file for several ranges or a stale `If-Range`.
-#[tokio::test]
-async fn file_links_serve_lengths_etags_and_byte_ranges() {
-    let app = TestApp::spawn().await;
+/// A new document of `pages`: its id, its `filePath` and its stored bytes.
+async fn linked_document(app: &TestApp, pages: &[(f64, f64)]) -> (uuid::Uuid, String, Vec<u8>) {
     let (account, key) = app.account(1000).await;
-    let doc = app.document(account, "Contract", &[LETTER, LETTER]).await;
+    let doc = app.document(account, "Contract", pages).await;
     let detail = app.get(&format!("/documents/{doc}"), &key).await.1;
     let url = detail["data"]["filePath"].as_str().unwrap().to_owned();
     let whole = app
         .store()
         .get(&format!("{account}/{doc}/original.pdf"))
         .await
-        .unwrap();
+        .unwrap()
+        .to_vec();
+    (doc, url, whole)
+}
+
+/// The link answers as a file server does: its length, a strong `ETag` (the file's SHA-256),
+/// `304` for a copy the client has, one byte range (`206`, `416` when out of the file), and
+/// the whole file for several ranges or a stale `If-Range`.
+#[tokio::test]
+async fn file_links_serve_lengths_etags_and_byte_ranges() {
+    let app = TestApp::spawn().await;
+    let (doc, url, whole) = linked_document(&app, &[LETTER, LETTER]).await;
     let sha256: String = sqlx::query_scalar("SELECT sha256 FROM documents WHERE id = $1")
         .bind(doc)
         .fetch_one(&app.db.pool)
@@ -137,15 +144,7 @@ async fn file_links_serve_lengths_etags_and_byte_ranges() {
 #[tokio::test]
 async fn in_redirect_mode_a_bucket_serves_the_file_through_a_presigned_url() {
     let app = TestApp::spawn_with(&[("FILE_DOWNLOADS", "redirect")]).await;
-    let (account, key) = app.account(1000).await;
-    let doc = app.document(account, "Contract", &[LETTER]).await;
-    let detail = app.get(&format!("/documents/{doc}"), &key).await.1;
-    let url = detail["data"]["filePath"].as_str().unwrap().to_owned();
-    let whole = app
-        .store()
-        .get(&format!("{account}/{doc}/original.pdf"))
-        .await
-        .unwrap();
+    let (doc, url, whole) = linked_document(&app, &[LETTER]).await;
     let response = app.client.get(&url).send().await.unwrap();
     if !s3_under_test() {
         assert_eq!(response.status(), 200);

@@ -126,6 +126,14 @@ async fn status_of(app: &TestApp, doc: &str) -> String {
         .unwrap()
 }
 
+async fn final_key(app: &TestApp, doc: &str) -> String {
+    sqlx::query_scalar("SELECT final_file_key FROM documents WHERE id = $1::uuid")
+        .bind(doc)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap()
+}
+
 async fn wait_for_completed(app: &TestApp, doc: &str) {
     for _ in 0..600 {
         if status_of(app, doc).await == "COMPLETED" {
@@ -165,12 +173,7 @@ async fn an_api_a_worker_and_the_cli_sharing_only_the_database_and_a_bucket_comp
     let downloaded = reqwest::get(file_path).await.unwrap();
     assert_eq!(downloaded.status(), 200);
     let downloaded = downloaded.bytes().await.unwrap();
-    let final_key: String =
-        sqlx::query_scalar("SELECT final_file_key FROM documents WHERE id = $1::uuid")
-            .bind(&doc)
-            .fetch_one(&app.db.pool)
-            .await
-            .unwrap();
+    let final_key = final_key(&app, &doc).await;
     let bucket_store = store(&api_settings);
     assert_eq!(bucket_store.get(&final_key).await.unwrap(), downloaded);
     let keys = bucket_store.keys().await.unwrap();
@@ -269,12 +272,7 @@ async fn while_the_bucket_is_unreachable_uploads_get_503_and_completion_waits() 
 
     proxy.restore().await;
     wait_for_completed(&app, &doc).await;
-    let final_key: String =
-        sqlx::query_scalar("SELECT final_file_key FROM documents WHERE id = $1::uuid")
-            .bind(&doc)
-            .fetch_one(&app.db.pool)
-            .await
-            .unwrap();
+    let final_key = final_key(&app, &doc).await;
     assert!(
         direct.get(&final_key).await.is_ok(),
         "the final PDF is there"
