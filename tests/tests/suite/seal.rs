@@ -51,6 +51,20 @@ fn pdfsig(file: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// pdfsig's report on `file`, after checking that it finds one signature and says it is valid.
+fn pdfsig_one_valid_seal(file: &Path) -> String {
+    let text = pdfsig(file);
+    assert!(
+        text.contains("Signature #1") && !text.contains("Signature #2"),
+        "one seal: {text}"
+    );
+    assert!(
+        text.contains("Signature Validation: Signature is Valid."),
+        "{text}"
+    );
+    text
+}
+
 /// pyHanko's verdict on each signature, as `tests/support/pyhanko_validate.py` prints it,
 /// trusting `roots`.
 fn pyhanko(file: &Path, roots: &[&str]) -> Vec<Value> {
@@ -122,15 +136,7 @@ async fn the_final_pdf_is_sealed_once_and_real_validators_accept_it() {
             .contains("Signet development seal"),
         "{report}"
     );
-    let text = pdfsig(&file);
-    assert!(
-        text.contains("Signature #1") && !text.contains("Signature #2"),
-        "one seal: {text}"
-    );
-    assert!(
-        text.contains("Signature Validation: Signature is Valid."),
-        "{text}"
-    );
+    let text = pdfsig_one_valid_seal(&file);
     assert!(text.contains("Total document signed"), "{text}");
     assert!(text.contains("ETSI.CAdES.detached"), "{text}");
     let verdicts = pyhanko(&file, &[&root]);
@@ -471,15 +477,7 @@ async fn a_seal_with_revocation_services_embeds_their_answers_for_offline_valida
         ]),
         "{report}"
     );
-    let text = pdfsig(&file);
-    assert!(
-        text.contains("Signature #1") && !text.contains("Signature #2"),
-        "one seal: {text}"
-    );
-    assert!(
-        text.contains("Signature Validation: Signature is Valid."),
-        "{text}"
-    );
+    pdfsig_one_valid_seal(&file);
 
     let roots = [root.as_str(), &tsa.root_pem()];
     let offline = pyhanko_with(&["--offline-ltv"], &file, &roots);
