@@ -13,8 +13,8 @@ const BATCH: i64 = 100;
 
 /// Removes the files whose pending row is older than `grace` and that no document refers to,
 /// then their rows; a row whose file a document does refer to only loses the row. The rows are
-/// locked (`SKIP LOCKED`), so sweeps on several processes share the work. A file the store
-/// cannot remove now keeps its row for the next sweep.
+/// locked (`SKIP LOCKED`), so sweeps on several processes share the work. When the store
+/// cannot remove a file, the sweep stops there and the rest keep their rows for the next one.
 #[tracing::instrument(name = "files::remove_abandoned", skip_all)]
 pub async fn remove_abandoned(pool: &PgPool, store: &FileStore, grace: Duration) -> Result<usize> {
     let mut tx = pool.begin().await?;
@@ -23,8 +23,10 @@ pub async fn remove_abandoned(pool: &PgPool, store: &FileStore, grace: Duration)
     for (key, referred_to) in abandoned {
         if !referred_to {
             if let Err(e) = store.remove(&key).await {
+                // The store is likely away: stop here rather than hold the rows (and a
+                // connection) through a retry per file; the next sweep goes on.
                 tracing::warn!(key, error = %e, "an abandoned file could not be removed yet");
-                continue;
+                break;
             }
             removed += 1;
         }
