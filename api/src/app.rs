@@ -24,7 +24,7 @@ use signet_common::{
         notify::Notifier,
     },
     store::{
-        accounts::{self, Authentication},
+        accounts::{self, Authentication, Quota},
         api_keys,
     },
 };
@@ -244,6 +244,27 @@ impl opentelemetry::propagation::Extractor for HeaderExtractor<'_> {
     }
 }
 
+/// The name of the usage policy in `RateLimit-Policy` and `RateLimit`.
+const RATE_LIMIT_POLICY: &str = "account";
+
+/// `RateLimit-Policy` and `RateLimit` (IETF draft-ietf-httpapi-ratelimit-headers): the
+/// account's quota per window, and what is left of it and when the window ends, as the counting
+/// statement returned them, so they agree across replicas.
+fn with_rate_limit(mut response: Response, quota: Quota, window_secs: i64) -> Response {
+    let headers = response.headers_mut();
+    let policy = format!("\"{RATE_LIMIT_POLICY}\";q={};w={window_secs}", quota.limit);
+    let state = format!(
+        "\"{RATE_LIMIT_POLICY}\";r={};t={}",
+        quota.remaining, quota.reset_secs
+    );
+    for (name, value) in [("ratelimit-policy", policy), ("ratelimit", state)] {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(name, value);
+        }
+    }
+    response
+}
+
 /// Authenticates the `X-API-KEY` header (any case) and counts the request, in one statement.
 async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let key = req
@@ -263,19 +284,25 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
         state.config.api_usage_window_secs,
     )
     .await;
+    let window_secs = state.config.api_usage_window_secs;
     match outcome {
-        Ok(Authentication::Allowed { account_id }) => {
+        Ok(Authentication::Allowed { account_id, quota }) => {
             tracing::Span::current().record("account.id", account_id.to_string());
             req.extensions_mut().insert(ApiAccount(account_id));
-            next.run(req).await
+            with_rate_limit(next.run(req).await, quota, window_secs)
         }
         Ok(Authentication::Limited {
             account_id,
             retry_after_secs,
+            quota,
         }) => {
             tracing::Span::current().record("account.id", account_id.to_string());
             metrics::counter!("signet_api_usage_limit_refusals_total").increment(1);
-            ApiError::RateLimited { retry_after_secs }.into_response()
+            with_rate_limit(
+                ApiError::RateLimited { retry_after_secs }.into_response(),
+                quota,
+                window_secs,
+            )
         }
         Ok(Authentication::UnknownKey) => ApiError::InvalidKey.into_response(),
         Err(e) => ApiError::from(e).into_response(),

@@ -24,8 +24,9 @@ pub enum ApiError {
     PayloadTooLarge,
     #[error("Invalid request body or validation error")]
     InvalidBody(Vec<Problem>),
-    #[error("Invalid query parameter: {0}")]
-    InvalidQuery(String),
+    /// A query parameter, named in the message (as ever) and, with what it must be, in `errors`.
+    #[error("Invalid query parameter: {}", .0.field)]
+    InvalidQuery(Problem),
     #[error("{0}")]
     Rule(Rule),
     #[error("Document not found")]
@@ -146,7 +147,7 @@ impl From<Error> for ApiError {
         match error {
             Error::DocumentNotFound => Self::DocumentNotFound,
             Error::Invalid(problems) => Self::InvalidBody(problems),
-            Error::InvalidQuery(name) => Self::InvalidQuery(name),
+            Error::InvalidQuery(problem) => Self::InvalidQuery(problem),
             Error::Rule(rule) => Self::Rule(rule),
             Error::Conflict(conflict) => Self::Conflict(conflict),
             Error::SigningLinkNotFound => Self::SigningLinkNotFound,
@@ -176,16 +177,15 @@ impl IntoResponse for ApiError {
             Self::MissingKey | Self::InvalidKey => "UNAUTHENTICATED",
             _ => "ERROR",
         };
+        let view = |p: &Problem| ProblemView {
+            field: p.field.clone(),
+            reason: p.reason.clone(),
+        };
         let errors = match &self {
-            Self::InvalidBody(problems) if !problems.is_empty() => Some(
-                problems
-                    .iter()
-                    .map(|p| ProblemView {
-                        field: p.field.clone(),
-                        reason: p.reason.clone(),
-                    })
-                    .collect(),
-            ),
+            Self::InvalidBody(problems) if !problems.is_empty() => {
+                Some(problems.iter().map(view).collect())
+            }
+            Self::InvalidQuery(problem) => Some(vec![view(problem)]),
             _ => None,
         };
         let mut response = (

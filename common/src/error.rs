@@ -64,8 +64,8 @@ pub enum Error {
     AccountNotFound(crate::model::AccountId),
     #[error("invalid input: {}", describe(.0))]
     Invalid(Vec<Problem>),
-    #[error("Invalid query parameter: {0}")]
-    InvalidQuery(String),
+    #[error("Invalid query parameter: {}", .0.field)]
+    InvalidQuery(Problem),
     #[error(transparent)]
     Rule(#[from] Rule),
     #[error(transparent)]

@@ -124,12 +124,25 @@ pub enum Authentication {
     /// No active key has this hash.
     UnknownKey,
     /// The request is authenticated and has been counted.
-    Allowed { account_id: AccountId },
+    Allowed { account_id: AccountId, quota: Quota },
     /// The account's usage limit for the current window is used up; nothing was counted.
     Limited {
         account_id: AccountId,
         retry_after_secs: u64,
+        quota: Quota,
     },
+}
+
+/// Where an account stands in its usage window, as the counting statement left it: what the
+/// `RateLimit-Policy` and `RateLimit` headers say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    /// Requests allowed per window (`api_usage_limit`).
+    pub limit: i64,
+    /// Requests left in the current window after this one.
+    pub remaining: i64,
+    /// Seconds until the current window ends and the count starts again.
+    pub reset_secs: i64,
 }
 
 /// Authenticates a key and counts the request against its account's usage window in one
@@ -147,7 +160,7 @@ pub async fn authenticate(
     key_hash: &[u8],
     window_secs: i64,
 ) -> Result<Authentication> {
-    let counted: Option<(AccountId, Uuid, bool)> = sqlx::query_as(
+    let counted: Option<(AccountId, Uuid, bool, i64, i64, i64)> = sqlx::query_as(
         "UPDATE accounts a SET
              api_usage_count = CASE WHEN a.usage_window_start <= now() - make_interval(secs => $2)
                                     THEN 1 ELSE a.api_usage_count + 1 END,
@@ -159,13 +172,17 @@ pub async fn authenticate(
            AND (a.usage_window_start <= now() - make_interval(secs => $2)
                 OR a.api_usage_count < a.api_usage_limit)
          RETURNING a.id, k.id,
-                   k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute'",
+                   k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute',
+                   a.api_usage_limit::bigint,
+                   GREATEST(0, a.api_usage_limit - a.api_usage_count)::bigint,
+                   GREATEST(0, CEIL(EXTRACT(EPOCH FROM
+                       a.usage_window_start + make_interval(secs => $2) - now())))::bigint",
     )
     .bind(key_hash)
     .bind(window_secs as f64)
     .fetch_optional(pool)
     .await?;
-    if let Some((account_id, key_id, stale)) = counted {
+    if let Some((account_id, key_id, stale, limit, remaining, reset_secs)) = counted {
         if stale {
             sqlx::query(
                 "UPDATE api_keys SET last_used_at = now() WHERE id = $1
@@ -175,12 +192,20 @@ pub async fn authenticate(
             .execute(pool)
             .await?;
         }
-        return Ok(Authentication::Allowed { account_id });
+        return Ok(Authentication::Allowed {
+            account_id,
+            quota: Quota {
+                limit,
+                remaining,
+                reset_secs,
+            },
+        });
     }
-    let limited: Option<(AccountId, i64)> = sqlx::query_as(
+    let limited: Option<(AccountId, i64, i64)> = sqlx::query_as(
         "SELECT a.id,
                 GREATEST(1, CEIL(EXTRACT(EPOCH FROM
-                    a.usage_window_start + make_interval(secs => $2) - now())))::bigint
+                    a.usage_window_start + make_interval(secs => $2) - now())))::bigint,
+                a.api_usage_limit::bigint
          FROM api_keys k JOIN accounts a ON a.id = k.account_id
          WHERE k.key_hash = $1 AND k.revoked_at IS NULL",
     )
@@ -190,9 +215,14 @@ pub async fn authenticate(
     .await?;
     Ok(match limited {
         None => Authentication::UnknownKey,
-        Some((account_id, retry_after)) => Authentication::Limited {
+        Some((account_id, retry_after, limit)) => Authentication::Limited {
             account_id,
             retry_after_secs: retry_after.max(1) as u64,
+            quota: Quota {
+                limit,
+                remaining: 0,
+                reset_secs: retry_after.max(1),
+            },
         },
     })
 }

@@ -1,6 +1,9 @@
 //! The document list's query parameters: defaults, parsing and paging arithmetic.
 
-use crate::{error::Error, model::DocumentStatus};
+use crate::{
+    error::{Error, Problem},
+    model::DocumentStatus,
+};
 
 pub const DEFAULT_LIMIT: i64 = 10;
 pub const MAX_LIMIT: i64 = 100;
@@ -48,20 +51,35 @@ impl Default for ListQuery {
     }
 }
 
+/// What a list parameter must be, as a 400's `errors` says it.
+fn must_be(name: &str) -> String {
+    match name {
+        "page" => "must be a whole number of at least 1".into(),
+        "limit" => format!("must be between 1 and {MAX_LIMIT}"),
+        "status" => "must be one of DRAFT, SENT, COMPLETED, TRASH".into(),
+        "search" => "must not contain control characters".into(),
+        "sortBy" => "must be one of dateCreated, documentName, dateModified".into(),
+        _ => "must be ASC or DESC".into(),
+    }
+}
+
 impl ListQuery {
     /// Parses query-string pairs. Unknown parameters are ignored; a known one that is repeated,
-    /// empty (except `search`) or out of range is refused with its name.
+    /// empty (except `search`) or out of range is refused with its name and what it must be.
     pub fn from_pairs(pairs: &[(String, String)]) -> Result<Self, Error> {
         let mut query = Self::default();
         let mut seen: Vec<&str> = Vec::new();
         for (name, value) in pairs {
-            let invalid = || Error::InvalidQuery(name.clone());
             let known = ["page", "limit", "status", "search", "sortBy", "sortOrder"];
             let Some(name) = known.iter().find(|k| **k == name.as_str()) else {
                 continue;
             };
+            let invalid = || Error::InvalidQuery(Problem::new(*name, must_be(name)));
             if seen.contains(name) {
-                return Err(invalid());
+                return Err(Error::InvalidQuery(Problem::new(
+                    *name,
+                    "must be given once",
+                )));
             }
             seen.push(name);
             let upper = value.trim().to_ascii_uppercase();
@@ -136,7 +154,7 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         ListQuery::from_pairs(&pairs).map_err(|e| match e {
-            Error::InvalidQuery(name) => name,
+            Error::InvalidQuery(problem) => problem.field,
             other => panic!("unexpected {other}"),
         })
     }

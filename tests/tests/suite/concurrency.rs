@@ -2,7 +2,7 @@
 
 use futures::future::join_all;
 use serde_json::json;
-use signet_tests::{LETTER, TestApp};
+use signet_tests::{ApiProcess, LETTER, TestApp};
 
 #[tokio::test]
 async fn two_hundred_concurrent_requests_against_a_limit_of_one_hundred() {
@@ -50,6 +50,93 @@ async fn usage_window_resets() {
         200,
         "a new window starts"
     );
+}
+
+/// `RATELIMIT` and `RATELIMIT-POLICY` (draft-ietf-httpapi-ratelimit-headers) of a response.
+fn rate_limit(response: &reqwest::Response) -> (String, String) {
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default()
+    };
+    (header("ratelimit-policy"), header("ratelimit"))
+}
+
+/// The remaining count and the reset of a `RateLimit` value `"account";r=R;t=T`.
+fn remaining_and_reset(value: &str) -> (i64, i64) {
+    let param = |name: &str| -> i64 {
+        value
+            .split(';')
+            .find_map(|p| p.strip_prefix(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("{name} in {value:?}"))
+            .parse()
+            .unwrap()
+    };
+    (param("r"), param("t"))
+}
+
+/// Every authenticated answer says the account's quota and what is left of it, from the one
+/// statement that counts the request, so two API processes on one database count down one
+/// window together; a refusal says nothing is left and when that changes, as `Retry-After`
+/// does. Answers that are not for an account (no key, a wrong key) carry neither header.
+#[tokio::test]
+async fn every_authenticated_answer_carries_its_rate_limit() {
+    let app = TestApp::spawn_with(&[("API_USAGE_WINDOW_SECS", "3600")]).await;
+    let other = ApiProcess::start(&app, &[("API_USAGE_WINDOW_SECS", "3600")]).await;
+    let (_, key) = app.account(4).await;
+    let client = reqwest::Client::new();
+    let mut remaining = Vec::new();
+    for (i, path) in [
+        "/documents",
+        "/documents/not-a-document",
+        "/documents?limit=0",
+        "/documents",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let base = if i % 2 == 0 { &app.base } else { &other.base };
+        let response = client
+            .get(format!("{base}/external/api/v1{path}"))
+            .header("X-API-KEY", &key)
+            .send()
+            .await
+            .unwrap();
+        let (policy, state) = rate_limit(&response);
+        assert_eq!(policy, r#""account";q=4;w=3600"#, "{path}");
+        let (left, reset) = remaining_and_reset(&state);
+        assert!((1..=3600).contains(&reset), "{state}");
+        remaining.push(left);
+    }
+    assert_eq!(remaining, [3, 2, 1, 0], "one count across both processes");
+
+    let refused = client
+        .get(format!("{}/external/api/v1/documents", other.base))
+        .header("X-API-KEY", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 429);
+    let retry_after: i64 = refused.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let (policy, state) = rate_limit(&refused);
+    assert_eq!(policy, r#""account";q=4;w=3600"#);
+    assert_eq!(remaining_and_reset(&state), (0, retry_after));
+
+    for key in [None, Some("sk_wrong")] {
+        let mut request = client.get(format!("{}/external/api/v1/documents", app.base));
+        if let Some(key) = key {
+            request = request.header("X-API-KEY", key);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 401);
+        assert_eq!(rate_limit(&response), (String::new(), String::new()));
+    }
 }
 
 #[tokio::test]

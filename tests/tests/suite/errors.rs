@@ -75,6 +75,37 @@ async fn bad_bodies_are_refused_and_change_nothing() {
         "ERROR",
         INVALID,
     );
+    // Serde's failures read as the validator's do, the field named (the message unchanged).
+    for (body, field, reason) in [
+        (
+            json!({"name": "A", "email": "a@b.co", "role": "SIGNER"}),
+            "",
+            "must be an array",
+        ),
+        (
+            json!([{"name": 5, "email": "a@b.co", "role": "SIGNER"}]),
+            "[0].name",
+            "must be a string",
+        ),
+        (
+            json!([{"name": "A", "role": "SIGNER"}]),
+            "[0].email",
+            "is required",
+        ),
+        (
+            json!([{"name": "A", "email": "a@b.co", "role": "OWNER"}]),
+            "[0].role",
+            "must be one of SIGNER, VIEWER",
+        ),
+    ] {
+        let response = app.post(&path, &key, &body).await;
+        assert_error(&response, 400, "ERROR", INVALID);
+        assert_eq!(
+            response.1["errors"],
+            json!([{"field": field, "reason": reason}]),
+            "{body}"
+        );
+    }
     for body in [
         json!({"name": "A", "email": "a@b.co", "role": "SIGNER"}), // object, not array
         json!([{"name": 5, "email": "a@b.co", "role": "SIGNER"}]), // wrong type
@@ -467,20 +498,40 @@ async fn wrong_method_is_405() {
 async fn bad_query_parameters_are_named() {
     let app = TestApp::spawn().await;
     let (_, key) = app.account(1000).await;
-    for (query, name) in [
-        ("page=0", "page"),
-        ("page=abc", "page"),
-        ("limit=101", "limit"),
-        ("limit=0", "limit"),
-        ("status=DELETED", "status"),
-        ("sortBy=size", "sortBy"),
-        ("sortOrder=UP", "sortOrder"),
+    for (query, name, reason) in [
+        ("page=0", "page", "must be a whole number of at least 1"),
+        ("page=abc", "page", "must be a whole number of at least 1"),
+        ("limit=101", "limit", "must be between 1 and 100"),
+        ("limit=0", "limit", "must be between 1 and 100"),
+        ("limit=5&limit=6", "limit", "must be given once"),
+        (
+            "status=DELETED",
+            "status",
+            "must be one of DRAFT, SENT, COMPLETED, TRASH",
+        ),
+        (
+            "sortBy=size",
+            "sortBy",
+            "must be one of dateCreated, documentName, dateModified",
+        ),
+        ("sortOrder=UP", "sortOrder", "must be ASC or DESC"),
+        (
+            "search=a%07b",
+            "search",
+            "must not contain control characters",
+        ),
     ] {
+        let answer = app.get(&format!("/documents?{query}"), &key).await;
         assert_error(
-            &app.get(&format!("/documents?{query}"), &key).await,
+            &answer,
             400,
             "ERROR",
             &format!("Invalid query parameter: {name}"),
+        );
+        assert_eq!(
+            answer.1["errors"],
+            serde_json::json!([{"field": name, "reason": reason}]),
+            "{query}"
         );
     }
 }
