@@ -952,6 +952,19 @@ impl WorkerProcess {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// The log once it contains `needle`, polled every 100 ms for up to a minute (then the
+    /// log as it is: the caller asserts).
+    pub async fn wait_for_log(&self, needle: &str) -> String {
+        for _ in 0..600 {
+            let log = self.log();
+            if log.contains(needle) {
+                return log;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        self.log()
+    }
+
     /// The admin port's address, as the worker logged it when it bound it.
     pub async fn admin_addr(&self) -> String {
         for _ in 0..200 {

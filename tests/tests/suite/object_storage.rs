@@ -252,21 +252,12 @@ async fn while_the_bucket_is_unreachable_uploads_get_503_and_completion_waits() 
     let link = invitations(&mailbox, 1).await["ada@signet.test"].clone();
     proxy.cut().await;
     assert_eq!(sign(&app, &link, &["Ada Lovelace"]).await.0, 200);
-    for _ in 0..600 {
-        if worker
-            .log()
-            .contains("file store unreachable; will try again")
-        {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let log = worker
+        .wait_for_log("file store unreachable; will try again")
+        .await;
     assert!(
-        worker
-            .log()
-            .contains("file store unreachable; will try again"),
-        "{}",
-        worker.log()
+        log.contains("file store unreachable; will try again"),
+        "{log}"
     );
     assert_eq!(status_of(&app, &doc).await, "SENT");
 

@@ -441,18 +441,10 @@ async fn a_seal_with_revocation_services_embeds_their_answers_for_offline_valida
     let next = send_to(&app, account, &key, &[(name, email, value)]).await;
     let link = invitations(&mailbox, people.len() + 1).await[email].clone();
     assert_eq!(sign(&app, &link, &[name, value]).await.0, 200);
-    for _ in 0..600 {
-        if worker.log().contains("revoked") {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let log = worker.wait_for_log("revoked").await;
     assert!(
-        worker
-            .log()
-            .contains("CN=Test seal with revocation services: revoked at"),
-        "the worker says why: {}",
-        worker.log()
+        log.contains("CN=Test seal with revocation services: revoked at"),
+        "the worker says why: {log}"
     );
     let status: String = sqlx::query_scalar("SELECT status FROM documents WHERE id = $1")
         .bind(next)
