@@ -33,11 +33,11 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tracing::Instrument;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
-use crate::{error::ApiError, extract::ApiAccount, routes};
+use crate::{error::ApiError, extract::ApiAccount, idempotency, routes};
 
 pub const BASE_PATH: &str = "/external/api/v1";
 pub const BODY_LIMIT_BYTES: usize = 1024 * 1024;
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Clone)]
 pub struct AppState {
@@ -99,6 +99,10 @@ fn seal_anchors(config: &Config) -> Vec<signet_pdf::seal::X509Certificate> {
 pub fn router(state: AppState) -> Router {
     let (documents, openapi) = routes::openapi::split(routes::documents::router());
     let authenticated = documents
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            idempotency::idempotent,
+        ))
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), authenticate));

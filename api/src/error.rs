@@ -42,6 +42,12 @@ pub enum ApiError {
     CsrfRejected,
     #[error("{0}")]
     Conflict(signet_common::Conflict),
+    /// The first request with this `Idempotency-Key` has not been answered yet.
+    #[error("A request with this Idempotency-Key is still being processed")]
+    IdempotencyKeyInFlight,
+    /// The `Idempotency-Key` came before with a different method, path or body.
+    #[error("This Idempotency-Key was used for a different request")]
+    IdempotencyKeyReused,
     #[error("Service unavailable")]
     Unavailable,
     #[error("Internal server error")]
@@ -96,7 +102,8 @@ impl ApiError {
             Self::RouteNotFound | Self::DocumentNotFound | Self::SigningLinkNotFound => {
                 StatusCode::NOT_FOUND
             }
-            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::Conflict(_) | Self::IdempotencyKeyInFlight => StatusCode::CONFLICT,
+            Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::InvalidBody(_) | Self::InvalidQuery(_) | Self::Rule(_) => StatusCode::BAD_REQUEST,
@@ -209,9 +216,9 @@ impl IntoResponse for ApiError {
                     .headers_mut()
                     .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
             }
-            // The database is away or every connection of the budget is busy: worth another
-            // try shortly.
-            Self::Unavailable => {
+            // The database is away or every connection of the budget is busy, or the first
+            // request with this key is still running: worth another try shortly.
+            Self::Unavailable | Self::IdempotencyKeyInFlight => {
                 response.headers_mut().insert(
                     header::RETRY_AFTER,
                     HeaderValue::from(UNAVAILABLE_RETRY_AFTER_SECS),

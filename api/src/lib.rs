@@ -5,6 +5,7 @@ pub mod cli;
 mod error;
 mod extract;
 mod html;
+mod idempotency;
 mod routes;
 
 pub use app::{AppState, Server, router};

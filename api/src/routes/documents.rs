@@ -18,6 +18,7 @@ use crate::{
     AppState,
     error::{ApiError, Empty, Envelope, success},
     extract::{ApiAccount, ApiJson, ClientActor, DocumentPath, ListParams},
+    idempotency::{Answer, Idempotency},
 };
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -111,10 +112,21 @@ async fn add_recipients(
     ApiAccount(account_id): ApiAccount,
     DocumentPath(id): DocumentPath,
     ClientActor(actor): ClientActor,
+    idempotency: Idempotency,
     ApiJson(body): ApiJson<Vec<RecipientInput>>,
-) -> Result<Response, ApiError> {
-    drafting::add_recipients(&state.db.pool, account_id, id, body, &actor).await?;
-    Ok(success("Recipients added successfully", Empty {}))
+) -> Result<Answer, ApiError> {
+    let answer = Answer::success("Recipients added successfully", Empty {});
+    let receipt = idempotency.receipt(&answer);
+    drafting::add_recipients(
+        &state.db.pool,
+        account_id,
+        id,
+        body,
+        &actor,
+        receipt.as_ref(),
+    )
+    .await?;
+    Ok(answer)
 }
 
 /// Place fields on pages of a DRAFT document, each assigned to a recipient by e-mail.
@@ -133,10 +145,21 @@ async fn add_fields(
     ApiAccount(account_id): ApiAccount,
     DocumentPath(id): DocumentPath,
     ClientActor(actor): ClientActor,
+    idempotency: Idempotency,
     ApiJson(body): ApiJson<Vec<FieldInput>>,
-) -> Result<Response, ApiError> {
-    drafting::add_fields(&state.db.pool, account_id, id, body, &actor).await?;
-    Ok(success("Fields added successfully", Empty {}))
+) -> Result<Answer, ApiError> {
+    let answer = Answer::success("Fields added successfully", Empty {});
+    let receipt = idempotency.receipt(&answer);
+    drafting::add_fields(
+        &state.db.pool,
+        account_id,
+        id,
+        body,
+        &actor,
+        receipt.as_ref(),
+    )
+    .await?;
+    Ok(answer)
 }
 
 /// Send the document to every recipient for signing.
@@ -155,8 +178,11 @@ async fn send_document(
     ApiAccount(account_id): ApiAccount,
     DocumentPath(id): DocumentPath,
     ClientActor(actor): ClientActor,
+    idempotency: Idempotency,
     ApiJson(body): ApiJson<SendInput>,
-) -> Result<Response, ApiError> {
+) -> Result<Answer, ApiError> {
+    let answer = Answer::success("Document sent successfully", Empty {});
+    let receipt = idempotency.receipt(&answer);
     drafting::send_document(
         &state.db.pool,
         account_id,
@@ -164,9 +190,10 @@ async fn send_document(
         body,
         &actor,
         &state.notifier,
+        receipt.as_ref(),
     )
     .await?;
-    Ok(success("Document sent successfully", Empty {}))
+    Ok(answer)
 }
 
 /// The audit trail of the document, oldest first.

@@ -2,7 +2,7 @@
 //! outbox rows and jobs in one transaction under the document's row lock.
 
 use chrono::Utc;
-use sqlx::{PgPool, Postgres, Transaction};
+use sqlx::{PgConnection, PgPool, Postgres, Transaction};
 use uuid::Uuid;
 
 use crate::{
@@ -16,6 +16,7 @@ use crate::{
     store::{
         accounts, audit, documents, emails,
         fields::{self, NewField},
+        idempotency::{self, Receipt},
         pending_files,
         recipients::{self, NewRecipient},
         sms,
@@ -104,6 +105,7 @@ pub async fn add_recipients(
     document_id: DocumentId,
     inputs: Vec<RecipientInput>,
     actor: &Actor,
+    receipt: Option<&Receipt>,
 ) -> Result<()> {
     let additions = inputs::validate_recipients(inputs)?;
     let (mut tx, _, existing) = begin_draft_change(pool, account_id, document_id).await?;
@@ -147,7 +149,7 @@ pub async fn add_recipients(
     recipients::insert_many(&mut tx, account_id, document_id, &new_recipients).await?;
     let emails: Vec<&str> = new_recipients.iter().map(|r| r.email.as_str()).collect();
     let message = format!("Recipients added: {}", emails.join(", "));
-    commit_update(tx, account_id, document_id, &message, actor).await
+    commit_update(tx, account_id, document_id, &message, actor, receipt).await
 }
 
 #[tracing::instrument(name = "drafting::add_fields", skip_all)]
@@ -157,6 +159,7 @@ pub async fn add_fields(
     document_id: DocumentId,
     inputs: Vec<FieldInput>,
     actor: &Actor,
+    receipt: Option<&Receipt>,
 ) -> Result<()> {
     let placed = inputs::validate_fields(inputs)?;
     let (mut tx, document, recipients) = begin_draft_change(pool, account_id, document_id).await?;
@@ -170,7 +173,7 @@ pub async fn add_fields(
     }
     fields::insert_many(&mut tx, account_id, document_id, &new_fields).await?;
     let message = format!("Fields added: {}", new_fields.len());
-    commit_update(tx, account_id, document_id, &message, actor).await
+    commit_update(tx, account_id, document_id, &message, actor, receipt).await
 }
 
 /// Checks that a field's box lies on its page.
@@ -325,7 +328,7 @@ pub async fn arrange_fields(
         moved.len(),
         removed.len()
     );
-    commit_update(tx, account_id, document_id, &message, actor).await
+    commit_update(tx, account_id, document_id, &message, actor, None).await
 }
 
 /// Removes a recipient, and their fields, from a DRAFT document.
@@ -343,7 +346,7 @@ pub async fn remove_recipient(
     };
     recipients::delete(&mut tx, document_id, recipient_id).await?;
     let message = format!("Recipient removed: {}", recipient.email);
-    commit_update(tx, account_id, document_id, &message, actor).await
+    commit_update(tx, account_id, document_id, &message, actor, None).await
 }
 
 /// The refusal of [`remove_recipient`] for an id that names none of the document's recipients
@@ -362,6 +365,7 @@ pub async fn send_document(
     input: SendInput,
     actor: &Actor,
     notifier: &Notifier,
+    receipt: Option<&Receipt>,
 ) -> Result<()> {
     let request = inputs::validate_send(input)?;
     let (mut tx, document, recipients) = begin_draft_change(pool, account_id, document_id).await?;
@@ -396,6 +400,7 @@ pub async fn send_document(
         invitations: tokens,
     };
     effects::record(&mut tx, subject, sent, actor, notifier).await?;
+    store_receipt(&mut tx, receipt).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -484,6 +489,7 @@ async fn commit_update(
     document_id: DocumentId,
     message: &str,
     actor: &Actor,
+    receipt: Option<&Receipt>,
 ) -> Result<()> {
     documents::touch(&mut tx, document_id).await?;
     let subject = Subject {
@@ -492,6 +498,16 @@ async fn commit_update(
     };
     let changed = DocumentEvent::DraftChanged(message.to_owned());
     effects::record_in_trail(&mut tx, subject, changed, actor).await?;
+    store_receipt(&mut tx, receipt).await?;
     tx.commit().await?;
     Ok(())
+}
+
+/// Stores the answer of an idempotent request in the transaction of its effect, so that the
+/// effect is never committed without the answer its retries get.
+async fn store_receipt(tx: &mut PgConnection, receipt: Option<&Receipt>) -> Result<()> {
+    match receipt {
+        Some(receipt) => idempotency::store_answer(tx, &receipt.request, &receipt.answer).await,
+        None => Ok(()),
+    }
 }

@@ -9,6 +9,7 @@ pub mod console_sessions;
 pub mod documents;
 pub mod emails;
 pub mod fields;
+pub mod idempotency;
 pub mod pending_files;
 pub mod queues;
 pub mod recipients;

@@ -11,6 +11,7 @@ mod delivery_failures;
 mod draft_editing;
 mod errors;
 mod files;
+mod idempotency;
 mod isolation;
 mod job_kinds;
 mod keys;

@@ -7,7 +7,8 @@
 //! Left out: `bring_up`, which runs `scripts/up.sh` and its local directory by design;
 //! `object_storage`, whose tests bring buckets of their own; and `database_restart`, whose
 //! PostgreSQL outages do not touch the file store and whose clusters run one at a time, so a
-//! second run would add four minutes to the suite's longest chain for nothing new.
+//! second run would add four minutes to the suite's longest chain for nothing new; and
+//! `idempotency`, whose keys live in PostgreSQL alone and whose requests store no file.
 
 #[path = "../suite/audit_chain.rs"]
 mod audit_chain;
@@ -61,7 +62,12 @@ mod webhooks;
 mod workers;
 
 /// Modules of `suite` that this binary leaves out, on purpose.
-const LEFT_OUT: &[&str] = &["bring_up", "database_restart", "object_storage"];
+const LEFT_OUT: &[&str] = &[
+    "bring_up",
+    "database_restart",
+    "idempotency",
+    "object_storage",
+];
 
 /// Every module of `suite` runs here too, unless it is left out on purpose above.
 #[test]

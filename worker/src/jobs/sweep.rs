@@ -6,7 +6,7 @@ use apalis::prelude::{BoxDynError, Data};
 use apalis_cron::Tick;
 use signet_common::{
     flows::{completion, expiry, files},
-    store::{queues, sms},
+    store::{idempotency, queues, sms},
 };
 
 use crate::WorkerState;
@@ -14,11 +14,15 @@ use crate::WorkerState;
 /// Finished jobs are kept this long for inspection, then removed by the sweep.
 const FINISHED_JOB_RETENTION: Duration = Duration::from_secs(24 * 3600);
 
+/// Expired idempotency keys deleted per sweep: at a sweep a minute, far more than any account
+/// can create (one per write, within the usage limit).
+const IDEMPOTENCY_KEYS_PER_SWEEP: i64 = 10_000;
+
 /// The sweep's `job_type` in `signet_jobs_*` metrics (it has no queue: it runs on a schedule).
 pub const SWEEP_JOB_TYPE: &str = "signet.expiry_sweep";
 
 /// Expires due documents, queues completion again for fully signed documents still SENT,
-/// removes old finished jobs, forgets the SMS counts of past days and removes files that no
+/// removes old finished jobs, forgets the SMS counts of past days and expired idempotency keys, and removes files that no
 /// document refers to (a failed upload, a discarded rendering); then records that a sweep finished, for the operator's alert.
 /// Every part claims its rows with `SKIP LOCKED` or is a conditional update, so any number of
 /// processes may sweep at once.
@@ -37,6 +41,7 @@ pub async fn expiry_sweep(_tick: Tick, state: Data<Arc<WorkerState>>) -> Result<
     }
     queues::purge_finished(&state.db.pool, FINISHED_JOB_RETENTION).await?;
     sms::forget_old_counts(&state.db.pool).await?;
+    idempotency::purge_expired(&state.db.pool, IDEMPOTENCY_KEYS_PER_SWEEP).await?;
     let removed =
         files::remove_abandoned(&state.db.pool, &state.store, state.file_orphan_grace).await?;
     if removed > 0 {

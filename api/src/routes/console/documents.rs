@@ -139,6 +139,7 @@ pub(super) async fn add_recipient(
         id,
         vec![input],
         &actor,
+        None,
     )
     .await;
     refused_or(&state, &console, id, outcome).await
@@ -170,6 +171,7 @@ pub(super) async fn send(
         input,
         &actor,
         &state.notifier,
+        None,
     )
     .await;
     refused_or(&state, &console, id, outcome).await
