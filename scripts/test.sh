@@ -33,6 +33,14 @@ if ! command -v moto_server >/dev/null; then
     python3 -m pip install --quiet 'moto[server]' >&2 ||
         python3 -m pip install --quiet --break-system-packages 'moto[server]' >&2
 fi
+# schemathesis: checks the OpenAPI document against the real binary. Pinned: the contract test
+# runs it with a fixed seed, so one version generates the same requests on every machine.
+SCHEMATHESIS_VERSION=4.32.5
+if [[ "$(schemathesis --version 2>/dev/null)" != *"$SCHEMATHESIS_VERSION"* ]]; then
+    log "installing schemathesis $SCHEMATHESIS_VERSION (the OpenAPI contract test)"
+    python3 -m pip install --quiet "schemathesis==$SCHEMATHESIS_VERSION" >&2 ||
+        python3 -m pip install --quiet --break-system-packages "schemathesis==$SCHEMATHESIS_VERSION" >&2
+fi
 if ! command -v openssl >/dev/null; then
     apt_install openssl # an operator's RSA seal is made with it in the seal's tests
 fi

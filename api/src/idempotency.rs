@@ -143,8 +143,8 @@ pub async fn idempotent(State(state): State<AppState>, req: Request, next: Next)
     }
 }
 
-/// The key: a structured-field string (`"…"`, as the draft writes it) or the bare token most
-/// clients send; 1 to 255 visible ASCII characters.
+/// The key: 1 to 255 visible ASCII characters (spaces allowed inside), counted as sent; a key
+/// in quotes (the draft's structured-field string) means the same key without them.
 fn key_of(req: &Request) -> Result<String, Problem> {
     let invalid = || {
         Problem::new(
@@ -157,14 +157,15 @@ fn key_of(req: &Request) -> Result<String, Problem> {
         return Err(invalid());
     };
     let value = value.to_str().map_err(|_| invalid())?.trim();
+    let visible = |c: char| c.is_ascii_graphic() || c == ' ';
+    if value.is_empty() || value.len() > MAX_KEY_CHARS || !value.chars().all(visible) {
+        return Err(invalid());
+    }
     let key = value
         .strip_prefix('"')
         .and_then(|v| v.strip_suffix('"'))
+        .filter(|inner| !inner.is_empty())
         .unwrap_or(value);
-    let visible = |c: char| c.is_ascii_graphic() || c == ' ';
-    if key.is_empty() || key.len() > MAX_KEY_CHARS || !key.chars().all(visible) {
-        return Err(invalid());
-    }
     Ok(key.to_owned())
 }
 

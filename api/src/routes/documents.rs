@@ -31,16 +31,44 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_audit_trail))
 }
 
+/// The values of the list's `status` (the OpenAPI document's; the parser is `ListQuery`).
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "UPPERCASE")]
+#[allow(dead_code)]
+enum StatusParam {
+    Draft,
+    Sent,
+    Completed,
+    Trash,
+}
+
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "camelCase")]
+#[allow(dead_code)]
+enum SortByParam {
+    DateCreated,
+    DocumentName,
+    DateModified,
+}
+
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "UPPERCASE")]
+#[allow(dead_code)]
+enum SortOrderParam {
+    Asc,
+    Desc,
+}
+
 /// List the account's documents, with paging, filtering, search and sorting.
 #[utoipa::path(
     get, path = "/documents", tag = "documents", security(("api_key" = [])),
     params(
-        ("page" = Option<i64>, Query, description = "Page number, from 1; default 1"),
-        ("limit" = Option<i64>, Query, description = "Documents per page, 1 to 100; default 10"),
-        ("status" = Option<String>, Query, description = "DRAFT, SENT, COMPLETED or TRASH (declined, expired or cancelled); any case"),
-        ("search" = Option<String>, Query, description = "Case-insensitive substring of the title"),
-        ("sortBy" = Option<String>, Query, description = "dateCreated (default), documentName or dateModified"),
-        ("sortOrder" = Option<String>, Query, description = "ASC or DESC (default)"),
+        ("page" = Option<i64>, Query, minimum = 1, maximum = 2147483647, description = "Page number, from 1; default 1"),
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 100, description = "Documents per page, 1 to 100; default 10"),
+        ("status" = inline(Option<StatusParam>), Query, description = "DRAFT, SENT, COMPLETED or TRASH (declined, expired or cancelled); any case is accepted"),
+        ("search" = Option<String>, Query, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$", description = "Case-insensitive substring of the title"),
+        ("sortBy" = inline(Option<SortByParam>), Query, description = "dateCreated (default), documentName or dateModified; any case is accepted"),
+        ("sortOrder" = inline(Option<SortOrderParam>), Query, description = "ASC or DESC (default); any case is accepted"),
     ),
     responses(
         (status = 200, description = "Documents retrieved successfully", body = Envelope<DocumentList>),

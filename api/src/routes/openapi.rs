@@ -3,6 +3,8 @@
 use std::sync::Arc;
 
 use axum::{Router, http::header, routing::get};
+use serde_json::{Value, json};
+use signet_common::wire::inputs::{MAX_FIELDS_PER_REQUEST, MAX_RECIPIENTS_PER_REQUEST};
 use utoipa::{
     Modify, OpenApi,
     openapi::security::{ApiKey, ApiKeyValue, SecurityScheme},
@@ -72,9 +74,127 @@ impl Modify for ApiKeyScheme {
 
 /// Splits the documented routes into the router that serves them and their OpenAPI document.
 pub fn split(routes: OpenApiRouter<AppState>) -> (Router<AppState>, utoipa::openapi::OpenApi) {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let (router, openapi) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(routes)
-        .split_for_parts()
+        .split_for_parts();
+    (router, with_cross_cutting(openapi))
+}
+
+/// What every operation shares and the route attributes cannot say, added once to the
+/// generated document (as JSON, which the whole of OpenAPI 3.1 can be written in): the bounds
+/// of the request arrays, `Idempotency-Key` and its answers on every POST, the rate-limit
+/// headers on every answer, and the links from a document to what can be done with it (for
+/// generated clients and schemathesis's stateful phase).
+fn with_cross_cutting(openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    let mut doc = serde_json::to_value(&openapi).expect("the OpenAPI document serialises");
+    let paths = doc["paths"]
+        .as_object_mut()
+        .expect("the document has paths");
+    for (path, item) in paths.iter_mut() {
+        for (method, operation) in item.as_object_mut().into_iter().flatten() {
+            let responses = operation["responses"]
+                .as_object_mut()
+                .expect("every operation has responses");
+            // A 401 belongs to no account, so it has no quota to tell.
+            for (status, response) in responses.iter_mut().filter(|(s, _)| *s != "401") {
+                let headers = &mut response["headers"];
+                headers["RateLimit-Policy"] = header_doc(
+                    "The account's quota: `\"account\";q=<requests per window>;w=<window in seconds>`",
+                    "\"account\";q=1000;w=3600",
+                );
+                headers["RateLimit"] = header_doc(
+                    "What is left of it: `\"account\";r=<requests left>;t=<seconds until the window ends>`",
+                    "\"account\";r=998;t=1740",
+                );
+                if status == "429" {
+                    headers["Retry-After"] = header_doc("Seconds until the window ends", "1740");
+                }
+            }
+            if method != "post" {
+                continue;
+            }
+            let max_items = match path.rsplit('/').next() {
+                Some("recipients") => Some(MAX_RECIPIENTS_PER_REQUEST),
+                Some("fields") => Some(MAX_FIELDS_PER_REQUEST),
+                _ => None,
+            };
+            if let Some(max_items) = max_items {
+                let schema = &mut operation["requestBody"]["content"]["application/json"]["schema"];
+                schema["minItems"] = json!(1);
+                schema["maxItems"] = json!(max_items);
+            }
+            let parameters = operation["parameters"]
+                .as_array_mut()
+                .expect("every POST has its path parameter");
+            parameters.push(json!({
+                "name": "Idempotency-Key",
+                "in": "header",
+                "required": false,
+                "description": "Makes a retry safe (send a fresh UUID with each new write, e.g. `\"3f0c6d0e-8f0a-4c55-9f7e-1c2b8d7a9e41\"`): a repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) and does nothing else. 1 to 255 visible ASCII characters, quoted or bare; kept 24 hours. See docs/api.md.",
+                "schema": {"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN}
+            }));
+            let responses = operation["responses"]
+                .as_object_mut()
+                .expect("every operation has responses");
+            let error = json!({"$ref": "#/components/schemas/Envelope_Empty"});
+            responses.insert(
+                "409".into(),
+                json!({
+                    "description": "A request with this Idempotency-Key is still being processed",
+                    "headers": {"Retry-After": header_doc("Seconds to wait before retrying", "2")},
+                    "content": {"application/json": {"schema": error}}
+                }),
+            );
+            responses.insert(
+                "422".into(),
+                json!({
+                    "description": "This Idempotency-Key was used for a different request",
+                    "content": {"application/json": {"schema": error}}
+                }),
+            );
+        }
+    }
+    add_links(&mut doc);
+    serde_json::from_value(doc).expect("the amended OpenAPI document is one")
+}
+
+/// A key of 1 to 255 visible ASCII characters, spaces allowed inside (quotes, as the draft's
+/// structured-field form writes them, included in the count).
+const IDEMPOTENCY_KEY_PATTERN: &str = "^[!-~](?:[ -~]{0,253}[!-~])?$";
+
+fn header_doc(description: &str, example: &str) -> Value {
+    json!({"description": description, "schema": {"type": "string"}, "example": example})
+}
+
+/// From a listed or fetched document to what can be done with it.
+fn add_links(doc: &mut Value) {
+    let targets = [
+        ("GetDocument", "get_document"),
+        ("AddRecipients", "add_recipients"),
+        ("AddFields", "add_fields"),
+        ("SendDocument", "send_document"),
+        ("GetAuditTrail", "get_audit_trail"),
+    ];
+    let links = |id: &str| -> Value {
+        targets
+            .iter()
+            .map(|(name, operation)| {
+                (
+                    (*name).to_owned(),
+                    json!({"operationId": operation, "parameters": {"id": id}}),
+                )
+            })
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    };
+    let paths = &mut doc["paths"];
+    paths["/documents"]["get"]["responses"]["200"]["links"] =
+        links("$response.body#/data/items/0/id");
+    paths["/documents/{id}"]["get"]["responses"]["200"]["links"] = links("$response.body#/data/id");
+    for operation in ["recipients", "fields", "send"] {
+        paths[format!("/documents/{{id}}/{operation}")]["post"]["responses"]["200"]["links"] =
+            links("$request.path.id");
+    }
 }
 
 /// The OpenAPI document of the external API.
@@ -100,4 +220,63 @@ pub fn router(openapi: &utoipa::openapi::OpenApi) -> Router<AppState> {
             }
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use signet_common::wire::{inputs, query};
+
+    use super::*;
+
+    /// JSON Schema patterns and the route attributes take literals: they must say what the
+    /// validators' constants say.
+    #[test]
+    fn the_schema_states_the_validators_bounds() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let schemas = &doc["components"]["schemas"];
+        let bounds = [
+            (
+                &schemas["RecipientInput"]["properties"]["name"]["maxLength"],
+                inputs::MAX_NAME_CHARS as i64,
+            ),
+            (
+                &schemas["RecipientInput"]["properties"]["email"]["maxLength"],
+                inputs::MAX_EMAIL_CHARS as i64,
+            ),
+            (
+                &schemas["SendInput"]["properties"]["message"]["maxLength"],
+                inputs::MAX_MESSAGE_CHARS as i64,
+            ),
+            (
+                &schemas["SendInput"]["properties"]["description"]["maxLength"],
+                inputs::MAX_MESSAGE_CHARS as i64,
+            ),
+        ];
+        for (stated, enforced) in bounds {
+            assert_eq!(stated, &json!(enforced));
+        }
+        let list = &doc["paths"]["/documents"]["get"]["parameters"];
+        let parameter = |name: &str| {
+            list.as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == name)
+                .unwrap()["schema"]
+                .clone()
+        };
+        assert_eq!(parameter("limit")["maximum"], json!(query::MAX_LIMIT));
+        assert_eq!(parameter("page")["maximum"], json!(query::MAX_PAGE));
+        let body = |path: &str| {
+            doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+                .clone()
+        };
+        assert_eq!(
+            body("/documents/{id}/recipients")["maxItems"],
+            json!(inputs::MAX_RECIPIENTS_PER_REQUEST)
+        );
+        assert_eq!(
+            body("/documents/{id}/fields")["maxItems"],
+            json!(inputs::MAX_FIELDS_PER_REQUEST)
+        );
+    }
 }

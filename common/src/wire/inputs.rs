@@ -22,51 +22,118 @@ pub const MAX_MESSAGE_CHARS: usize = 5_000;
 pub const DEFAULT_FIELD_WIDTH: f64 = 200.0;
 pub const DEFAULT_FIELD_HEIGHT: f64 = 50.0;
 
+// The OpenAPI document states these rules exactly, so that a client can check a body before
+// sending it (schemathesis checks both ways: what the schema allows is accepted, what it
+// forbids is refused). JSON Schema patterns cannot name constants: the unit test
+// `the_schema_states_the_validators_bounds` keeps them equal to the ones below.
+//
+// Text: no control characters but tab and line breaks (Rust's `char::is_control`), and, where
+// required, at least one character that is not white space.
+// NC = [^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]
+
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(example = json!({"name": "Zoë Ñúñez-O'Brien", "email": "zoe@example.com", "role": "SIGNER"}))]
 pub struct RecipientInput {
-    /// Full name
+    /// Full name, as it will be printed on the certificate; at most 200 characters
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$",
+        example = "Zoë Ñúñez-O'Brien"
+    )]
     pub name: String,
+    /// An ASCII address the mail layer can deliver to (internationalised addresses are refused;
+    /// a domain's `xn--` form works). Unique on the document, compared case-insensitively.
+    #[schema(format = Email, max_length = 254, example = "zoe@example.com")]
     pub email: String,
     pub role: RecipientRole,
-    /// Dialling prefix, `+<digits>`
+    /// Dialling prefix, `+<1-4 digits>` of a country that exists; give `phoneNumber` with it
     #[serde(default)]
+    #[schema(pattern = r"^\s*\+[0-9]{1,4}\s*$", example = "+44")]
     pub country_code: Option<String>,
+    /// 4 to 15 digits (spaces, dots, dashes and brackets allowed), valid in the plan of
+    /// `countryCode`; give `countryCode` with it
     #[serde(default)]
+    #[schema(
+        pattern = r"^\s*[ .()\-]*(?:[0-9][ .()\-]*){4,15}\s*$",
+        example = "7700 900123"
+    )]
     pub phone_number: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(example = json!({"recipientEmail": "zoe@example.com", "type": "SIGNATURE", "page": 1, "x": 72, "y": 640, "width": 200, "height": 50}))]
 pub struct FieldInput {
-    /// E-mail of a recipient already added to the document
+    /// E-mail of a recipient already added to the document (compared case-insensitively)
+    #[schema(min_length = 1, pattern = r"\S", example = "zoe@example.com")]
     pub recipient_email: String,
     #[serde(rename = "type")]
     pub field_type: FieldType,
-    /// 1-indexed page
+    /// 1-indexed page, at most the document's page count
+    #[schema(minimum = 1, example = 1)]
+    #[serde(deserialize_with = "whole_number")]
     pub page: i64,
-    /// Pixels from the left edge (1 px = 1 PDF point)
+    /// Points from the left edge (1 px = 1 PDF point); the box must lie on the page
+    #[schema(minimum = 0, example = 72)]
     pub x: f64,
-    /// Pixels from the top edge
+    /// Points from the top edge
+    #[schema(minimum = 0, example = 640)]
     pub y: f64,
     /// Default 200
     #[serde(default)]
+    #[schema(exclusive_minimum = 0, example = 200)]
     pub width: Option<f64>,
     /// Default 50
     #[serde(default)]
+    #[schema(exclusive_minimum = 0, example = 50)]
     pub height: Option<f64>,
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(example = json!({"message": "Please sign the lease.", "description": "Flat 2, from 1 March", "expiryDate": "2030-01-31T17:00:00Z"}))]
 pub struct SendInput {
-    /// Text included in the signing e-mail
+    /// Text included in the signing e-mail; at most 5000 characters
+    #[schema(
+        min_length = 1,
+        max_length = 5000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$",
+        example = "Please sign the lease."
+    )]
     pub message: String,
-    /// Extra description or instructions for recipients
+    /// Extra description or instructions for recipients (may be empty); at most 5000 characters
+    #[schema(
+        max_length = 5000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$",
+        example = "Flat 2, from 1 March"
+    )]
     pub description: String,
-    /// ISO 8601 / RFC 3339 timestamp in the future
-    #[schema(format = DateTime)]
+    /// RFC 3339 timestamp, in the future
+    #[schema(format = DateTime, example = "2030-01-31T17:00:00Z")]
     pub expiry_date: String,
+}
+
+/// An integer as JSON Schema counts them: `3` or `3.0` (a number whose fraction is zero), which
+/// some JSON encoders write for whole floats.
+fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+    use serde::de::{Error as _, Unexpected};
+    let number = serde_json::Number::deserialize(deserializer)?;
+    if let Some(n) = number.as_i64() {
+        return Ok(n);
+    }
+    match number.as_f64() {
+        Some(f) if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 => Ok(f as i64),
+        Some(f) => Err(D::Error::invalid_type(
+            Unexpected::Float(f),
+            &"a whole number",
+        )),
+        None => Err(D::Error::invalid_type(
+            Unexpected::Other("number"),
+            &"a whole number",
+        )),
+    }
 }
 
 /// A recipient that passed validation: trimmed, and with its phone number in E.164 when it has
@@ -163,7 +230,7 @@ pub fn validate_recipients(inputs: Vec<RecipientInput>) -> Result<Vec<ValidRecip
         check_text(
             &mut problems,
             format!("[{i}].name"),
-            &name,
+            &input.name,
             MAX_NAME_CHARS,
             true,
         );

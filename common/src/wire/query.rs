@@ -7,6 +7,9 @@ use crate::{
 
 pub const DEFAULT_LIMIT: i64 = 10;
 pub const MAX_LIMIT: i64 = 100;
+/// The last page that may be asked for: far beyond any account, and a bound the OpenAPI
+/// document can state (its numbers are 32-bit).
+pub const MAX_PAGE: i64 = i32::MAX as i64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SortBy {
@@ -54,7 +57,7 @@ impl Default for ListQuery {
 /// What a list parameter must be, as a 400's `errors` says it.
 fn must_be(name: &str) -> String {
     match name {
-        "page" => "must be a whole number of at least 1".into(),
+        "page" => format!("must be a whole number from 1 to {MAX_PAGE}"),
         "limit" => format!("must be between 1 and {MAX_LIMIT}"),
         "status" => "must be one of DRAFT, SENT, COMPLETED, TRASH".into(),
         "search" => "must not contain control characters".into(),
@@ -86,7 +89,7 @@ impl ListQuery {
             match *name {
                 "page" => {
                     query.page = value.trim().parse().map_err(|_| invalid())?;
-                    if query.page < 1 || query.page.checked_mul(MAX_LIMIT).is_none() {
+                    if !(1..=MAX_PAGE).contains(&query.page) {
                         return Err(invalid());
                     }
                 }

@@ -499,8 +499,16 @@ async fn bad_query_parameters_are_named() {
     let app = TestApp::spawn().await;
     let (_, key) = app.account(1000).await;
     for (query, name, reason) in [
-        ("page=0", "page", "must be a whole number of at least 1"),
-        ("page=abc", "page", "must be a whole number of at least 1"),
+        (
+            "page=0",
+            "page",
+            "must be a whole number from 1 to 2147483647",
+        ),
+        (
+            "page=abc",
+            "page",
+            "must be a whole number from 1 to 2147483647",
+        ),
         ("limit=101", "limit", "must be between 1 and 100"),
         ("limit=0", "limit", "must be between 1 and 100"),
         ("limit=5&limit=6", "limit", "must be given once"),

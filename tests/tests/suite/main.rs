@@ -22,6 +22,7 @@ mod openapi;
 mod phone_numbers;
 mod real_names;
 mod scale_out;
+mod schemathesis;
 mod seal;
 mod security;
 mod signing_flow;

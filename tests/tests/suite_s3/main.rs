@@ -8,7 +8,8 @@
 //! `object_storage`, whose tests bring buckets of their own; and `database_restart`, whose
 //! PostgreSQL outages do not touch the file store and whose clusters run one at a time, so a
 //! second run would add four minutes to the suite's longest chain for nothing new; and
-//! `idempotency`, whose keys live in PostgreSQL alone and whose requests store no file.
+//! `idempotency`, whose keys live in PostgreSQL alone and whose requests store no file; and
+//! `schemathesis`, which checks the OpenAPI document against the server, whatever its store.
 
 #[path = "../suite/audit_chain.rs"]
 mod audit_chain;
@@ -67,6 +68,7 @@ const LEFT_OUT: &[&str] = &[
     "database_restart",
     "idempotency",
     "object_storage",
+    "schemathesis",
 ];
 
 /// Every module of `suite` runs here too, unless it is left out on purpose above.
