@@ -41,6 +41,16 @@ async fn count(app: &TestApp, sql: &'static str, document: Uuid) -> i64 {
         .unwrap()
 }
 
+/// How many fields the document has.
+async fn fields_on(app: &TestApp, document: Uuid) -> i64 {
+    count(
+        app,
+        "SELECT count(*) FROM fields WHERE document_id = $1",
+        document,
+    )
+    .await
+}
+
 const RECIPIENTS: &str = r#"[{"email":"ana@example.com","name":"Ana Souza","role":"SIGNER"}]"#;
 const FIELDS: &str = r#"[{"type":"SIGNATURE","page":1,"x":50,"y":50,"width":120,"height":40,"recipientEmail":"ana@example.com"}]"#;
 
@@ -98,15 +108,7 @@ async fn twenty_concurrent_requests_with_one_key_have_one_effect() {
         ran, 1,
         "only one request ran; the others were replays or 409s"
     );
-    assert_eq!(
-        count(
-            &app,
-            "SELECT count(*) FROM fields WHERE document_id = $1",
-            doc
-        )
-        .await,
-        1
-    );
+    assert_eq!(fields_on(&app, doc).await, 1);
     assert_eq!(
         count(&app, "SELECT count(*) FROM audit_entries WHERE document_id = $1 AND message LIKE 'Fields added%'", doc).await,
         1
@@ -118,15 +120,7 @@ async fn twenty_concurrent_requests_with_one_key_have_one_effect() {
         (status, replayed.as_deref(), &body),
         (200, Some("true"), &first)
     );
-    assert_eq!(
-        count(
-            &app,
-            "SELECT count(*) FROM fields WHERE document_id = $1",
-            doc
-        )
-        .await,
-        1
-    );
+    assert_eq!(fields_on(&app, doc).await, 1);
 }
 
 /// The case the header is for: the answer to a write was lost, and the client sends it again.
@@ -235,15 +229,7 @@ async fn a_key_belongs_to_one_request() {
     )
     .await;
     assert_error(&(status, body), 422, "ERROR", reused);
-    assert_eq!(
-        count(
-            &app,
-            "SELECT count(*) FROM fields WHERE document_id = $1",
-            other_doc
-        )
-        .await,
-        0
-    );
+    assert_eq!(fields_on(&app, other_doc).await, 0);
 
     // Keys are the account's own: another account's "k" is another key.
     let (other_account, other_key) = app.account(1000).await;
@@ -327,15 +313,7 @@ async fn abandoned_and_expired_keys_are_free_again() {
         .unwrap();
     let (status, replayed, body) = post_with_key(&app, &path, &key, "died", FIELDS).await;
     assert_eq!((status, replayed), (200, None), "{body}");
-    assert_eq!(
-        count(
-            &app,
-            "SELECT count(*) FROM fields WHERE document_id = $1",
-            doc
-        )
-        .await,
-        1
-    );
+    assert_eq!(fields_on(&app, doc).await, 1);
 
     // Held in flight (lease not over): 409 with a Retry-After.
     sqlx::query(
@@ -472,13 +450,5 @@ async fn a_malformed_key_is_refused_and_changes_nothing() {
             .as_deref(),
         Some("true")
     );
-    assert_eq!(
-        count(
-            &app,
-            "SELECT count(*) FROM fields WHERE document_id = $1",
-            doc
-        )
-        .await,
-        1
-    );
+    assert_eq!(fields_on(&app, doc).await, 1);
 }
