@@ -8,6 +8,8 @@ use axum::{
 use serde::Serialize;
 use signet_common::{Error, Problem, Rule};
 
+use crate::idempotency::Answer;
+
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     #[error("API key is missing or invalid")]
@@ -83,15 +85,10 @@ pub struct ProblemView {
 #[derive(Debug, Default, Serialize, utoipa::ToSchema)]
 pub struct Empty {}
 
-/// A successful response: 200, code DEFAULT.
+/// A successful response: 200, code DEFAULT (made as a write's [`Answer`] is, which an
+/// idempotent write also stores).
 pub fn success<T: Serialize>(message: &str, data: T) -> Response {
-    Json(Envelope {
-        code: "DEFAULT",
-        message: message.to_owned(),
-        data,
-        errors: None,
-    })
-    .into_response()
+    Answer::success(message, data).into_response()
 }
 
 impl ApiError {
