@@ -218,6 +218,12 @@ pub struct Recipient {
     pub signed_at: Option<DateTime<Utc>>,
     pub declined_at: Option<DateTime<Utc>>,
     pub decline_reason: Option<String>,
+    /// When the signer agreed to use electronic records and signatures, from where, and the
+    /// words they agreed to (docs/signing.md).
+    pub consented_at: Option<DateTime<Utc>>,
+    pub consent_ip: Option<String>,
+    pub consent_user_agent: Option<String>,
+    pub consent_text: Option<String>,
     /// The state of the recipient's invitation e-mail; `None` before the document is sent.
     #[sqlx(try_from = "Option<String>")]
     pub delivery_status: OptionalStatus<DeliveryStatus>,

@@ -10,7 +10,8 @@ use crate::{
 
 const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_code, \
                        phone_number, phone_e164, status, color_code, position, viewed_at, signed_at, \
-                       declined_at, decline_reason, \
+                       declined_at, decline_reason, consented_at, consent_ip, consent_user_agent, \
+                       consent_text, \
                        (SELECT e.status FROM outbound_emails e WHERE e.recipient_id = recipients.id \
                         AND e.kind = 'INVITATION') AS delivery_status, \
                        (SELECT e.last_error FROM outbound_emails e \
@@ -178,6 +179,26 @@ pub async fn mark_signed(conn: &mut PgConnection, id: RecipientId) -> Result<()>
              viewed_at = COALESCE(viewed_at, now()) WHERE id = $1",
     )
     .bind(id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Records the signer's consent to electronic records, once: the first agreement stands.
+pub async fn record_consent(
+    conn: &mut PgConnection,
+    id: RecipientId,
+    actor: &crate::model::Actor,
+    text: &str,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE recipients SET consented_at = now(), consent_ip = $2, consent_user_agent = $3,
+             consent_text = $4 WHERE id = $1 AND consented_at IS NULL",
+    )
+    .bind(id)
+    .bind(&actor.ip_address)
+    .bind(&actor.user_agent)
+    .bind(text)
     .execute(conn)
     .await?;
     Ok(())
