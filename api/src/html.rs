@@ -9,9 +9,14 @@ pub fn time(t: DateTime<Utc>) -> String {
 }
 
 pub fn layout(title: &str, body: Markup) -> Markup {
+    layout_in(signet_i18n::Language::English, title, body)
+}
+
+/// [`layout`] for a page in `language`: its `lang`, and its direction (Arabic mirrors).
+pub fn layout_in(language: signet_i18n::Language, title: &str, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
-        html lang="en" {
+        html lang=(language.tag()) dir=(language.direction()) {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";

@@ -14,13 +14,19 @@ export async function renderPages(root, { pdfjsUrl, workerUrl, fileUrl }, scaleF
     frame.className = "page";
     frame.style.width = `${viewport.width}px`;
     frame.style.height = `${viewport.height}px`;
+    // Drawn at the screen's pixel density (2 or 3 device pixels per CSS pixel on phones), shown
+    // at the CSS size: sharp text instead of an upscaled blur.
+    const density = window.devicePixelRatio || 1;
     const canvas = document.createElement("canvas");
-    canvas.width = viewport.width;
-    canvas.height = viewport.height;
+    canvas.width = Math.floor(viewport.width * density);
+    canvas.height = Math.floor(viewport.height * density);
+    canvas.style.width = `${viewport.width}px`;
+    canvas.style.height = `${viewport.height}px`;
     frame.append(canvas);
     root.append(frame);
     setUp(frame, canvas, number, viewport, scale);
-    await page.render({ canvasContext: canvas.getContext("2d"), viewport }).promise;
+    const transform = density === 1 ? null : [density, 0, 0, density, 0, 0];
+    await page.render({ canvasContext: canvas.getContext("2d"), viewport, transform }).promise;
   }
   return pdf.numPages;
 }

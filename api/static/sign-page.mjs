@@ -1,90 +1,262 @@
-// The signing page: the document's pages rendered with pdf.js, the recipient's fields shown in
-// their colour where they sit; signatures and initials typed or drawn; sign and decline post
-// JSON to the signing link's endpoints.
+// The signing page: the document's pages rendered with pdf.js and, while the signer can act,
+// their fields drawn where they sit, in their colour. A consent step comes first; then each
+// field is filled in place (a dialog: a typed or drawn signature or initials, or text); DATE
+// fields show the date the server will set. "Next field" walks the empty fields in reading
+// order; Sign posts every value at once. All words come from the server, in the page's language.
 import { renderPages } from "./pages.mjs";
 
+const data = JSON.parse(document.getElementById("signing-data").textContent);
+const { words } = data;
 const root = document.getElementById("pages");
-const { color, base } = root.dataset;
-const fields = JSON.parse(root.dataset.fields);
+const byId = (id) => document.getElementById(id);
 
-// Each page fits the screen's width, phones included; the recipient's fields sit on top.
+// What the signer has entered, by field id: { kind: "typed" | "drawn" | "text", value }.
+const values = new Map();
+const boxes = new Map();
+const toFill = data.fields.filter((f) => f.type !== "DATE");
+
 const fit = (natural) => Math.min(1.5, (root.clientWidth - 4) / natural.width);
 await renderPages(root, root.dataset, fit, (frame, canvas, number, viewport, scale) => {
-  for (const field of fields.filter((f) => f.page === number)) {
-    const box = document.createElement("button");
-    box.type = "button";
-    box.className = "field";
-    box.textContent = field.type;
+  // Once the signer cannot act (signed, completed, declined...) the page shows the PDF alone:
+  // boxes over a signed PDF would hide its stamped values.
+  if (!data.canAct) return;
+  for (const field of data.fields.filter((f) => f.page === number)) {
+    const date = field.type === "DATE";
+    const box = document.createElement(date ? "div" : "button");
+    box.className = `field ${date ? "date filled" : "todo"}`;
     Object.assign(box.style, {
       left: `${field.x * scale}px`, top: `${field.y * scale}px`,
       width: `${field.width * scale}px`, height: `${field.height * scale}px`,
-      borderColor: color, background: `${color}33`,
+      borderColor: data.color, background: `${data.color}22`,
+      fontSize: `${Math.max(9, Math.min(16, field.height * scale * 0.45))}px`,
     });
-    box.addEventListener("click", () => document.getElementById(field.id)?.focus());
+    if (date) {
+      box.innerHTML = `<span class="sr-only"></span><span aria-hidden="true"></span>`;
+      box.firstChild.textContent = `${field.name}: ${data.today}, ${words["sign-field-date-auto"]}`;
+      box.lastChild.textContent = data.today;
+    } else {
+      box.type = "button";
+      box.disabled = !data.consented;
+      box.addEventListener("click", () => openDialog(field));
+    }
+    boxes.set(field.id, box);
     frame.append(box);
+    show(field);
   }
 });
+// Screen readers and the keyboard meet the fields in reading order, not in page order of
+// insertion: the DOM order above is by page, and fields come sorted by the server.
+updateProgress();
 
-// Typed signatures and initials: the preview shows the value as the final PDF will, trimmed,
-// with runs of white space as one space, in the PDF's fonts.
-for (const preview of document.querySelectorAll(".typed-preview")) {
-  const input = document.getElementById(preview.dataset.for);
-  const show = () => { preview.textContent = input.value.trim().replace(/\s+/g, " "); };
-  input.addEventListener("input", show);
-  show();
+function show(field) {
+  const box = boxes.get(field.id);
+  if (!box || field.type === "DATE") return;
+  const entered = values.get(field.id);
+  box.replaceChildren();
+  if (!entered) {
+    box.append(kindWord(field));
+  } else if (entered.kind === "drawn") {
+    const image = document.createElement("img");
+    image.src = entered.value;
+    image.alt = "";
+    box.append(image);
+  } else {
+    const text = document.createElement("span");
+    text.className = entered.kind === "typed" ? "typed" : "";
+    text.dir = "auto";
+    text.textContent = entered.value;
+    box.append(text);
+  }
+  box.classList.toggle("filled", Boolean(entered));
+  box.classList.toggle("todo", !entered);
+  box.setAttribute("aria-label", `${field.name}, ${entered ? words["sign-field-filled"] : words["sign-field-to-fill"]}`);
 }
 
-// Signature pads: drawing replaces the typed value.
-const pads = new Map();
-for (const pad of document.querySelectorAll("canvas.pad")) {
-  const context = pad.getContext("2d");
-  context.lineWidth = 2.5;
-  context.lineCap = "round";
-  context.strokeStyle = "#0d2673";
-  let drawing = false;
-  const point = (event) => {
-    const bounds = pad.getBoundingClientRect();
-    return [(event.clientX - bounds.left) * (pad.width / bounds.width), (event.clientY - bounds.top) * (pad.height / bounds.height)];
-  };
-  pad.addEventListener("pointerdown", (event) => {
-    drawing = true;
-    pad.setPointerCapture(event.pointerId);
-    context.beginPath();
-    context.moveTo(...point(event));
-  });
-  pad.addEventListener("pointermove", (event) => {
-    if (!drawing) return;
-    context.lineTo(...point(event));
-    context.stroke();
-    pads.set(pad.dataset.for, true);
-  });
-  pad.addEventListener("pointerup", () => { drawing = false; });
-  document.querySelector(`button.clear[data-for="${pad.dataset.for}"]`)?.addEventListener("click", () => {
-    context.clearRect(0, 0, pad.width, pad.height);
-    pads.delete(pad.dataset.for);
-  });
+// The field's kind as its box shows it while empty ("Signature" of "Signature, page 1").
+const kindWord = (field) => field.name.split(/[,،，]/)[0];
+
+function updateProgress() {
+  const progress = byId("progress");
+  if (!progress) return;
+  const done = toFill.filter((f) => values.has(f.id)).length;
+  progress.textContent = data.progress[done];
 }
 
-async function post(path, body, errorId) {
-  const response = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const json = await response.json().catch(() => ({ message: "Unexpected response" }));
-  if (response.ok) { location.reload(); return; }
-  const details = (json.errors || []).map((e) => e.reason).join("\n");
-  document.getElementById(errorId).textContent = json.message + (details ? `\n${details}` : "");
-}
-
-document.getElementById("sign")?.addEventListener("submit", (event) => {
-  event.preventDefault();
-  const values = [...event.target.querySelectorAll("input[data-field]")].map((input) => {
-    const pad = document.querySelector(`canvas.pad[data-for="${input.name}"]`);
-    const value = pad && pads.has(input.name) ? pad.toDataURL("image/png") : input.value;
-    return { id: input.name, value };
-  });
-  post("/submit", { fields: values }, "sign-error");
+// Consent: before the first field.
+byId("consent-continue")?.addEventListener("click", async () => {
+  if (!byId("consent-agree").checked) {
+    byId("consent-error").textContent = words["sign-consent-missing"];
+    byId("consent-agree").focus();
+    return;
+  }
+  const answer = await post("/consent", { language: data.language }, "consent-error");
+  if (!answer) return;
+  data.consented = true;
+  byId("consent").hidden = true;
+  byId("toolbar").hidden = false;
+  for (const box of boxes.values()) if (box.tagName === "BUTTON") box.disabled = false;
+  goToNext();
 });
 
-document.getElementById("decline")?.addEventListener("submit", (event) => {
-  event.preventDefault();
-  if (!confirm("Decline to sign this document?")) return;
-  post("/decline", { reason: document.getElementById("reason").value }, "decline-error");
+function nextEmpty(after) {
+  const start = after ? toFill.findIndex((f) => f.id === after) + 1 : 0;
+  const order = [...toFill.slice(start), ...toFill.slice(0, start)];
+  return order.find((f) => !values.has(f.id));
+}
+
+// The field the guide last pointed at or the signer last opened.
+let current;
+function goToNext(after) {
+  for (const box of boxes.values()) box.classList.remove("current");
+  const field = nextEmpty(after);
+  current = field?.id;
+  const target = field ? boxes.get(field.id) : byId("sign");
+  if (!target) return;
+  if (field) target.classList.add("current");
+  target.scrollIntoView({ block: "center", behavior: "smooth" });
+  target.focus({ preventScroll: true });
+}
+
+byId("next-field")?.addEventListener("click", () => goToNext(current));
+
+// The dialog in which one field is filled.
+const dialog = byId("field-dialog");
+const input = byId("dialog-input");
+const preview = byId("dialog-preview");
+const pad = byId("dialog-pad");
+let editing = null;
+let drawn = false;
+
+function openDialog(field) {
+  editing = field;
+  current = field.id;
+  const signature = field.type === "SIGNATURE" || field.type === "INITIALS";
+  byId("dialog-title").textContent = field.name;
+  byId("dialog-drawn").hidden = !signature;
+  byId("dialog-error").textContent = "";
+  byId("dialog-input-label").textContent = words[signature ? "sign-dialog-type" : "sign-dialog-text"];
+  pad.setAttribute("aria-label", words[`pad-${field.type}`] ?? "");
+  const entered = values.get(field.id);
+  input.value = entered && entered.kind !== "drawn" ? entered.value : "";
+  preview.hidden = !signature;
+  preview.textContent = signature ? normalised(input.value) : "";
+  clearPad();
+  if (entered?.kind === "drawn") {
+    const image = new Image();
+    image.onload = () => { pad.getContext("2d").drawImage(image, 0, 0); drawn = true; };
+    image.src = entered.value;
+  }
+  dialog.showModal();
+  input.focus();
+}
+// As the final PDF will show a typed value: trimmed, runs of white space as one space.
+const normalised = (text) => text.trim().replace(/\s+/g, " ");
+input.addEventListener("input", () => {
+  if (editing && editing.type !== "TEXT") preview.textContent = normalised(input.value);
+});
+
+const context = pad.getContext("2d");
+function clearPad() {
+  context.clearRect(0, 0, pad.width, pad.height);
+  context.lineWidth = 6;
+  context.lineCap = "round";
+  context.lineJoin = "round";
+  context.strokeStyle = "#0d2673";
+  drawn = false;
+}
+let drawing = false;
+const point = (event) => {
+  const bounds = pad.getBoundingClientRect();
+  return [(event.clientX - bounds.left) * (pad.width / bounds.width), (event.clientY - bounds.top) * (pad.height / bounds.height)];
+};
+pad.addEventListener("pointerdown", (event) => {
+  drawing = true;
+  pad.setPointerCapture(event.pointerId);
+  context.beginPath();
+  context.moveTo(...point(event));
+});
+pad.addEventListener("pointermove", (event) => {
+  if (!drawing) return;
+  context.lineTo(...point(event));
+  context.stroke();
+  drawn = true;
+});
+pad.addEventListener("pointerup", () => { drawing = false; });
+pad.addEventListener("pointercancel", () => { drawing = false; });
+byId("dialog-clear").addEventListener("click", clearPad);
+byId("dialog-cancel").addEventListener("click", () => dialog.close());
+
+byId("dialog-apply").addEventListener("click", () => {
+  const field = editing;
+  const typed = normalised(input.value);
+  let entered = null;
+  if (field.type !== "TEXT" && drawn) entered = { kind: "drawn", value: pad.toDataURL("image/png") };
+  else if (typed) entered = { kind: field.type === "TEXT" ? "text" : "typed", value: field.type === "TEXT" ? input.value.trim() : typed };
+  if (!entered) {
+    byId("dialog-error").textContent = words["sign-error-dialog-empty"];
+    input.focus();
+    return;
+  }
+  values.set(field.id, entered);
+  show(field);
+  updateProgress();
+  dialog.close();
+  byId("sign-error").textContent = "";
+  goToNext(field.id);
+});
+dialog.addEventListener("close", () => { editing = null; });
+
+// Sign: every field filled, or a list of what is missing, each named.
+byId("sign")?.addEventListener("click", async () => {
+  const missing = toFill.filter((f) => !values.has(f.id));
+  if (missing.length) {
+    showErrors(missing.map((f) => f.empty));
+    goToNext();
+    return;
+  }
+  const fields = toFill.map((f) => ({ id: f.id, value: values.get(f.id).value }));
+  const answer = await post("/submit", { fields }, "sign-error", fields);
+  if (answer) location.reload();
+});
+
+function showErrors(lines) {
+  const target = byId("sign-error");
+  target.replaceChildren();
+  const heading = document.createElement("p");
+  heading.textContent = words["sign-error-heading"];
+  const list = document.createElement("ul");
+  for (const line of lines) {
+    const item = document.createElement("li");
+    item.textContent = line;
+    list.append(item);
+  }
+  target.append(heading, list);
+}
+
+// Posts JSON to the link's endpoint; on a refusal shows the envelope's message and each error,
+// naming the field by what the page calls it ("Signature, page 2: ...").
+async function post(path, body, errorId, sentFields) {
+  let response;
+  try {
+    response = await fetch(data.base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  } catch {
+    byId(errorId).textContent = words["sign-error-network"];
+    return null;
+  }
+  const json = await response.json().catch(() => ({ message: response.statusText }));
+  if (response.ok) return json;
+  const named = (json.errors || []).map((e) => {
+    const index = /^fields\[(\d+)\]/.exec(e.field ?? "")?.[1];
+    const field = index !== undefined && sentFields ? data.fields.find((f) => f.id === sentFields[index]?.id) : null;
+    return `${field ? field.name : e.field}: ${e.reason}`;
+  });
+  if (errorId === "sign-error") showErrors([json.message, ...named]);
+  else byId(errorId).textContent = [json.message, ...named].join("\n");
+  return null;
+}
+
+byId("decline-submit")?.addEventListener("click", async () => {
+  if (!confirm(words["sign-decline-confirm"])) return;
+  const answer = await post("/decline", { reason: byId("reason").value }, "decline-error");
+  if (answer) location.reload();
 });

@@ -119,9 +119,19 @@ impl DocumentEvent<'_> {
                 format!("Document viewed by {}", r.email),
                 Some(r.id),
             ),
+            // The event list is fixed, so the consent given before signing is part of the
+            // SIGNED entry's message (docs/signing.md).
             Self::Signed(r) => (
                 AuditEvent::Signed,
-                format!("Document signed by {}", r.email),
+                match (&r.consented_at, &r.consent_ip, &r.consent_user_agent) {
+                    (Some(at), Some(ip), Some(agent)) => format!(
+                        "Document signed by {}, who agreed to use electronic records and \
+                         signatures at {} from {ip} ({agent})",
+                        r.email,
+                        at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                    ),
+                    _ => format!("Document signed by {}", r.email),
+                },
                 Some(r.id),
             ),
             Self::Declined { by, reason, .. } => (

@@ -43,6 +43,8 @@ pub enum Rule {
     NotCancellable(String),
     #[error("Only signers can sign or decline this document")]
     NotASigner,
+    #[error("Agree to use electronic records and signatures before signing")]
+    ConsentRequired,
     #[error("Only an invitation that failed for good, on a SENT document, can be sent again")]
     NotResendable,
 }

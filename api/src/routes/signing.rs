@@ -14,25 +14,28 @@ use serde::Serialize;
 use signet_common::{
     Error,
     flows::signing::{self, SigningSession},
-    model::{DocumentId, DocumentStatus, FieldType, RecipientRole, RecipientStatus},
+    model::{DocumentId, DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus},
     wire::{
-        inputs::{DeclineInput, SubmitInput},
+        inputs::{ConsentInput, DeclineInput, SubmitInput},
         views::{FieldView, Timestamp},
     },
 };
+use signet_i18n::Language;
+use uuid::Uuid;
 
 use super::assets;
 use crate::{
     AppState,
     error::{ApiError, Empty, success},
-    extract::{ApiJson, ClientActor},
-    html::{layout, time},
+    extract::{ApiJson, AskedLanguage, ClientActor},
+    html::{layout_in, time},
 };
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/sign/{token}", get(page))
         .route("/sign/{token}/session", get(session))
+        .route("/sign/{token}/consent", post(consent))
         .route("/sign/{token}/submit", post(submit))
         .route("/sign/{token}/decline", post(decline))
 }
@@ -67,6 +70,8 @@ struct SessionRecipient {
     email: String,
     role: RecipientRole,
     status: RecipientStatus,
+    /// When the signer agreed to use electronic records and signatures, if they have.
+    consented_at: Option<Timestamp>,
 }
 
 impl SessionView {
@@ -89,6 +94,7 @@ impl SessionView {
                 email: r.email.clone(),
                 role: r.role,
                 status: r.status,
+                consented_at: r.consented_at.map(Timestamp),
             },
             fields: session.fields.iter().map(FieldView::from).collect(),
             can_sign: session.can_act(),
@@ -110,6 +116,19 @@ async fn session(
         "Signing session retrieved successfully",
         SessionView::new(&session, file_url),
     ))
+}
+
+/// The signer agrees to use electronic records and signatures, in the words the page showed
+/// them (`language`); required before `submit`.
+async fn consent(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+    ClientActor(actor): ClientActor,
+    ApiJson(body): ApiJson<ConsentInput>,
+) -> Result<Response, ApiError> {
+    let text = consent_text(&state, body.language);
+    signing::consent(&state.db.pool, &token, &text, &actor).await?;
+    Ok(success("Consent recorded", Empty {}))
 }
 
 async fn submit(
@@ -137,21 +156,31 @@ async fn page(
     State(state): State<AppState>,
     Path(token): Path<String>,
     ClientActor(actor): ClientActor,
+    AskedLanguage(asked): AskedLanguage,
 ) -> Response {
+    let language = asked.unwrap_or_default();
     match signing::open(&state.db.pool, &token, &actor, &state.notifier).await {
         Ok(session) => {
             let file_url = session
                 .may_download()
                 .then(|| state.links.url(session.document.id, Utc::now()));
-            signing_page(&token, &session, file_url.as_deref()).into_response()
+            let page = SigningPage {
+                token: &token,
+                session: &session,
+                file_url: file_url.as_deref(),
+                language,
+                consent_text: consent_text(&state, language),
+            };
+            page.render().into_response()
         }
         Err(Error::SigningLinkNotFound) => (
             StatusCode::NOT_FOUND,
-            layout(
-                "Link not found",
+            layout_in(
+                language,
+                &language.text("sign-not-found-title"),
                 html! {
-                    h1 { "This signing link is not valid" }
-                    p { "Check that you opened the whole link from your e-mail." }
+                    h1 { (language.text("sign-not-found-heading")) }
+                    p { (language.text("sign-not-found-text")) }
                 },
             ),
         )
@@ -160,107 +189,294 @@ async fn page(
     }
 }
 
-fn field_label(field: &FieldView) -> String {
-    let kind = match field.field_type {
-        signet_common::model::FieldType::Signature => "Signature",
-        signet_common::model::FieldType::Initials => "Initials",
-        signet_common::model::FieldType::Date => "Date",
-        signet_common::model::FieldType::Text => "Text",
-    };
-    format!("{kind} — page {}", field.page)
+/// The electronic-records disclosure a signer agrees to: the operator's
+/// (`SIGNING_CONSENT_TEXT`), else the catalogue's in the page's language.
+fn consent_text(state: &AppState, language: Language) -> String {
+    state
+        .config
+        .signing_consent_text
+        .clone()
+        .unwrap_or_else(|| language.text("sign-consent-text"))
 }
 
-/// The typed-signature preview: ink blue, as the final PDF stamps typed signatures.
-const TYPED_PREVIEW_STYLE: &str = ".typed-preview{font-family:\"Signet Text\",sans-serif;\
-     color:#0d2673;font-size:1.6rem;min-height:2.2rem;margin-top:4px;unicode-bidi:plaintext}";
+/// The typed-signature preview and field values: ink blue, as the final PDF stamps typed
+/// signatures, in the PDF's fonts.
+const SIGNING_STYLE: &str = "\
+.typed{font-family:\"Signet Text\",sans-serif;color:#0d2673;unicode-bidi:plaintext}\
+.typed-preview{font-size:1.6rem;min-height:2.2rem;margin-top:4px}\
+#pages{direction:ltr}\
+.field{display:flex;align-items:center;justify-content:center;overflow:hidden;white-space:nowrap;\
+text-overflow:ellipsis;font-size:11px;color:#1d2330;padding:0 2px;margin:0;border-radius:3px;cursor:pointer}\
+.field img{max-width:100%;max-height:100%}.field .typed{font-size:inherit}\
+.field.filled{border-style:solid}.field.todo{border-style:dashed}\
+.field:focus-visible{outline:3px solid #1d2330;outline-offset:2px}\
+.field.current{box-shadow:0 0 0 3px #1d2330}\
+.field.date{cursor:default}\
+.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}\
+.toolbar{position:sticky;bottom:0;z-index:2;display:flex;flex-wrap:wrap;gap:8px;align-items:center;\
+background:#fff;padding:10px 16px;box-shadow:0 -1px 3px #0003;border-radius:8px 8px 0 0}\
+.toolbar button{margin:0}.toolbar .progress{flex:1 1 100%;font-weight:600}\
+.secondary{background:#fff;color:#1f4fd1;border:1px solid #1f4fd1}\
+dialog{border:0;border-radius:8px;padding:16px;width:min(600px,calc(100vw - 32px));box-sizing:border-box}\
+dialog::backdrop{background:#0007}\
+.languages{display:flex;flex-wrap:wrap;gap:4px 12px;font-size:14px}.languages a{color:#1f4fd1}\
+.languages a[aria-current]{color:#1d2330;font-weight:600;text-decoration:none}\
+label.check{display:flex;gap:8px;align-items:flex-start;font-weight:600}label.check input{width:auto;margin-top:4px}\
+a{color:#1f4fd1}";
 
-fn signing_page(token: &str, session: &SigningSession, file_url: Option<&str>) -> Markup {
-    let document = &session.document;
-    let recipient = &session.recipient;
-    let fields: Vec<FieldView> = session.fields.iter().map(FieldView::from).collect();
-    let state_note = match (document.status, recipient.status) {
-        (DocumentStatus::Completed, _) => Some(
-            "This document is complete. The download below is the signed PDF with its certificate.",
-        ),
-        (DocumentStatus::Declined, _) => {
-            Some("This document was declined and can no longer be signed.")
+/// The states a signing link can be in once its recipient cannot act, as the page words them.
+fn state_message(session: &SigningSession, language: Language) -> Option<String> {
+    let text = |id: &str| Some(language.text(id));
+    match (session.document.status, session.recipient.status) {
+        (DocumentStatus::Completed, _) => text("sign-state-completed"),
+        (DocumentStatus::Declined, RecipientStatus::Declined) => text("sign-state-you-declined"),
+        (DocumentStatus::Declined, _) => text("sign-state-declined"),
+        (DocumentStatus::Expired, _) => text("sign-state-expired"),
+        (DocumentStatus::Cancelled, _) => text("sign-state-cancelled"),
+        (_, RecipientStatus::Signed) if session.others_to_sign == 0 => {
+            text("sign-state-all-signed")
         }
-        (DocumentStatus::Expired, _) => {
-            Some("This document expired before everyone signed. It can no longer be signed.")
+        (_, RecipientStatus::Signed) => Some(language.format(
+            "sign-state-waiting",
+            &[("count", session.others_to_sign.into())],
+        )),
+        _ if !session.can_act() && session.recipient.role == RecipientRole::Viewer => {
+            text("sign-state-viewer")
         }
-        (DocumentStatus::Cancelled, _) => {
-            Some("The sender cancelled this document. It can no longer be signed.")
-        }
-        (_, RecipientStatus::Signed) => {
-            Some("You have signed. You will get an e-mail when everyone has signed.")
-        }
-        _ if !session.can_act() && recipient.role == RecipientRole::Viewer => {
-            Some("You have been sent this document to view; there is nothing to sign.")
-        }
-        _ if !session.can_act() => Some("This document can no longer be signed."),
+        _ if !session.can_act() => text("sign-state-closed"),
         _ => None,
-    };
-    let today = Utc::now().format("%Y-%m-%d").to_string();
-    layout(
-        &document.title,
-        html! {
-            h1 { (document.title) }
-            p { "For " (recipient.name) " <" (recipient.email) ">" }
-            @if let Some(note) = state_note { p.banner id="state" { (note) } }
-            @if let Some(message) = document.send_message.as_deref().filter(|m| !m.is_empty()) {
-                div.card { p { (message) } @if let Some(d) = document.send_description.as_deref().filter(|d| !d.is_empty()) { p { (d) } } }
-            }
-            @if let Some(file_url) = file_url {
-                div.card {
+    }
+}
+
+/// A field as the page's script places and names it.
+#[derive(Serialize)]
+struct PageField {
+    id: Uuid,
+    #[serde(rename = "type")]
+    field_type: FieldType,
+    page: i32,
+    x: f64,
+    y: f64,
+    width: f64,
+    height: f64,
+    /// "Signature, page 2": what screen readers and error messages call it.
+    name: String,
+    /// The message when it is left empty.
+    empty: String,
+}
+
+struct SigningPage<'a> {
+    token: &'a str,
+    session: &'a SigningSession,
+    file_url: Option<&'a str>,
+    language: Language,
+    consent_text: String,
+}
+
+impl SigningPage<'_> {
+    fn kind(&self, field_type: FieldType) -> String {
+        self.language.text(match field_type {
+            FieldType::Signature => "sign-field-signature",
+            FieldType::Initials => "sign-field-initials",
+            FieldType::Text => "sign-field-text",
+            FieldType::Date => "sign-field-date",
+        })
+    }
+
+    /// The recipient's fields in reading order: by page, then top to bottom, then in the
+    /// page's writing direction.
+    fn fields(&self) -> Vec<PageField> {
+        let mut fields: Vec<&Field> = self.session.fields.iter().collect();
+        fields.sort_by(|a, b| {
+            (a.page, a.y, a.x)
+                .partial_cmp(&(b.page, b.y, b.x))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        fields
+            .into_iter()
+            .map(|f| {
+                let name = self.language.format(
+                    "sign-field-name",
+                    &[
+                        ("kind", self.kind(f.field_type).into()),
+                        ("page", f.page.into()),
+                    ],
+                );
+                PageField {
+                    id: f.id,
+                    field_type: f.field_type,
+                    page: f.page,
+                    x: f.x,
+                    y: f.y,
+                    width: f.width,
+                    height: f.height,
+                    empty: self
+                        .language
+                        .format("sign-error-empty", &[("field", name.clone().into())]),
+                    name,
+                }
+            })
+            .collect()
+    }
+
+    /// What the page's script needs: the fields, the words it shows in this language (the
+    /// progress line for every count, since plural rules differ by language) and where to post.
+    fn script_data(&self) -> String {
+        let fields = self.fields();
+        let to_fill = fields
+            .iter()
+            .filter(|f| f.field_type != FieldType::Date)
+            .count();
+        let l = self.language;
+        let words: serde_json::Map<String, serde_json::Value> = [
+            "sign-field-to-fill",
+            "sign-field-filled",
+            "sign-field-date-auto",
+            "sign-error-heading",
+            "sign-error-dialog-empty",
+            "sign-error-network",
+            "sign-consent-missing",
+            "sign-decline-confirm",
+            "sign-dialog-text",
+            "sign-dialog-type",
+        ]
+        .into_iter()
+        .map(|id| (id.to_owned(), l.text(id).into()))
+        .chain(
+            [FieldType::Signature, FieldType::Initials]
+                .into_iter()
+                .map(|t| {
+                    (
+                        format!("pad-{}", t.as_str()),
+                        l.format("sign-dialog-pad", &[("kind", self.kind(t).into())])
+                            .into(),
+                    )
+                }),
+        )
+        .collect();
+        let progress: Vec<String> = (0..=to_fill)
+            .map(|done| {
+                l.format(
+                    "sign-progress",
+                    &[("done", done.into()), ("total", to_fill.into())],
+                )
+            })
+            .collect();
+        let data = serde_json::json!({
+            "base": format!("/sign/{}", self.token),
+            "language": l.tag(),
+            "color": self.session.recipient.color_code,
+            "canAct": self.session.can_act(),
+            "consented": self.session.recipient.consented_at.is_some(),
+            // The date the server will set, shown in DATE fields; it is set again, by the
+            // database's clock, when the signature is recorded.
+            "today": Utc::now().format("%Y-%m-%d").to_string(),
+            "fields": fields,
+            "words": words,
+            "progress": progress,
+        });
+        // Inside a <script> element: no "</" may end it early.
+        data.to_string().replace('<', "\\u003c")
+    }
+
+    fn render(&self) -> Markup {
+        let l = self.language;
+        let session = self.session;
+        let document = &session.document;
+        let recipient = &session.recipient;
+        let can_act = session.can_act();
+        let consented = recipient.consented_at.is_some();
+        layout_in(
+            l,
+            &document.title,
+            html! {
+                nav.languages aria-label=(l.text("sign-languages")) {
+                    @for other in Language::ALL {
+                        a href=(format!("?lang={}", other.tag())) lang=(other.tag()) hreflang=(other.tag())
+                            aria-current=[(other == l).then_some("true")] { (native_name(other)) }
+                    }
+                }
+                h1 dir="auto" { (document.title) }
+                p { bdi { (l.format("sign-for", &[("name", recipient.name.as_str().into())])) } }
+                @if let Some(note) = state_message(session, l) { p.banner id="state" role="status" { (note) } }
+                @if let Some(message) = document.send_message.as_deref().filter(|m| !m.is_empty()) {
+                    div.card dir="auto" { p { (message) } @if let Some(d) = document.send_description.as_deref().filter(|d| !d.is_empty()) { p { (d) } } }
+                }
+                @if can_act {
+                    section.card #consent hidden[consented] aria-labelledby="consent-heading" {
+                        h2 #consent-heading { (l.text("sign-consent-heading")) }
+                        p #consent-text dir="auto" { (self.consent_text) }
+                        label.check for="consent-agree" {
+                            input #consent-agree type="checkbox";
+                            span { (l.text("sign-consent-agree")) }
+                        }
+                        button.primary #consent-continue type="button" { (l.text("sign-consent-continue")) }
+                        p.error #consent-error role="alert" {}
+                    }
+                }
+                @if let Some(file_url) = self.file_url {
                     div #pages
                         data-pdfjs-url=(format!("{}/pdf.min.mjs", assets::BASE))
                         data-worker-url=(format!("{}/pdf.worker.min.mjs", assets::BASE))
-                        data-file-url=(file_url)
-                        data-color=(recipient.color_code)
-                        data-base=(format!("/sign/{token}"))
-                        data-fields=(serde_json::to_string(&fields).expect("serialisable")) {}
-                    p { a href=(file_url) { "Open or download the PDF" } }
+                        data-file-url=(file_url) {}
+                    p { a href=(file_url) { (l.text("sign-download")) } }
                 }
-            }
-            @if session.can_act() {
-                form.card id="sign" {
-                    h2 { "Your fields" }
-                    @for field in &fields {
-                        label for=(field.id) {
-                            span.swatch style=(format!("background:{}", recipient.color_code)) {}
-                            (field_label(field))
+                @if can_act {
+                    div.toolbar #toolbar hidden[!consented] {
+                        p.progress #progress aria-live="polite" {}
+                        button.secondary #next-field type="button" { (l.text("sign-next-field")) }
+                        button.primary #sign type="button" { (l.text("sign-submit")) }
+                        div.error #sign-error role="alert" tabindex="-1" {}
+                    }
+                    dialog #field-dialog aria-labelledby="dialog-title" {
+                        h2 #dialog-title {}
+                        div #dialog-typed {
+                            label #dialog-input-label for="dialog-input" { (l.text("sign-dialog-type")) }
+                            input #dialog-input type="text" autocomplete="off";
+                            div.typed.typed-preview #dialog-preview dir="auto" aria-hidden="true" {}
                         }
-                        @match field.field_type {
-                            FieldType::Date => input type="date" id=(field.id) name=(field.id) data-field value=(today) required;,
-                            FieldType::Text => input type="text" id=(field.id) name=(field.id) data-field required autocomplete="off";,
-                            FieldType::Signature | FieldType::Initials => {
-                                input type="text" id=(field.id) name=(field.id) data-field autocomplete="off" placeholder="Type it, or draw it below";
-                                // What the final PDF will show for the typed value: the same
-                                // fonts, the same direction rule (the first strong character).
-                                div.typed-preview data-for=(field.id) dir="auto" aria-live="polite" {}
-                                canvas.pad data-for=(field.id) width="600" height="150" aria-label="Draw here" {}
-                                button.clear type="button" data-for=(field.id) { "Clear drawing" }
-                            }
+                        div #dialog-drawn {
+                            p #dialog-draw-label { (l.text("sign-dialog-draw")) }
+                            canvas.pad #dialog-pad width="1200" height="300" role="img" aria-labelledby="dialog-draw-label" {}
+                            button.secondary #dialog-clear type="button" { (l.text("sign-dialog-clear")) }
+                        }
+                        p.error #dialog-error role="alert" {}
+                        div {
+                            button.primary #dialog-apply type="button" { (l.text("sign-dialog-apply")) }
+                            " "
+                            button.secondary #dialog-cancel type="button" { (l.text("sign-dialog-cancel")) }
                         }
                     }
-                    button.primary type="submit" { "Sign" }
-                    p.error id="sign-error" {}
+                    details.card #decline {
+                        summary { (l.text("sign-decline-heading")) }
+                        label for="reason" { (l.text("sign-decline-reason")) }
+                        textarea #reason name="reason" rows="2" dir="auto" {}
+                        button.danger #decline-submit type="button" { (l.text("sign-decline-submit")) }
+                        p.error #decline-error role="alert" {}
+                    }
                 }
-                form.card id="decline" {
-                    h2 { "Decline" }
-                    label for="reason" { "Reason (optional)" }
-                    textarea id="reason" name="reason" rows="2" {}
-                    button.danger type="submit" { "Decline to sign" }
-                    p.error id="decline-error" {}
+                @if let Some(expiry) = document.expiry_date {
+                    p { small { (l.format("sign-valid-until", &[("time", time(expiry).into())])) } }
                 }
-            }
-            style { (PreEscaped(format!("{}{TYPED_PREVIEW_STYLE}", assets::font_faces()))) }
-            @if file_url.is_some() {
-                script type="module" src=(format!("{}/sign-page.mjs", assets::BASE)) {}
-            }
-            @if let Some(expiry) = document.expiry_date {
-                p { small { "Link valid until " (time(expiry)) } }
-            }
-        },
-    )
+                style { (PreEscaped(format!("{}{SIGNING_STYLE}", assets::font_faces()))) }
+                @if self.file_url.is_some() {
+                    script #signing-data type="application/json" { (PreEscaped(self.script_data())) }
+                    script type="module" src=(format!("{}/sign-page.mjs", assets::BASE)) {}
+                }
+            },
+        )
+    }
+}
+
+/// A language's name in itself, for the language links.
+fn native_name(language: Language) -> &'static str {
+    match language {
+        Language::English => "English",
+        Language::German => "Deutsch",
+        Language::French => "Français",
+        Language::Spanish => "Español",
+        Language::Portuguese => "Português",
+        Language::ChineseSimplified => "简体中文",
+        Language::Arabic => "العربية",
+    }
 }

@@ -1,7 +1,7 @@
 //! What a recipient does through their signing link: view, sign, decline. Each action runs in
 //! one transaction under the document's row lock, like the owner's operations.
 
-use chrono::{NaiveDate, Utc};
+use chrono::Utc;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -29,6 +29,8 @@ pub struct SigningSession {
     pub recipient: Recipient,
     /// The recipient's own fields.
     pub fields: Vec<Field>,
+    /// How many other signers have not signed yet.
+    pub others_to_sign: usize,
 }
 
 impl SigningSession {
@@ -70,7 +72,20 @@ pub async fn open(
     Ok(session)
 }
 
-/// Signs: every field of the recipient gets a valid value, all at once.
+/// Records the signer's agreement to use electronic records and signatures, with the words
+/// they were shown (`text`), before their first field. The first agreement stands; agreeing
+/// again changes nothing.
+#[tracing::instrument(name = "signing::consent", skip_all)]
+pub async fn consent(pool: &PgPool, token: &str, text: &str, actor: &Actor) -> Result<()> {
+    let (mut tx, document, recipient) = begin(pool, token).await?;
+    require_can_act(&document, &recipient)?;
+    recipients::record_consent(&mut tx, recipient.id, actor, text).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Signs: every field of the recipient gets a valid value, all at once. DATE fields are not
+/// the signer's to fill: they get the signing date, whatever was sent for them.
 #[tracing::instrument(name = "signing::submit", skip_all)]
 pub async fn submit(
     pool: &PgPool,
@@ -81,6 +96,9 @@ pub async fn submit(
 ) -> Result<()> {
     let (mut tx, document, recipient) = begin(pool, token).await?;
     require_can_act(&document, &recipient)?;
+    if recipient.consented_at.is_none() {
+        return Err(Rule::ConsentRequired.into());
+    }
     let own_fields: Vec<Field> = fields::list(&mut tx, document.id)
         .await?
         .into_iter()
@@ -94,6 +112,7 @@ pub async fn submit(
         record_view(&mut tx, &document, &recipient, actor, notifier).await?;
     }
     fields::fill(&mut tx, &values).await?;
+    fields::fill_signing_dates(&mut tx, recipient.id).await?;
     recipients::mark_signed(&mut tx, recipient.id).await?;
     documents::touch(&mut tx, document.id).await?;
     let signed = DocumentEvent::Signed(&recipient);
@@ -182,7 +201,19 @@ async fn session(
     document: Document,
     recipient_id: RecipientId,
 ) -> Result<SigningSession> {
-    let recipient = recipients::find(conn, recipient_id).await?;
+    let everyone = recipients::list(conn, document.id).await?;
+    let others_to_sign = everyone
+        .iter()
+        .filter(|r| {
+            r.id != recipient_id
+                && r.role == RecipientRole::Signer
+                && r.status != RecipientStatus::Signed
+        })
+        .count();
+    let recipient = everyone
+        .into_iter()
+        .find(|r| r.id == recipient_id)
+        .ok_or(Error::SigningLinkNotFound)?;
     let fields = fields::list(conn, document.id)
         .await?
         .into_iter()
@@ -192,6 +223,7 @@ async fn session(
         document,
         recipient,
         fields,
+        others_to_sign,
     })
 }
 
@@ -215,7 +247,8 @@ fn require_can_act(document: &Document, recipient: &Recipient) -> Result<()> {
     Ok(())
 }
 
-/// Every field of the recipient exactly once, each value valid for its type.
+/// Every field of the recipient but DATE exactly once, each value valid for its type. A value
+/// sent for a DATE field is ignored: the server sets it ([`fields::fill_signing_dates`]).
 fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(Uuid, String)>> {
     let mut problems = Vec::new();
     let mut values = Vec::with_capacity(own.len());
@@ -225,8 +258,11 @@ fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(Uuid, Strin
             problems.push(Problem::new(format!("{path}.id"), "not one of your fields"));
             continue;
         };
-        if values.iter().any(|(id, _)| *id == field.id) {
+        if input.fields[..i].iter().any(|g| g.id == field.id) {
             problems.push(Problem::new(format!("{path}.id"), "given more than once"));
+            continue;
+        }
+        if field.field_type == FieldType::Date {
             continue;
         }
         match normalise_value(field.field_type, &given.value) {
@@ -234,7 +270,7 @@ fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(Uuid, Strin
             Err(reason) => problems.push(Problem::new(format!("{path}.value"), reason)),
         }
     }
-    for field in own {
+    for field in own.iter().filter(|f| f.field_type != FieldType::Date) {
         if !input.fields.iter().any(|g| g.id == field.id) {
             problems.push(Problem::new(
                 "fields",
@@ -288,9 +324,7 @@ fn normalise_value(field_type: FieldType, raw: &str) -> std::result::Result<Stri
                 Ok(value.to_owned())
             }
         }
-        FieldType::Date => NaiveDate::parse_from_str(value, "%Y-%m-%d")
-            .map(|date| date.format("%Y-%m-%d").to_string())
-            .map_err(|_| "expected a date as YYYY-MM-DD".to_owned()),
+        FieldType::Date => Err("a date is set by the server when you sign".into()),
         FieldType::Text => {
             if value.chars().count() > MAX_TEXT_CHARS {
                 Err(format!("at most {MAX_TEXT_CHARS} characters"))
@@ -350,11 +384,6 @@ mod tests {
         assert!(normalise_value(FieldType::Signature, "data:image/png;base64,@@").is_err());
         assert!(normalise_value(FieldType::Signature, "data:image/gif;base64,R0lG").is_err());
         assert!(normalise_value(FieldType::Signature, "   ").is_err());
-        assert_eq!(
-            normalise_value(FieldType::Date, "2026-11-21"),
-            Ok("2026-11-21".into())
-        );
-        assert!(normalise_value(FieldType::Date, "21/11/2026").is_err());
         assert!(normalise_value(FieldType::Text, &"x".repeat(MAX_TEXT_CHARS + 1)).is_err());
     }
 }

@@ -65,6 +65,9 @@ pub struct Config {
     /// answers makes the worker's `/healthz` fail, so that an orchestrator restarts it.
     pub worker_stuck_after: Duration,
     pub log_format: LogFormat,
+    /// SIGNING_CONSENT_TEXT: the operator's own electronic-records disclosure, shown (in every
+    /// language) instead of the catalogues' default before a signer's first field.
+    pub signing_consent_text: Option<String>,
     /// Bounds on untrusted input (docs/security.md).
     pub limits: Limits,
     /// Text messages to recipients with a phone number (docs/sms.md).
@@ -395,6 +398,7 @@ impl Config {
             seal,
             seal_cert_file,
             tsa_url: get("TSA_URL"),
+            signing_consent_text: get("SIGNING_CONSENT_TEXT").map(|t| t.trim().to_owned()),
             database_url: or("DATABASE_URL", DEFAULT_DATABASE_URL),
             database_max_connections,
             database_acquire_timeout: Duration::from_millis(positive(

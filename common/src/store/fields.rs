@@ -115,6 +115,19 @@ pub async fn insert_many(
 }
 
 /// Records the values a signer gave, all in one statement.
+/// Sets the recipient's DATE fields to the signing date: today in UTC by the database's clock,
+/// the same `now()` as the signature's `signed_at`, as `YYYY-MM-DD` (docs/signing.md).
+pub async fn fill_signing_dates(conn: &mut PgConnection, recipient_id: RecipientId) -> Result<()> {
+    sqlx::query(
+        "UPDATE fields SET value = to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD'),
+             filled_at = now() WHERE recipient_id = $1 AND type = 'DATE'",
+    )
+    .bind(recipient_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 pub async fn fill(conn: &mut PgConnection, values: &[(Uuid, String)]) -> Result<()> {
     sqlx::query(
         "UPDATE fields f SET value = v.value, filled_at = now()

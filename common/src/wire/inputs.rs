@@ -498,8 +498,18 @@ pub struct SubmitInput {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct FieldValueInput {
     pub id: Uuid,
-    /// SIGNATURE/INITIALS: a typed name or a PNG data URL; DATE: YYYY-MM-DD; TEXT: text.
+    /// SIGNATURE/INITIALS: a typed name or a PNG data URL; TEXT: text. A DATE field needs no
+    /// value, and one sent is ignored: it is the signing date, set by the server.
+    #[serde(default)]
     pub value: String,
+}
+
+/// The signer agrees to use electronic records and signatures, in the words the signing page
+/// showed them in `language`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct ConsentInput {
+    #[serde(default)]
+    pub language: signet_i18n::Language,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]

@@ -143,6 +143,20 @@ fn sign_the_demo_document(stdout: &str, data: &std::path::Path, port: u16) {
             serde_json::json!({"id": f["id"], "value": value})
         })
         .collect();
+    let consent = Command::new("curl")
+        .args([
+            "-sS",
+            "-X",
+            "POST",
+            "-H",
+            "Content-Type: application/json",
+            "-d",
+            "{}",
+            &format!("{link}/consent"),
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&consent.stdout).contains("Consent recorded"));
     let body = serde_json::json!({ "fields": fields }).to_string();
     let submit = Command::new("curl")
         .args([

@@ -930,7 +930,7 @@ fn blank_png_url(width: u32, height: u32) -> String {
 /// 400 that changes nothing, and one within bounds completes the document.
 #[tokio::test]
 async fn oversized_drawn_signatures_are_refused_at_submit() {
-    use crate::signing_flow::{send_document, wait_for_status};
+    use crate::signing_flow::{consent, send_document, wait_for_status};
     let app = TestApp::spawn().await;
     let (account, key) = app.account(1000).await;
     let fields: Vec<(&str, &str)> = (0..10).map(|_| ("ann@signet.test", "SIGNATURE")).collect();
@@ -959,6 +959,7 @@ async fn oversized_drawn_signatures_are_refused_at_submit() {
         .iter()
         .map(|f| f["id"].clone())
         .collect();
+    consent(&app, &link).await;
     let submit = |image: String| {
         let body = serde_json::json!({
             "fields": ids.iter().map(|id| serde_json::json!({"id": id, "value": image})).collect::<Vec<_>>()

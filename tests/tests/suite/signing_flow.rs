@@ -98,8 +98,27 @@ pub(crate) async fn session(app: &TestApp, link: &str) -> Value {
     body["data"].clone()
 }
 
+/// The signer agrees to use electronic records and signatures, as the page's first step.
+pub(crate) async fn consent(app: &TestApp, link: &str) {
+    let (status, body) = read(
+        app.client
+            .post(format!("{link}/consent"))
+            .header("user-agent", UA)
+            .json(&json!({"language": "en"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+}
+
 pub(crate) async fn sign(app: &TestApp, link: &str, values: &[&str]) -> (u16, Value) {
-    let fields = session(app, link).await["fields"].clone();
+    let opened = session(app, link).await;
+    if opened["recipient"]["consentedAt"].is_null() && opened["canSign"] == true {
+        consent(app, link).await;
+    }
+    let fields = opened["fields"].clone();
     let given: Vec<Value> = fields
         .as_array()
         .unwrap()
@@ -255,21 +274,51 @@ async fn sent_document_is_signed_and_completed_with_a_stamped_pdf() {
         "Only signers can sign or decline this document",
     );
 
+    // Signing needs the consent step first.
+    let refused = read(
+        app.client
+            .post(format!("{}/submit", links["ann@signet.test"]))
+            .json(&json!({"fields": []}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_error(
+        &refused,
+        400,
+        "ERROR",
+        "Agree to use electronic records and signatures before signing",
+    );
+    // Ann backdates her DATE field: the server sets the signing date instead.
     assert_eq!(
         sign(
             &app,
             &links["ann@signet.test"],
-            &["Ann Example", "2026-11-21"]
+            &["Ann Example", "1999-12-31"]
         )
         .await
         .0,
         200
     );
+    let (date_value, signing_date): (String, String) = sqlx::query_as(
+        "SELECT f.value, to_char(r.signed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')
+         FROM fields f JOIN recipients r ON r.id = f.recipient_id
+         WHERE f.document_id = $1 AND f.type = 'DATE'",
+    )
+    .bind(doc)
+    .fetch_one(&app.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        date_value, signing_date,
+        "the DATE field is the signing date"
+    );
     assert_error(
         &sign(
             &app,
             &links["ann@signet.test"],
-            &["Ann Example", "2026-11-21"],
+            &["Ann Example", "1999-12-31"],
         )
         .await,
         409,
@@ -315,7 +364,15 @@ async fn sent_document_is_signed_and_completed_with_a_stamped_pdf() {
         ]
     );
     assert_eq!(trail[4]["message"], "Document viewed by vic@signet.test");
-    assert_eq!(trail[7]["message"], "Document signed by ann@signet.test");
+    // The consent, given before signing, is part of the SIGNED entry (the event list is fixed).
+    let signed = trail[7]["message"].as_str().unwrap();
+    assert!(
+        signed.starts_with(
+            "Document signed by ann@signet.test, who agreed to use electronic records and \
+             signatures at "
+        ) && signed.ends_with(&format!(" from 127.0.0.1 ({UA})")),
+        "{signed}"
+    );
     assert_eq!(trail[9]["message"], "All recipients have signed");
     for entry in &trail[4..9] {
         assert_eq!(
@@ -345,9 +402,13 @@ async fn sent_document_is_signed_and_completed_with_a_stamped_pdf() {
         inspected.pages
     );
     let text = pdftotext(&final_pdf);
+    assert!(
+        !text.contains("1999-12-31"),
+        "the backdated date is not stamped"
+    );
     for expected in [
         "Ann Example",
-        "2026-11-21",
+        signing_date.as_str(),
         "Purchase order 4711",
         "Certificate of completion",
         "ann@signet.test",

@@ -1,0 +1,51 @@
+# 签署页面（api/src/routes/signing.rs、api/static/sign-page.mjs）。
+
+sign-for = 签署人：{ $name }
+sign-languages = 语言
+sign-consent-heading = 签署前须知
+sign-consent-text = 发件人请您以电子方式签署本文件。同意即表示您同意以电子记录的形式接收和签署本文件，并认可您的电子签名与手写签名具有同等效力。您可以向发件人免费索取纸质副本；在签署之前，您可以通过拒绝签署或关闭本页面来撤回您的同意。查看和签署本文件需要使用网页浏览器；如需保留副本，请下载 PDF。
+sign-consent-agree = 我同意使用电子记录和电子签名
+sign-consent-continue = 继续
+sign-consent-missing = 请先勾选同意框，然后再继续。
+sign-progress = 已完成 { $done }/{ $total } 个字段
+sign-next-field = 下一个字段
+sign-submit = 签署
+sign-field-signature = 签名
+sign-field-initials = 姓名缩写
+sign-field-text = 文本
+sign-field-date = 日期
+sign-field-name = { $kind }，第 { $page } 页
+sign-field-to-fill = 必填，尚未填写
+sign-field-filled = 已填写
+sign-field-date-auto = 签署时自动填写
+sign-dialog-type = 键盘输入
+sign-dialog-draw = 或用手指、触控笔或鼠标手写
+sign-dialog-pad = { $kind }手写区域
+sign-dialog-clear = 清除手写内容
+sign-dialog-text = 您的文字
+sign-dialog-apply = 确定
+sign-dialog-cancel = 取消
+sign-error-heading = 请检查以下内容：
+sign-error-empty = { $field }：尚未填写。请点按页面上的该字段进行填写。
+sign-error-dialog-empty = 请先输入文字或在框内手写。
+sign-error-network = 连接失败。请检查您的网络，然后重试。
+sign-decline-heading = 拒绝签署
+sign-decline-reason = 原因（选填）
+sign-decline-submit = 拒绝签署
+sign-decline-confirm = 确定要拒绝签署本文件吗？拒绝后您将无法再签署。
+sign-download = 打开或下载 PDF
+sign-valid-until = 链接有效期至 { $time } (UTC)
+sign-state-completed = 本文件已完成。下方可下载的是已签署的 PDF 及其证书。
+sign-state-all-signed = 谢谢！所有人均已签署。已签署的 PDF 及其证书正在生成，完成后将通过电子邮件发送给您。
+sign-state-waiting = { $count ->
+   *[other] 您已签署。还有 { $count } 位签署人尚未签署；所有人签署完毕后，您将收到电子邮件通知。
+}
+sign-state-you-declined = 您已拒绝签署本文件。我们已通知发件人。
+sign-state-declined = 本文件已被拒签，无法再签署。
+sign-state-expired = 本文件在所有人签署之前已过期，无法再签署。
+sign-state-cancelled = 发件人已取消本文件，无法再签署。
+sign-state-viewer = 本文件发送给您仅供查看，您无需签署任何内容。
+sign-state-closed = 本文件已无法签署。
+sign-not-found-title = 未找到链接
+sign-not-found-heading = 此签署链接无效
+sign-not-found-text = 请确认您打开的是电子邮件中的完整链接。
