@@ -15,39 +15,6 @@ const values = new Map();
 const boxes = new Map();
 const toFill = data.fields.filter((f) => f.type !== "DATE");
 
-const fit = (natural) => Math.min(1.5, (root.clientWidth - 4) / natural.width);
-await renderPages(root, root.dataset, fit, (frame, canvas, number, viewport, scale) => {
-  // Once the signer cannot act (signed, completed, declined...) the page shows the PDF alone:
-  // boxes over a signed PDF would hide its stamped values.
-  if (!data.canAct) return;
-  for (const field of data.fields.filter((f) => f.page === number)) {
-    const date = field.type === "DATE";
-    const box = document.createElement(date ? "div" : "button");
-    box.className = `field ${date ? "date filled" : "todo"}`;
-    Object.assign(box.style, {
-      left: `${field.x * scale}px`, top: `${field.y * scale}px`,
-      width: `${field.width * scale}px`, height: `${field.height * scale}px`,
-      borderColor: data.color, background: `${data.color}22`,
-      fontSize: `${Math.max(9, Math.min(16, field.height * scale * 0.45))}px`,
-    });
-    if (date) {
-      box.innerHTML = `<span class="sr-only"></span><span aria-hidden="true"></span>`;
-      box.firstChild.textContent = `${field.name}: ${data.today}, ${words["sign-field-date-auto"]}`;
-      box.lastChild.textContent = data.today;
-    } else {
-      box.type = "button";
-      box.disabled = !data.consented;
-      box.addEventListener("click", () => openDialog(field));
-    }
-    boxes.set(field.id, box);
-    frame.append(box);
-    show(field);
-  }
-});
-// Screen readers and the keyboard meet the fields in reading order, not in page order of
-// insertion: the DOM order above is by page, and fields come sorted by the server.
-updateProgress();
-
 function show(field) {
   const box = boxes.get(field.id);
   if (!box || field.type === "DATE") return;
@@ -69,7 +36,10 @@ function show(field) {
   }
   box.classList.toggle("filled", Boolean(entered));
   box.classList.toggle("todo", !entered);
-  box.setAttribute("aria-label", `${field.name}, ${entered ? words["sign-field-filled"] : words["sign-field-to-fill"]}`);
+  // The name carries what the box shows, so that speech input can say it (WCAG 2.5.3).
+  const state = entered ? words["sign-field-filled"] : words["sign-field-to-fill"];
+  const shown = entered && entered.kind !== "drawn" ? `: ${entered.value}` : "";
+  box.setAttribute("aria-label", `${field.name}, ${state}${shown}`);
 }
 
 // The field's kind as its box shows it while empty ("Signature" of "Signature, page 1").
@@ -120,12 +90,14 @@ function goToNext(after) {
 byId("next-field")?.addEventListener("click", () => goToNext(current));
 
 // The dialog in which one field is filled.
+// Present only while the signer can act.
 const dialog = byId("field-dialog");
 const input = byId("dialog-input");
 const preview = byId("dialog-preview");
 const pad = byId("dialog-pad");
 let editing = null;
 let drawn = false;
+if (dialog) setUpDialog();
 
 function openDialog(field) {
   editing = field;
@@ -151,12 +123,8 @@ function openDialog(field) {
 }
 // As the final PDF will show a typed value: trimmed, runs of white space as one space.
 const normalised = (text) => text.trim().replace(/\s+/g, " ");
-input.addEventListener("input", () => {
-  if (editing && editing.type !== "TEXT") preview.textContent = normalised(input.value);
-});
-
-const context = pad.getContext("2d");
 function clearPad() {
+  const context = pad.getContext("2d");
   context.clearRect(0, 0, pad.width, pad.height);
   context.lineWidth = 6;
   context.lineCap = "round";
@@ -164,47 +132,54 @@ function clearPad() {
   context.strokeStyle = "#0d2673";
   drawn = false;
 }
-let drawing = false;
-const point = (event) => {
-  const bounds = pad.getBoundingClientRect();
-  return [(event.clientX - bounds.left) * (pad.width / bounds.width), (event.clientY - bounds.top) * (pad.height / bounds.height)];
-};
-pad.addEventListener("pointerdown", (event) => {
-  drawing = true;
-  pad.setPointerCapture(event.pointerId);
-  context.beginPath();
-  context.moveTo(...point(event));
-});
-pad.addEventListener("pointermove", (event) => {
-  if (!drawing) return;
-  context.lineTo(...point(event));
-  context.stroke();
-  drawn = true;
-});
-pad.addEventListener("pointerup", () => { drawing = false; });
-pad.addEventListener("pointercancel", () => { drawing = false; });
-byId("dialog-clear").addEventListener("click", clearPad);
-byId("dialog-cancel").addEventListener("click", () => dialog.close());
+function setUpDialog() {
+  input.addEventListener("input", () => {
+    if (editing && editing.type !== "TEXT") preview.textContent = normalised(input.value);
+  });
 
-byId("dialog-apply").addEventListener("click", () => {
-  const field = editing;
-  const typed = normalised(input.value);
-  let entered = null;
-  if (field.type !== "TEXT" && drawn) entered = { kind: "drawn", value: pad.toDataURL("image/png") };
-  else if (typed) entered = { kind: field.type === "TEXT" ? "text" : "typed", value: field.type === "TEXT" ? input.value.trim() : typed };
-  if (!entered) {
-    byId("dialog-error").textContent = words["sign-error-dialog-empty"];
-    input.focus();
-    return;
-  }
-  values.set(field.id, entered);
-  show(field);
-  updateProgress();
-  dialog.close();
-  byId("sign-error").textContent = "";
-  goToNext(field.id);
-});
-dialog.addEventListener("close", () => { editing = null; });
+  let drawing = false;
+  const point = (event) => {
+    const bounds = pad.getBoundingClientRect();
+    return [(event.clientX - bounds.left) * (pad.width / bounds.width), (event.clientY - bounds.top) * (pad.height / bounds.height)];
+  };
+  const context = pad.getContext("2d");
+  pad.addEventListener("pointerdown", (event) => {
+    drawing = true;
+    pad.setPointerCapture(event.pointerId);
+    context.beginPath();
+    context.moveTo(...point(event));
+  });
+  pad.addEventListener("pointermove", (event) => {
+    if (!drawing) return;
+    context.lineTo(...point(event));
+    context.stroke();
+    drawn = true;
+  });
+  pad.addEventListener("pointerup", () => { drawing = false; });
+  pad.addEventListener("pointercancel", () => { drawing = false; });
+  byId("dialog-clear").addEventListener("click", clearPad);
+  byId("dialog-cancel").addEventListener("click", () => dialog.close());
+
+  byId("dialog-apply").addEventListener("click", () => {
+    const field = editing;
+    const typed = normalised(input.value);
+    let entered = null;
+    if (field.type !== "TEXT" && drawn) entered = { kind: "drawn", value: pad.toDataURL("image/png") };
+    else if (typed) entered = { kind: field.type === "TEXT" ? "text" : "typed", value: field.type === "TEXT" ? input.value.trim() : typed };
+    if (!entered) {
+      byId("dialog-error").textContent = words["sign-error-dialog-empty"];
+      input.focus();
+      return;
+    }
+    values.set(field.id, entered);
+    show(field);
+    updateProgress();
+    dialog.close();
+    byId("sign-error").textContent = "";
+    goToNext(field.id);
+  });
+  dialog.addEventListener("close", () => { editing = null; });
+}
 
 // Sign: every field filled, or a list of what is missing, each named.
 byId("sign")?.addEventListener("click", async () => {
@@ -260,3 +235,37 @@ byId("decline-submit")?.addEventListener("click", async () => {
   const answer = await post("/decline", { reason: byId("reason").value }, "decline-error");
   if (answer) location.reload();
 });
+
+// The pages last: everything above works while they render. Each field is added to its page in
+// the order the server sorted them (reading order), which is the order of focus.
+const fit = (natural) => Math.min(1.5, (root.clientWidth - 4) / natural.width);
+await renderPages(root, root.dataset, fit, (frame, canvas, number, viewport, scale) => {
+  // Once the signer cannot act (signed, completed, declined...) the page shows the PDF alone:
+  // boxes over a signed PDF would hide its stamped values.
+  if (!data.canAct) return;
+  for (const field of data.fields.filter((f) => f.page === number)) {
+    const date = field.type === "DATE";
+    const box = document.createElement(date ? "div" : "button");
+    box.className = `field ${date ? "date filled" : "todo"}`;
+    Object.assign(box.style, {
+      left: `${field.x * scale}px`, top: `${field.y * scale}px`,
+      width: `${field.width * scale}px`, height: `${field.height * scale}px`,
+      // Tinted in the recipient's colour, opaque enough to read over the page's own text.
+      borderColor: data.color, background: `linear-gradient(${data.color}26, ${data.color}26), #ffffffe6`,
+      fontSize: `${Math.max(9, Math.min(16, field.height * scale * 0.45))}px`,
+    });
+    if (date) {
+      box.innerHTML = `<span class="sr-only"></span><span aria-hidden="true"></span>`;
+      box.firstChild.textContent = `${field.name}: ${data.today}, ${words["sign-field-date-auto"]}`;
+      box.lastChild.textContent = data.today;
+    } else {
+      box.type = "button";
+      box.disabled = !data.consented;
+      box.addEventListener("click", () => openDialog(field));
+    }
+    boxes.set(field.id, box);
+    frame.append(box);
+    show(field);
+  }
+});
+updateProgress();

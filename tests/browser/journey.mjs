@@ -97,24 +97,29 @@ try {
     await signer.goto(links[email]);
     await signer.waitForSelector("#pages .page canvas");
     await signer.waitForSelector("button.field");
+    // The consent step, then the field, tapped where it sits on the page.
+    await signer.check("#consent-agree");
+    await signer.click("#consent-continue");
+    await signer.waitForSelector("#toolbar:not([hidden])");
+    await signer.click("button.field");
+    await signer.waitForSelector("#field-dialog[open]");
     if (drawn) {
       await shot(signer, "04-signing-page-phone");
-      const pad = signer.locator("canvas.pad").first();
-      await pad.scrollIntoViewIfNeeded();
-      const b = await pad.boundingBox();
+      const b = await signer.locator("#dialog-pad").boundingBox();
       await signer.mouse.move(b.x + 20, b.y + 40);
       await signer.mouse.down();
       for (let i = 1; i <= 20; i++) await signer.mouse.move(b.x + 20 + i * 12, b.y + 40 + Math.sin(i / 2) * 15);
       await signer.mouse.up();
     } else {
-      await signer.fill("#sign input[type=text]", "Bob Typed");
+      await signer.fill("#dialog-input", "Bob Typed");
       // The preview under the input shows the name as the PDF will, in the PDF's fonts.
-      findings.typedPreview = await signer.locator(".typed-preview").first().evaluate((el) => ({
+      findings.typedPreview = await signer.locator("#dialog-preview").evaluate((el) => ({
         text: el.textContent,
         font: getComputedStyle(el).fontFamily,
       }));
     }
-    await go(signer, signer.click("#sign button[type=submit]"));
+    await signer.click("#dialog-apply");
+    await go(signer, signer.click("#sign"));
     findings[`${email} state`] = await signer.textContent("#state");
     await signer.close();
   }

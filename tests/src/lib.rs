@@ -623,12 +623,17 @@ impl TestApp {
 
     /// Uploads a generated PDF with the given page sizes as a DRAFT document.
     pub async fn document(&self, account_id: Uuid, title: &str, pages: &[(f64, f64)]) -> Uuid {
+        self.document_from(account_id, title, pdf(pages)).await
+    }
+
+    /// A DRAFT of the PDF `bytes`, uploaded as the API does.
+    pub async fn document_from(&self, account_id: Uuid, title: &str, bytes: Vec<u8>) -> Uuid {
         drafting::upload_document(
             &self.db.pool,
             &self.store(),
             AccountId(account_id),
             title,
-            pdf(pages),
+            bytes,
             (
                 self.config.limits.pdf,
                 &signet_common::infra::limits::Workers::new("pdf", 1),

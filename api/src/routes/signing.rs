@@ -202,6 +202,7 @@ fn consent_text(state: &AppState, language: Language) -> String {
 /// The typed-signature preview and field values: ink blue, as the final PDF stamps typed
 /// signatures, in the PDF's fonts.
 const SIGNING_STYLE: &str = "\
+[hidden]{display:none!important}\
 .typed{font-family:\"Signet Text\",sans-serif;color:#0d2673;unicode-bidi:plaintext}\
 .typed-preview{font-size:1.6rem;min-height:2.2rem;margin-top:4px}\
 #pages{direction:ltr}\

@@ -26,6 +26,7 @@ mod schemathesis;
 mod seal;
 mod security;
 mod signing_flow;
+mod signing_page;
 mod sms;
 mod upgrades;
 mod uploads;

@@ -1,0 +1,258 @@
+//! The signing page on a phone, in English and in Arabic, in Debian's Chromium driven by
+//! playwright-core (tests/browser/signing.mjs) with axe-core run in the page, against the real
+//! API, worker and SMTP server.
+
+use serde_json::{Value, json};
+use signet_i18n::Language;
+use signet_tests::{Mailbox, TestApp, WorkerProcess, fixtures_dir, repo_root};
+
+use crate::signing_flow::invitations;
+
+const ANN: &str = "ann@signet.test";
+const LAILA: &str = "laila@signet.test";
+
+#[tokio::test]
+async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
+    let browser_dir = repo_root().join("tests/browser");
+    assert!(
+        browser_dir.join("node_modules/axe-core").exists(),
+        "axe-core is missing: run `npm ci --prefix tests/browser` (scripts/test.sh does)"
+    );
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let (account, key) = app.account(1000).await;
+    let pdf = std::fs::read(fixtures_dir().join("pdflatex-4-pages.pdf")).unwrap();
+    let doc = app.document_from(account, "Tenancy agreement", pdf).await;
+    let people = json!([
+        {"name": "Ann Lee", "email": ANN, "role": "SIGNER"},
+        {"name": "ليلى حداد", "email": LAILA, "role": "SIGNER"},
+    ]);
+    assert_eq!(
+        app.post(&format!("/documents/{doc}/recipients"), &key, &people)
+            .await
+            .0,
+        200
+    );
+    let field = |email: &str, kind: &str, x: u32, y: u32, width: u32, height: u32| json!({"recipientEmail": email, "type": kind, "page": 1, "x": x, "y": y, "width": width, "height": height});
+    let fields = json!([
+        field(ANN, "SIGNATURE", 72, 560, 200, 50),
+        field(ANN, "INITIALS", 300, 560, 70, 40),
+        field(ANN, "TEXT", 72, 630, 200, 30),
+        field(ANN, "DATE", 300, 630, 110, 30),
+        field(LAILA, "SIGNATURE", 72, 690, 200, 50),
+        field(LAILA, "DATE", 300, 690, 110, 30),
+    ]);
+    assert_eq!(
+        app.post(&format!("/documents/{doc}/fields"), &key, &fields)
+            .await
+            .0,
+        200
+    );
+    let (status, body) = app
+        .post(
+            &format!("/documents/{doc}/send"),
+            &key,
+            &json!({"message": "Please sign the tenancy agreement.", "description": "Flat 2", "expiryDate": "2099-01-01T00:00:00Z"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let links = invitations(&mailbox, 2).await;
+
+    let kinds = |l: Language| {
+        json!({
+            "SIGNATURE": l.text("sign-field-signature"),
+            "INITIALS": l.text("sign-field-initials"),
+            "TEXT": l.text("sign-field-text"),
+        })
+    };
+    let signers = json!([
+        {
+            "name": ANN, "link": links[ANN], "locale": "en-GB", "shot": "07-signing-page-phone-en",
+            "kinds": kinds(Language::English),
+            "values": {"SIGNATURE": "draw", "INITIALS": "AL", "TEXT": "Flat 2, 3rd floor"},
+        },
+        {
+            "name": LAILA, "link": links[LAILA], "locale": "ar-EG", "shot": "08-signing-page-phone-ar",
+            "kinds": kinds(Language::Arabic),
+            "values": {"SIGNATURE": "ليلى حداد"},
+        },
+    ]);
+    let shots = repo_root().join("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let output = tokio::process::Command::new("node")
+        .arg(browser_dir.join("signing.mjs"))
+        .current_dir(&browser_dir)
+        .env("SIGNERS", signers.to_string())
+        .env("SHOTS", &shots)
+        .output()
+        .await
+        .expect("node (scripts/test.sh installs it)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let findings: Value = stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "no findings from the browser:\n{stdout}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+    println!("screenshots in {}", shots.display());
+    assert!(findings.get("error").is_none(), "{}", findings["error"]);
+    assert_eq!(findings["consoleErrors"], json!([]), "{findings}");
+    let [ann, laila] = [&findings["signers"][0], &findings["signers"][1]];
+
+    let ann_fields = [
+        "sign-field-signature",
+        "sign-field-initials",
+        "sign-field-text",
+    ];
+    for (seen, language, kinds) in [
+        (ann, Language::English, &ann_fields[..]),
+        (laila, Language::Arabic, &ann_fields[..1]),
+    ] {
+        let to_fill = kinds.len();
+        // axe-core: no serious or critical WCAG 2.1 A/AA violation at any step.
+        assert_eq!(seen["violations"], json!([]), "{}", seen["name"]);
+        assert_eq!(seen["lang"], language.tag());
+        assert_eq!(seen["dir"], language.direction());
+        // Pages drawn at the screen's density: 2 device pixels per CSS pixel.
+        let (pixels, css) = (
+            seen["canvas"]["pixels"].as_f64().unwrap(),
+            seen["canvas"]["css"].as_f64().unwrap(),
+        );
+        assert!((pixels - 2.0 * css).abs() <= 2.0, "{}", seen["canvas"]);
+        assert_eq!(seen["fieldsDisabledBeforeConsent"], true);
+        assert_eq!(
+            seen["consentMissing"],
+            language.text("sign-consent-missing")
+        );
+        let progress = |done: usize| {
+            language.format(
+                "sign-progress",
+                &[("done", done.into()), ("total", to_fill.into())],
+            )
+        };
+        assert_eq!(seen["progressBefore"], progress(0));
+        assert_eq!(seen["progressAfter"], progress(to_fill));
+        // Each field is named by its kind and page, in reading order, and Sign with nothing
+        // filled names every empty one.
+        let names: Vec<String> = kinds
+            .iter()
+            .map(|kind| {
+                language.format(
+                    "sign-field-name",
+                    &[("kind", language.text(kind).into()), ("page", 1.into())],
+                )
+            })
+            .collect();
+        let shown_names: Vec<&str> = seen["fieldNames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        assert_eq!(shown_names.len(), to_fill);
+        for (shown, name) in shown_names.iter().zip(&names) {
+            assert!(shown.starts_with(name.as_str()), "{shown} / {name}");
+        }
+        let errors: Vec<String> = names
+            .iter()
+            .map(|name| language.format("sign-error-empty", &[("field", name.as_str().into())]))
+            .collect();
+        assert_eq!(seen["emptyErrors"], json!(errors));
+        let names = shown_names;
+        // The guide: after consent the first field, after the last one Sign.
+        assert_eq!(seen["focusAfterConsent"], names[0]);
+        assert_eq!(seen[format!("focusAfter{}", to_fill - 1)], "sign");
+        // The DATE field shows the date and cannot be tapped; the server sets it.
+        let shown = seen["dateShown"][0].as_str().unwrap();
+        assert!(
+            chrono::NaiveDate::parse_from_str(shown, "%Y-%m-%d").is_ok(),
+            "{shown}"
+        );
+        // Signed, the page shows the PDF alone with the state, in the signer's language.
+        assert_eq!(seen["fieldsAfterSigning"], 0);
+    }
+    assert_eq!(
+        ann["state"],
+        Language::English.format("sign-state-waiting", &[("count", 1.into())])
+    );
+    let arabic_state = laila["state"].as_str().unwrap();
+    assert!(
+        [
+            Language::Arabic.text("sign-state-all-signed"),
+            Language::Arabic.text("sign-state-completed")
+        ]
+        .contains(&arabic_state.to_owned()),
+        "{arabic_state}"
+    );
+    assert_eq!(ann["typedPreview"], Value::Null, "Ann drew");
+    assert_eq!(laila["typedPreview"]["text"], "ليلى حداد");
+    assert!(
+        laila["typedPreview"]["font"]
+            .as_str()
+            .unwrap()
+            .contains("Signet Text")
+    );
+    for shot in [
+        "07-signing-page-phone-en",
+        "07-signing-page-phone-en-signed",
+        "08-signing-page-phone-ar",
+        "08-signing-page-phone-ar-signed",
+    ] {
+        assert!(shots.join(format!("{shot}.png")).exists(), "{shot}");
+    }
+
+    // What the page sent, as the database recorded it.
+    let values: Vec<(String, String, Option<String>, String)> = sqlx::query_as(
+        "SELECT r.email, f.type, f.value, to_char(r.signed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')
+         FROM fields f JOIN recipients r ON r.id = f.recipient_id
+         WHERE f.document_id = $1 ORDER BY r.email, f.type",
+    )
+    .bind(doc)
+    .fetch_all(&app.db.pool)
+    .await
+    .unwrap();
+    let value = |email: &str, kind: &str| {
+        values
+            .iter()
+            .find(|(e, k, _, _)| e == email && k == kind)
+            .and_then(|(_, _, v, _)| v.clone())
+            .unwrap_or_else(|| panic!("{email} {kind}: {values:?}"))
+    };
+    assert!(value(ANN, "SIGNATURE").starts_with("data:image/png;base64,"));
+    assert_eq!(value(ANN, "INITIALS"), "AL");
+    assert_eq!(value(ANN, "TEXT"), "Flat 2, 3rd floor");
+    assert_eq!(value(LAILA, "SIGNATURE"), "ليلى حداد");
+    for (email, _, date, signed) in values.iter().filter(|(_, k, _, _)| k == "DATE") {
+        assert_eq!(
+            date.as_ref(),
+            Some(signed),
+            "{email}'s DATE is the signing date"
+        );
+    }
+    // Each consent is kept with the words shown, in the page's language.
+    let consents: Vec<(String, Option<String>)> = sqlx::query_as(
+        "SELECT email, consent_text FROM recipients WHERE document_id = $1 ORDER BY email",
+    )
+    .bind(doc)
+    .fetch_all(&app.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        consents,
+        [
+            (
+                ANN.to_owned(),
+                Some(Language::English.text("sign-consent-text"))
+            ),
+            (
+                LAILA.to_owned(),
+                Some(Language::Arabic.text("sign-consent-text"))
+            ),
+        ]
+    );
+}
