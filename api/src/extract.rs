@@ -263,6 +263,32 @@ pub fn client_ip(peer: IpAddr, forwarded_for: &[&str], trusted: &[IpNet]) -> IpA
     client
 }
 
+/// The language a reader asked for: `?lang=<tag>` (the page's language links), else the first
+/// supported one of `Accept-Language`; `None` when neither names one Signet speaks.
+pub struct AskedLanguage(pub Option<signet_i18n::Language>);
+
+impl<S: Send + Sync> FromRequestParts<S> for AskedLanguage {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        use signet_i18n::Language;
+        let from_query = parts.uri.query().and_then(|query| {
+            query
+                .split('&')
+                .filter_map(|pair| pair.strip_prefix("lang="))
+                .find_map(Language::from_tag)
+        });
+        let from_header = || {
+            parts
+                .headers
+                .get(header::ACCEPT_LANGUAGE)
+                .and_then(|v| v.to_str().ok())
+                .and_then(Language::from_accept_language)
+        };
+        Ok(Self(from_query.or_else(from_header)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,31 +380,5 @@ mod tests {
             client_ip(ip("::ffff:10.0.0.1"), &["203.0.113.7"], &trusted),
             ip("203.0.113.7")
         );
-    }
-}
-
-/// The language a reader asked for: `?lang=<tag>` (the page's language links), else the first
-/// supported one of `Accept-Language`; `None` when neither names one Signet speaks.
-pub struct AskedLanguage(pub Option<signet_i18n::Language>);
-
-impl<S: Send + Sync> FromRequestParts<S> for AskedLanguage {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        use signet_i18n::Language;
-        let from_query = parts.uri.query().and_then(|query| {
-            query
-                .split('&')
-                .filter_map(|pair| pair.strip_prefix("lang="))
-                .find_map(Language::from_tag)
-        });
-        let from_header = || {
-            parts
-                .headers
-                .get(header::ACCEPT_LANGUAGE)
-                .and_then(|v| v.to_str().ok())
-                .and_then(Language::from_accept_language)
-        };
-        Ok(Self(from_query.or_else(from_header)))
     }
 }
