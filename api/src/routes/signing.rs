@@ -199,10 +199,12 @@ fn consent_text(state: &AppState, language: Language) -> String {
         .unwrap_or_else(|| language.text("sign-consent-text"))
 }
 
-/// The typed-signature preview and field values: ink blue, as the final PDF stamps typed
-/// signatures, in the PDF's fonts.
+/// The page's own style. Text in a script the device has no font for (CJK, Arabic) falls back
+/// to the fonts the final PDF uses; typed signatures are ink blue in those fonts, as the final
+/// PDF stamps them.
 const SIGNING_STYLE: &str = "\
 [hidden]{display:none!important}\
+body{font-family:system-ui,\"Signet Text\",sans-serif}\
 .typed{font-family:\"Signet Text\",sans-serif;color:#0d2673;unicode-bidi:plaintext}\
 .typed-preview{font-size:1.6rem;min-height:2.2rem;margin-top:4px}\
 #pages{direction:ltr}\
