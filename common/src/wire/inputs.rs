@@ -759,6 +759,17 @@ mod tests {
     }
 
     #[test]
+    fn a_whole_page_number_written_with_a_fraction_is_read_exactly() {
+        // Found by schemathesis: without serde_json's float_roundtrip this was read as
+        // 3663651484241734.5 and refused as not a whole number.
+        let field: FieldInput = serde_json::from_str(
+            r#"{"recipientEmail": "a@b.co", "type": "DATE", "page": 3663651484241734.0, "x": 0, "y": 0}"#,
+        )
+        .unwrap();
+        assert_eq!(field.page, 3_663_651_484_241_734);
+    }
+
+    #[test]
     fn send_needs_message_and_rfc3339_expiry() {
         let input = |message: &str, expiry: &str| SendInput {
             message: message.into(),
