@@ -18,17 +18,19 @@ COPY api/Cargo.toml api/Cargo.toml
 COPY worker/Cargo.toml worker/Cargo.toml
 COPY common/Cargo.toml common/Cargo.toml
 COPY pdf/Cargo.toml pdf/Cargo.toml
+COPY i18n/Cargo.toml i18n/Cargo.toml
 COPY tests/Cargo.toml tests/Cargo.toml
-RUN mkdir -p api/src worker/src common/src pdf/src tests/src \
+RUN mkdir -p api/src worker/src common/src pdf/src i18n/src tests/src \
     && echo 'fn main() {}' > api/src/main.rs \
     && echo 'fn main() {}' > worker/src/main.rs \
-    && touch common/src/lib.rs pdf/src/lib.rs tests/src/lib.rs \
+    && touch common/src/lib.rs pdf/src/lib.rs i18n/src/lib.rs tests/src/lib.rs \
     && cargo build --release --locked -p signet-api -p signet-worker \
-    && rm -rf api/src worker/src common/src pdf/src tests/src
+    && rm -rf api/src worker/src common/src pdf/src i18n/src tests/src
 
 # The real build. Touch the crate roots so cargo does not mistake them for the stubs above.
 COPY . .
 RUN touch api/src/main.rs api/src/lib.rs worker/src/main.rs common/src/lib.rs pdf/src/lib.rs \
+        i18n/src/lib.rs \
     && cargo build --release --locked -p signet-api -p signet-worker \
     && cp target/release/signet-api target/release/signet-worker /usr/local/bin/
 

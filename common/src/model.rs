@@ -194,6 +194,18 @@ pub struct Document {
     pub send_description: Option<String>,
     pub final_file_key: Option<String>,
     pub final_sha256: Option<String>,
+    /// The document's language (its certificate, and the e-mails of recipients without one of
+    /// their own), a tag of [`signet_i18n::Language`]; `None`: the operator's default.
+    pub language: Option<String>,
+}
+
+impl Document {
+    /// The document's language, if it has one Signet speaks.
+    pub fn language(&self) -> Option<signet_i18n::Language> {
+        self.language
+            .as_deref()
+            .and_then(signet_i18n::Language::from_tag)
+    }
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -218,6 +230,9 @@ pub struct Recipient {
     pub signed_at: Option<DateTime<Utc>>,
     pub declined_at: Option<DateTime<Utc>>,
     pub decline_reason: Option<String>,
+    /// The language of the recipient's e-mails, a tag of [`signet_i18n::Language`]; `None`:
+    /// the document's.
+    pub language: Option<String>,
     /// When the signer agreed to use electronic records and signatures, from where, and the
     /// words they agreed to (docs/signing.md).
     pub consented_at: Option<DateTime<Utc>>,

@@ -110,6 +110,19 @@ impl Language {
         ranges.into_iter().find_map(|(tag, _)| Self::closest(tag))
     }
 
+    /// The language's name in itself, for a menu of languages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::English => "English",
+            Self::German => "Deutsch",
+            Self::French => "Français",
+            Self::Spanish => "Español",
+            Self::Portuguese => "Português",
+            Self::ChineseSimplified => "简体中文",
+            Self::Arabic => "العربية",
+        }
+    }
+
     pub fn is_right_to_left(self) -> bool {
         self == Self::Arabic
     }
@@ -228,7 +241,28 @@ mod tests {
 
     #[test]
     fn arguments_are_placed_without_isolation_marks() {
-        let text = Language::English.format("test-greeting", &[("name", "Zoë".into())]);
-        assert_eq!(text, "Hello Zoë");
+        let text = Language::English.format("email-greeting", &[("name", "Zoë".into())]);
+        assert_eq!(text, "Hello Zoë,");
+        // Nor around a left-to-right argument in right-to-left text.
+        let text = Language::Arabic.format("email-document-code", &[("code", "AB12CD34".into())]);
+        assert_eq!(text, "رمز المستند: AB12CD34");
+    }
+
+    #[test]
+    fn every_language_reads_its_own_catalogue() {
+        for language in Language::ALL {
+            let heading = language.text("cert-heading");
+            assert!(
+                !heading.is_empty() && !heading.contains("Unknown"),
+                "{language}"
+            );
+            if language != Language::English {
+                assert_ne!(
+                    heading,
+                    Language::English.text("cert-heading"),
+                    "{language}"
+                );
+            }
+        }
     }
 }

@@ -24,6 +24,7 @@ fn main() {
         .expect("a PDF Signet accepts")
         .pages;
     let certificate = Certificate {
+        language: Default::default(),
         title: "Benchmark".into(),
         code: "SGN-BENCH".into(),
         document_id: "00000000-0000-7000-8000-000000000000".into(),
@@ -38,6 +39,10 @@ fn main() {
             signed_at: Some("2026-11-23T06:00:00.000Z".into()),
             ip_address: None,
             user_agent: None,
+            consented_at: None,
+            consent_ip: None,
+            consent_user_agent: None,
+            consent_text: None,
         }],
         audit: Vec::new(),
     };

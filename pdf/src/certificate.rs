@@ -1,7 +1,9 @@
 //! The certificate pages: who signed what and when, with the document's hashes and its audit
-//! trail, laid out on US Letter pages in the shipped fonts.
+//! trail, laid out on US Letter pages in the shipped fonts, labelled in the document's language
+//! (`i18n/locales/<tag>/certificate.ftl`): right to left, right-aligned, for Arabic.
 
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream, dictionary};
+use signet_i18n::{FluentValue, Language};
 
 use crate::content_stream::numbers;
 use crate::final_pdf::{StampError, too_many_objects};
@@ -9,6 +11,10 @@ use crate::typeset::{self, Base, Fonts, Shaped};
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Certificate {
+    /// The language of the labels (the values are printed as recorded). Certificates
+    /// serialised before there were languages read as English.
+    #[serde(default)]
+    pub language: Language,
     pub title: String,
     pub code: String,
     pub document_id: String,
@@ -29,6 +35,17 @@ pub struct CertificateRecipient {
     pub signed_at: Option<String>,
     pub ip_address: Option<String>,
     pub user_agent: Option<String>,
+    /// When the recipient agreed to use electronic records and signatures (preformatted like
+    /// `completed_at`), from which IP address and user agent, and the words they agreed to.
+    /// `None` for a recipient who gave no such consent: nothing is printed for them.
+    #[serde(default)]
+    pub consented_at: Option<String>,
+    #[serde(default)]
+    pub consent_ip: Option<String>,
+    #[serde(default)]
+    pub consent_user_agent: Option<String>,
+    #[serde(default)]
+    pub consent_text: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -45,12 +62,13 @@ pub(crate) fn layout(certificate: &Certificate, stamped_sha256: &str) -> Vec<Vec
     paginate(&certificate_lines(certificate, stamped_sha256))
 }
 
-/// Adds the certificate `pages` to `doc`, each a US Letter page under `parent`, and returns
-/// references to them in order.
+/// Adds the certificate `pages` to `doc`, each a US Letter page under `parent` with its
+/// heading and footer in `language`, and returns references to them in order.
 pub(crate) fn add_pages(
     doc: &mut Document,
     parent: ObjectId,
     pages: &[Vec<Placed>],
+    language: Language,
 ) -> Result<Vec<Object>, StampError> {
     let mut fonts = Fonts::new();
     let mut contents = Vec::new();
@@ -59,8 +77,8 @@ pub(crate) fn add_pages(
             doc,
             &mut fonts,
             lines,
-            index + 1,
-            pages.len(),
+            (index + 1, pages.len()),
+            language,
         )?);
     }
     // Every certificate page names every font the certificate uses.
@@ -110,11 +128,44 @@ const FOOTER_SIZE: f64 = 8.0;
 /// How much further a wrapped line's continuation is indented.
 const CONTINUATION_INDENT: f64 = 12.0;
 const DETAIL_INDENT: f64 = 14.0;
+/// The consent text a signer agreed to sits under its label, indented once more.
+const QUOTE_INDENT: f64 = 2.0 * DETAIL_INDENT;
+
+/// A value as recorded (a name, an address, a time, a hash), laid out in its own direction: in a
+/// right-to-left certificate it is isolated from the text around it, so that a time or an
+/// English sentence keeps its order among Arabic words.
+fn as_written(language: Language, value: &str) -> String {
+    if language.is_right_to_left() {
+        typeset::isolate(value)
+    } else {
+        value.to_owned()
+    }
+}
+
+/// The base direction of a certificate in `language`.
+fn base(language: Language) -> Base {
+    if language.is_right_to_left() {
+        Base::Rtl
+    } else {
+        Base::Ltr
+    }
+}
+
+/// Where a line `width` points wide starts, `indent` points in from the margin of its reading
+/// direction: the left one, or the right one for right-to-left text.
+fn line_x(base: Base, indent: f64, width: f64) -> f64 {
+    match base {
+        Base::Rtl => PAGE_WIDTH - MARGIN - indent - width,
+        _ => MARGIN + indent,
+    }
+}
 
 /// A line of the certificate, before or after wrapping.
 #[derive(Debug, Clone)]
 struct Line {
     text: String,
+    /// The line's direction: the certificate's language's.
+    base: Base,
     size: f64,
     indent: f64,
     space_before: f64,
@@ -126,6 +177,7 @@ impl Line {
     fn new(text: &str, size: f64) -> Line {
         Line {
             text: typeset::clean(text),
+            base: Base::Ltr,
             size,
             indent: 0.0,
             space_before: 0.0,
@@ -141,10 +193,21 @@ impl Line {
         }
     }
 
-    fn detail(label: &str, value: &str) -> Line {
+    /// `label: value` as the language writes it (`label : value` in French, a full-width
+    /// colon in Chinese), the value isolated in right-to-left text.
+    fn detail(language: Language, label: &str, value: &str) -> Line {
         Line {
             indent: DETAIL_INDENT,
-            ..Line::new(&format!("{label}: {value}"), 9.5)
+            ..Line::new(
+                &language.format(
+                    "cert-detail",
+                    &[
+                        ("label", language.text(label).into()),
+                        ("value", as_written(language, value).into()),
+                    ],
+                ),
+                9.5,
+            )
         }
     }
 
@@ -161,7 +224,7 @@ impl Line {
             let width = first_width - if first { 0.0 } else { CONTINUATION_INDENT };
             (width * 1000.0 / self.size).max(1.0)
         };
-        let shaped = typeset::shape_as(&self.text, Base::Ltr);
+        let shaped = typeset::shape_as(&self.text, self.base);
         let space = shaped.space_width();
         let mut words = Vec::new();
         let mut start = None;
@@ -209,12 +272,30 @@ impl Line {
         if !current.is_empty() || texts.is_empty() {
             texts.push(current);
         }
+        // A value isolated from the right-to-left text around it (`typeset::isolate`) and
+        // broken over lines stays isolated on each of them.
+        let mut open = 0;
+        let texts: Vec<String> = texts
+            .into_iter()
+            .map(|text| {
+                let continued = typeset::FSI.to_string().repeat(open);
+                for c in text.chars() {
+                    match c {
+                        typeset::FSI => open += 1,
+                        typeset::PDI => open = usize::saturating_sub(open, 1),
+                        _ => {}
+                    }
+                }
+                continued + &text
+            })
+            .collect();
         let count = texts.len();
         texts
             .into_iter()
             .enumerate()
             .map(|(index, text)| Line {
                 text,
+                base: self.base,
                 size: self.size,
                 indent: self.indent + if index == 0 { 0.0 } else { CONTINUATION_INDENT },
                 space_before: if index == 0 { self.space_before } else { 0.0 },
@@ -250,37 +331,32 @@ fn longest_fitting_prefix(
 }
 
 fn certificate_lines(certificate: &Certificate, stamped_sha256: &str) -> Vec<Line> {
+    let language = certificate.language;
+    let text = |id: &str| language.text(id);
+    let count = |id: &str, n: usize| language.format(id, &[("count", FluentValue::from(n))]);
+    let detail = |label: &str, value: &str| Line::detail(language, label, value);
+    let note = |id: &str| Line {
+        indent: DETAIL_INDENT,
+        space_before: 2.0,
+        ..Line::new(&text(id), 8.0)
+    };
     let mut lines = vec![
         Line {
             space_before: 0.0,
-            ..Line::section("Document")
+            ..Line::section(&text("cert-section-document"))
         },
-        Line::detail("Title", &certificate.title),
-        Line::detail("Code", &certificate.code),
-        Line::detail("Document ID", &certificate.document_id),
-        Line::detail("Completed at", &certificate.completed_at),
-        Line::detail("Original SHA-256", &certificate.original_sha256),
-        Line::detail("Stamped SHA-256", stamped_sha256),
-        Line {
-            indent: DETAIL_INDENT,
-            space_before: 2.0,
-            ..Line::new(
-                "The stamped SHA-256 is that of the signed document before these certificate \
-                 pages were added, which is this file's first revision.",
-                8.0,
-            )
-        },
-        Line {
-            indent: DETAIL_INDENT,
-            space_before: 2.0,
-            ..Line::new(
-                "A PAdES seal by the operator of this Signet service covers the whole file: a \
-                 PDF validator shows if it changed. It proves who issued the file, not who each \
-                 signer is beyond what is recorded here.",
-                8.0,
-            )
-        },
-        Line::section(&format!("Recipients ({})", certificate.recipients.len())),
+        detail("cert-title", &certificate.title),
+        detail("cert-code", &certificate.code),
+        detail("cert-document-id", &certificate.document_id),
+        detail("cert-completed-at", &certificate.completed_at),
+        detail("cert-original-sha256", &certificate.original_sha256),
+        detail("cert-stamped-sha256", stamped_sha256),
+        note("cert-stamped-note"),
+        note("cert-seal-note"),
+        Line::section(&count(
+            "cert-section-recipients",
+            certificate.recipients.len(),
+        )),
     ];
     let or_none = |value: &Option<String>| value.clone().unwrap_or_else(|| "-".into());
     for (index, recipient) in certificate.recipients.iter().enumerate() {
@@ -288,43 +364,155 @@ fn certificate_lines(certificate: &Certificate, stamped_sha256: &str) -> Vec<Lin
             Line {
                 space_before: 6.0,
                 keep_with_next: true,
-                ..Line::new(&format!("{}. {}", index + 1, recipient.name), 11.0)
+                ..Line::new(
+                    &format!("{}. {}", index + 1, as_written(language, &recipient.name)),
+                    11.0,
+                )
             },
-            Line::detail("Email", &recipient.email),
-            Line::detail("Role", &recipient.role),
-            Line::detail("Status", &recipient.status),
-            Line::detail("Viewed at", &or_none(&recipient.viewed_at)),
-            Line::detail("Signed at", &or_none(&recipient.signed_at)),
-            Line::detail("IP address", &or_none(&recipient.ip_address)),
-            Line::detail("User agent", &or_none(&recipient.user_agent)),
+            detail("cert-email", &recipient.email),
+            detail("cert-role", &word(language, "cert-role", &recipient.role)),
+            detail(
+                "cert-status",
+                &word(language, "cert-status", &recipient.status),
+            ),
+            detail("cert-viewed-at", &or_none(&recipient.viewed_at)),
+            detail("cert-signed-at", &or_none(&recipient.signed_at)),
+            detail("cert-ip-address", &or_none(&recipient.ip_address)),
+            detail("cert-user-agent", &or_none(&recipient.user_agent)),
         ]);
+        if let Some(at) = &recipient.consented_at {
+            lines.extend(consent_lines(language, recipient, at));
+        }
     }
-    lines.push(Line::section(&format!(
-        "Audit trail ({} events)",
-        certificate.audit.len()
+    lines.push(Line::section(&count(
+        "cert-section-audit",
+        certificate.audit.len(),
     )));
     for entry in &certificate.audit {
+        let event = word(language, "cert-event", &entry.event);
         lines.extend([
             Line {
                 space_before: 5.0,
                 keep_with_next: true,
-                ..Line::new(&format!("{} · {}", entry.at, entry.event), 9.5)
+                ..Line::new(
+                    &format!("{} · {}", as_written(language, &entry.at), event),
+                    9.5,
+                )
             },
             Line {
                 indent: DETAIL_INDENT,
                 keep_with_next: true,
-                ..Line::new(&entry.message, 9.5)
+                ..Line::new(&as_written(language, &entry.message), 9.5)
             },
             Line {
                 size: 8.5,
                 ..Line::detail(
-                    "IP address",
-                    &format!("{} · User agent: {}", entry.ip_address, entry.user_agent),
+                    language,
+                    "cert-ip-address",
+                    &format!(
+                        "{} · {}",
+                        entry.ip_address,
+                        language.format(
+                            "cert-detail",
+                            &[
+                                ("label", text("cert-user-agent").into()),
+                                ("value", as_written(language, &entry.user_agent).into()),
+                            ],
+                        )
+                    ),
                 )
             },
         ]);
     }
-    lines.iter().flat_map(Line::wrap).collect()
+    let base = base(language);
+    lines
+        .into_iter()
+        .map(|line| Line { base, ..line })
+        .flat_map(|line| line.wrap())
+        .collect()
+}
+
+/// A recipient's consent to electronic records: when, from where, and the words they agreed
+/// to, each paragraph of them wrapped on its own.
+fn consent_lines(language: Language, recipient: &CertificateRecipient, at: &str) -> Vec<Line> {
+    let or_none = |value: &Option<String>| value.clone().unwrap_or_else(|| "-".into());
+    let mut lines = vec![Line {
+        indent: DETAIL_INDENT,
+        space_before: 2.0,
+        keep_with_next: true,
+        ..Line::new(
+            &language.format(
+                "cert-consent",
+                &[
+                    ("time", as_written(language, at).into()),
+                    (
+                        "ip",
+                        as_written(language, &or_none(&recipient.consent_ip)).into(),
+                    ),
+                    (
+                        "agent",
+                        as_written(language, &or_none(&recipient.consent_user_agent)).into(),
+                    ),
+                ],
+            ),
+            9.5,
+        )
+    }];
+    let paragraphs: Vec<&str> = recipient
+        .consent_text
+        .as_deref()
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|paragraph| !paragraph.is_empty())
+        .collect();
+    if !paragraphs.is_empty() {
+        lines.push(Line {
+            indent: DETAIL_INDENT,
+            keep_with_next: true,
+            ..Line::new(
+                &language.format(
+                    "cert-detail",
+                    &[
+                        ("label", language.text("cert-consent-text").into()),
+                        ("value", "".into()),
+                    ],
+                ),
+                8.5,
+            )
+        });
+        lines.extend(paragraphs.iter().map(|paragraph| Line {
+            indent: QUOTE_INDENT,
+            ..Line::new(&as_written(language, paragraph), 8.0)
+        }));
+    }
+    lines
+}
+
+/// The language's word for one of the API's values (`SIGNER`, `SIGNED`…), the message
+/// `<prefix>-<value in lower case>`; a value without a message is printed as it is.
+fn word(language: Language, prefix: &str, value: &str) -> String {
+    let id = format!("{prefix}-{}", value.to_ascii_lowercase());
+    let known: &[&str] = match prefix {
+        "cert-role" => &["signer", "viewer"],
+        "cert-status" => &["pending", "viewed", "signed", "declined"],
+        "cert-event" => &[
+            "created",
+            "sent",
+            "viewed",
+            "signed",
+            "declined",
+            "completed",
+            "expired",
+            "updated",
+        ],
+        _ => &[],
+    };
+    if known.contains(&value.to_ascii_lowercase().as_str()) {
+        language.text(&id)
+    } else {
+        value.to_owned()
+    }
 }
 
 /// A line placed on a certificate page.
@@ -384,40 +572,49 @@ fn certificate_page_content(
     doc: &mut Document,
     fonts: &mut Fonts,
     lines: &[Placed],
-    number: usize,
-    count: usize,
+    (number, count): (usize, usize),
+    language: Language,
 ) -> Result<Vec<u8>, StampError> {
-    let heading = if number == 1 {
-        "Certificate of completion"
+    let base = base(language);
+    let heading = language.text(if number == 1 {
+        "cert-heading"
     } else {
-        "Certificate of completion (continued)"
-    };
+        "cert-heading-continued"
+    });
     let mut ops = Vec::new();
     let mut line = |text: &Shaped, size: f64, x: f64, baseline: f64| {
         fonts.objects_for(doc, text).map_err(too_many_objects)?;
         ops.extend(fonts.draw(text, font_name, size, x, baseline, None));
         Ok::<_, StampError>(())
     };
+    let heading = typeset::shape_as(&heading, base);
     line(
-        &typeset::shape_as(heading, Base::Ltr),
+        &heading,
         HEADING_SIZE,
-        MARGIN,
+        line_x(base, 0.0, heading.width * HEADING_SIZE / 1000.0),
         HEADING_BASELINE,
     )?;
     for placed in lines {
         let Line {
-            text, size, indent, ..
+            text,
+            size,
+            indent,
+            base,
+            ..
         } = &placed.line;
-        line(
-            &typeset::shape_as(text, Base::Ltr),
-            *size,
-            MARGIN + indent,
-            placed.baseline,
-        )?;
+        let shaped = typeset::shape_as(text, *base);
+        let x = line_x(*base, *indent, shaped.width * size / 1000.0);
+        line(&shaped, *size, x, placed.baseline)?;
     }
     let footer = typeset::shape_as(
-        &format!("Signet certificate — page {number} of {count}"),
-        Base::Ltr,
+        &language.format(
+            "cert-footer",
+            &[
+                ("page", FluentValue::from(number)),
+                ("pages", FluentValue::from(count)),
+            ],
+        ),
+        base,
     );
     let footer_width = footer.width * FOOTER_SIZE / 1000.0;
     line(

@@ -79,7 +79,7 @@ fn render(
     let stamped_sha256 = sha256_hex(&stamped);
     let certificate_pages = certificate::layout(certificate, &stamped_sha256);
     let bytes = revisions::append_pages(stamped, doc, pages.len(), |update, root| {
-        certificate::add_pages(update, root, &certificate_pages)
+        certificate::add_pages(update, root, &certificate_pages, certificate.language)
     })?;
     Ok(FinalPdf {
         sha256: sha256_hex(&bytes),

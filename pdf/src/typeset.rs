@@ -216,13 +216,34 @@ impl Shaped {
     }
 }
 
+/// First strong isolate and pop directional isolate: text between them is laid out in its own
+/// direction (that of its first strong character) whatever surrounds it, as a `<bdi>` is. They
+/// are not drawn.
+pub(crate) const FSI: char = '\u{2068}';
+pub(crate) const PDI: char = '\u{2069}';
+
+/// `text` isolated from the line around it (see [`FSI`]): a time, an address or a name inside
+/// right-to-left text keeps its own order (`2026-11-21T22:38:39.123Z` after Arabic words would
+/// otherwise be read as Arabic numbers and separators, and reordered).
+pub(crate) fn isolate(text: &str) -> String {
+    format!("{FSI}{text}{PDI}")
+}
+
+/// The invisible characters that direct the bidi algorithm: they take part in laying a line
+/// out but are not drawn, and are left out of its extracted text.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
 /// The base direction of a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Base {
     /// From the first strong character, as for a value someone typed.
     Auto,
-    /// Left to right, as for a line of the certificate, which is written in English.
+    /// Left to right, as for a line of a certificate in a left-to-right language.
     Ltr,
+    /// Right to left, as for a line of a certificate in Arabic.
+    Rtl,
 }
 
 /// Lays `text` out as one line (after [`clean`]ing it): bidi, fonts, shaping.
@@ -240,6 +261,7 @@ pub(crate) fn shape_as(text: &str, base: Base) -> Shaped {
         let level = match base {
             Base::Auto => None,
             Base::Ltr => Some(unicode_bidi::Level::ltr()),
+            Base::Rtl => Some(unicode_bidi::Level::rtl()),
         };
         let bidi = ParagraphBidiInfo::new(&text, level);
         rtl_line = bidi.paragraph_level.is_rtl();
@@ -249,11 +271,20 @@ pub(crate) fn shape_as(text: &str, base: Base) -> Shaped {
             let rtl = levels[run.start].is_rtl();
             // Split the level run where the font changes.
             let mut pieces: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+            // Bidi controls are not drawn: a piece ends before one.
+            let mut after_control = false;
             for &(offset, face) in faces.iter().filter(|(offset, _)| run.contains(offset)) {
+                if text[offset..].starts_with(is_bidi_control) {
+                    after_control = true;
+                    continue;
+                }
                 match pieces.last_mut() {
-                    Some((last, range)) if *last == face => range.end = next_char(&text, offset),
+                    Some((last, range)) if *last == face && !after_control => {
+                        range.end = next_char(&text, offset)
+                    }
                     _ => pieces.push((face, offset..next_char(&text, offset))),
                 }
+                after_control = false;
             }
             if rtl {
                 pieces.reverse();
@@ -262,13 +293,17 @@ pub(crate) fn shape_as(text: &str, base: Base) -> Shaped {
             for (face, range) in pieces {
                 shape_piece(&text, face, range, rtl, &mut glyphs);
             }
-            let run_text = &text[run];
+            let run_text = text[run].chars().filter(|&c| !is_bidi_control(c));
+            if glyphs.len() == first {
+                // Only bidi controls: nothing to draw.
+                continue;
+            }
             visual_runs.push(Run {
                 glyphs: first..glyphs.len(),
                 actual: if rtl {
-                    run_text.chars().rev().collect()
+                    run_text.rev().collect()
                 } else {
-                    run_text.to_owned()
+                    run_text.collect()
                 },
             });
         }
@@ -688,6 +723,22 @@ mod tests {
         let isolated = LOADED[1].shaper.glyph_index('م').map(|g| g.0);
         assert_ne!(Some(line.glyphs[3].id), isolated);
         assert!(line.width > 0.0);
+    }
+
+    #[test]
+    fn isolated_values_keep_their_order_in_right_to_left_lines() {
+        let text = format!("تاريخ: {}", isolate("2026-11-21T22:38:39.123Z"));
+        let line = shape_as(&text, Base::Rtl);
+        assert!(line.rtl);
+        // Drawn left to right first (the time, whole, at the left end), then the Arabic.
+        let drawn: Vec<&str> = line.runs.iter().map(|run| run.actual.as_str()).collect();
+        assert_eq!(drawn, ["2026-11-21T22:38:39.123Z", " :خيرات"]);
+        // The isolate marks are laid out but not drawn.
+        assert!(line.glyphs.iter().all(|g| !g.text.contains([FSI, PDI])));
+        assert_eq!(
+            line.glyphs.len(),
+            "تاريخ: 2026-11-21T22:38:39.123Z".chars().count()
+        );
     }
 
     #[test]

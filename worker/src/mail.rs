@@ -11,6 +11,7 @@ use signet_common::{
     model::{EmailKind, RecipientRole},
     store::emails::OutgoingEmail,
 };
+use signet_i18n::{FluentValue, Language};
 
 pub enum Mailer {
     /// `smtp://` (plain or STARTTLS): connections of our own with Nagle off (see `smtp`).
@@ -116,14 +117,15 @@ pub struct Rendered {
     pub html: String,
 }
 
-/// Builds the message of an outbox row. `link` is the signing link for invitations and the
-/// download link of the final PDF for completion notices.
+/// Builds the message of an outbox row, in the recipient's language (else the document's, else
+/// `DEFAULT_LANGUAGE`). `link` is the signing link for invitations and the download link of the
+/// final PDF for completion notices.
 pub fn message(
     config: &Config,
     email: &OutgoingEmail,
     link: Option<&str>,
 ) -> Result<Message, String> {
-    let rendered = render(email, link);
+    let rendered = render(email, link, email.language(config.default_language));
     // Built from its parts, never formatted and parsed back: lettre encodes any name (commas,
     // quotes, brackets, `@`, any script) as a quoted string or RFC 2047 encoded word.
     let address = signet_common::wire::inputs::mail_address(&email.recipient_email)
@@ -147,10 +149,32 @@ pub fn message(
         .map_err(|e| e.to_string())
 }
 
-pub fn render(email: &OutgoingEmail, link: Option<&str>) -> Rendered {
-    let title = &email.document_title;
-    let sender = &email.sender_name;
-    let mut lines: Vec<String> = vec![format!("Hello {},", email.recipient_name), String::new()];
+/// The subject and parts of an outbox row in `language`: every sentence is a message of
+/// `i18n/locales/<tag>/email.ftl`; the sender's own message and description are kept as given.
+pub fn render(email: &OutgoingEmail, link: Option<&str>, language: Language) -> Rendered {
+    let title = email.document_title.as_str();
+    let sender = email.sender_name.as_str();
+    // In right-to-left text each argument is isolated (U+2068 … U+2069, as `<bdi>` does), so
+    // that a time, an address or a Latin title keeps its own order among Arabic words: without
+    // it `2099-01-01T00:00:00Z` after Arabic reads as Arabic numbers and is reordered.
+    let say = |id: &str, args: &[(&'static str, &str)]| {
+        let args: Vec<(&'static str, FluentValue<'_>)> = args
+            .iter()
+            .map(|&(name, value)| {
+                let value = if language.is_right_to_left() {
+                    format!("\u{2068}{value}\u{2069}")
+                } else {
+                    value.to_owned()
+                };
+                (name, FluentValue::from(value))
+            })
+            .collect();
+        language.format(id, &args)
+    };
+    let mut lines: Vec<String> = vec![
+        say("email-greeting", &[("name", email.recipient_name.as_str())]),
+        String::new(),
+    ];
     let subject;
     let mut action = None;
     match email.kind {
@@ -159,8 +183,9 @@ pub fn render(email: &OutgoingEmail, link: Option<&str>) -> Rendered {
                 RecipientRole::Signer => "sign",
                 RecipientRole::Viewer => "view",
             };
-            subject = format!("{sender} sent you \"{title}\" to {verb}");
-            lines.push(format!("{sender} has sent you \"{title}\" to {verb}."));
+            let about = [("sender", sender), ("title", title)];
+            subject = say(&format!("email-invitation-subject-{verb}"), &about);
+            lines.push(say(&format!("email-invitation-body-{verb}"), &about));
             if let Some(message) = email.send_message.as_deref().filter(|m| !m.is_empty()) {
                 lines.extend([String::new(), message.to_owned()]);
             }
@@ -168,41 +193,48 @@ pub fn render(email: &OutgoingEmail, link: Option<&str>) -> Rendered {
                 lines.extend([String::new(), description.to_owned()]);
             }
             if let Some(expiry) = email.expiry_date {
+                let expiry = expiry.to_rfc3339_opts(SecondsFormat::Secs, true);
                 lines.extend([
                     String::new(),
-                    format!(
-                        "The link works until {} (UTC).",
-                        expiry.to_rfc3339_opts(SecondsFormat::Secs, true)
-                    ),
+                    say("email-link-expires", &[("expiry", expiry.as_str())]),
                 ]);
             }
-            action = link.map(|l| (format!("Open the document to {verb}"), l.to_owned()));
+            action = link.map(|l| {
+                (
+                    say(&format!("email-invitation-action-{verb}"), &[]),
+                    l.to_owned(),
+                )
+            });
         }
         EmailKind::Completed => {
-            subject = format!("\"{title}\" is complete");
-            lines.push(format!("Everyone has signed \"{title}\". The signed PDF, with its certificate of completion, is ready."));
-            action = link.map(|l| ("Download the signed PDF".to_owned(), l.to_owned()));
+            subject = say("email-completed-subject", &[("title", title)]);
+            lines.push(say("email-completed-body", &[("title", title)]));
+            action = link.map(|l| (say("email-completed-action", &[]), l.to_owned()));
         }
         EmailKind::Declined => {
-            subject = format!("\"{title}\" was declined");
-            let who = email.declined_by.as_deref().unwrap_or("A signer");
-            lines.push(format!(
-                "{who} declined to sign \"{title}\", so it will not be completed."
+            subject = say("email-declined-subject", &[("title", title)]);
+            let someone = say("email-declined-someone", &[]);
+            let who = email.declined_by.as_deref().unwrap_or(&someone);
+            lines.push(say(
+                "email-declined-body",
+                &[("who", who), ("title", title)],
             ));
             if let Some(reason) = email.decline_reason.as_deref() {
-                lines.extend([String::new(), format!("Reason: {reason}")]);
+                lines.extend([
+                    String::new(),
+                    say("email-declined-reason", &[("reason", reason)]),
+                ]);
             }
         }
         EmailKind::Expired => {
-            subject = format!("\"{title}\" has expired");
-            lines.push(format!(
-                "\"{title}\" expired before everyone signed. Its signing links no longer work."
-            ));
+            subject = say("email-expired-subject", &[("title", title)]);
+            lines.push(say("email-expired-body", &[("title", title)]));
         }
         EmailKind::Cancelled => {
-            subject = format!("\"{title}\" was cancelled");
-            lines.push(format!(
-                "{sender} cancelled \"{title}\". Its signing links no longer work."
+            subject = say("email-cancelled-subject", &[("title", title)]);
+            lines.push(say(
+                "email-cancelled-body",
+                &[("sender", sender), ("title", title)],
             ));
         }
     }
@@ -220,26 +252,30 @@ pub fn render(email: &OutgoingEmail, link: Option<&str>) -> Rendered {
     if let Some((label, url)) = &action {
         text.push_str(&format!("\n\n{label}:\n{url}\n"));
         html.push_str(&format!(
-            "<p><a href=\"{}\" style=\"display:inline-block;padding:10px 16px;background:#1f4fd1;color:#fff;text-decoration:none;border-radius:4px\">{}</a></p><p style=\"color:#666;font-size:12px\">Or paste this link into your browser: {}</p>",
+            "<p><a href=\"{}\" style=\"display:inline-block;padding:10px 16px;background:#1f4fd1;color:#fff;text-decoration:none;border-radius:4px\">{}</a></p><p style=\"color:#666;font-size:12px\">{}</p>",
             escape(url),
             escape(label),
-            escape(url)
+            escape(&say("email-paste-link", &[("url", url.as_str())]))
         ));
     }
-    text.push_str(&format!(
-        "\n\nDocument code: {}\n-- \nSent by Signet on behalf of {sender}\n",
-        email.document_code
-    ));
+    let code = say(
+        "email-document-code",
+        &[("code", email.document_code.as_str())],
+    );
+    let sent_by = say("email-sent-by", &[("sender", sender)]);
+    text.push_str(&format!("\n\n{code}\n-- \n{sent_by}\n"));
     html.push_str(&format!(
-        "<p style=\"color:#666;font-size:12px\">Document code: {}<br>Sent by Signet on behalf of {}</p>",
-        escape(&email.document_code),
-        escape(sender)
+        "<p style=\"color:#666;font-size:12px\">{}<br>{}</p>",
+        escape(&code),
+        escape(&sent_by)
     ));
     Rendered {
         subject,
         text,
         html: format!(
-            "<!doctype html><html><body style=\"font-family:sans-serif\">{html}</body></html>"
+            "<!doctype html><html lang=\"{tag}\" dir=\"{dir}\"><body dir=\"{dir}\" style=\"font-family:sans-serif\">{html}</body></html>",
+            tag = language.tag(),
+            dir = language.direction(),
         ),
     }
 }

@@ -95,7 +95,29 @@ mod tests {
             sender_name: "Acme".to_owned(),
             declined_by: None,
             decline_reason: None,
+            recipient_language: None,
+            document_language: None,
         }
+    }
+
+    #[test]
+    fn an_email_is_in_the_recipients_language_else_the_documents_else_the_default() {
+        use signet_i18n::Language;
+        let mut email = email(EmailKind::Invitation);
+        assert_eq!(email.language(Language::French), Language::French);
+        email.document_language = Some("zh-Hans".into());
+        assert_eq!(
+            email.language(Language::French),
+            Language::ChineseSimplified
+        );
+        email.recipient_language = Some("ar".into());
+        assert_eq!(email.language(Language::French), Language::Arabic);
+        // A tag no longer spoken (a catalogue removed) falls through to the next.
+        email.recipient_language = Some("tlh".into());
+        assert_eq!(
+            email.language(Language::French),
+            Language::ChineseSimplified
+        );
     }
 
     fn decide(email: &OutgoingEmail) -> Dispatch {

@@ -4,6 +4,7 @@
 //! before that transaction, with no lock and no connection held.
 
 use chrono::{DateTime, SubsecRound, Utc};
+use signet_i18n::Language;
 use std::sync::Arc;
 
 use signet_pdf::{
@@ -48,6 +49,7 @@ const RENDER_ATTEMPTS: usize = 3;
 /// lock and no database connection held; the completion is then committed under the row lock
 /// if the document is still SENT and its audit trail (which the certificate lists) has not
 /// changed meanwhile, else the rendering is discarded and, for a changed trail, done again.
+/// The certificate is in the document's language, else in `default_language`.
 #[tracing::instrument(name = "completion::check", skip_all)]
 pub async fn check(
     pool: &PgPool,
@@ -56,6 +58,7 @@ pub async fn check(
     services: &dyn TrustServices,
     document_id: DocumentId,
     notifier: &Notifier,
+    default_language: Language,
 ) -> Result<Outcome> {
     for _ in 0..RENDER_ATTEMPTS {
         // What to render, read in a short transaction.
@@ -103,7 +106,13 @@ pub async fn check(
             hash: Vec::new(),
         });
         let original = store.get(&document.file_key).await?;
-        let certificate = certificate(&document, &recipients, &trail, completed_at);
+        let certificate = certificate(
+            &document,
+            &recipients,
+            &trail,
+            completed_at,
+            default_language,
+        );
         let stamps = stamp_fields(&fields);
         let rendered = render_and_seal(
             original,
@@ -290,6 +299,7 @@ fn certificate(
     recipients: &[Recipient],
     trail: &[AuditEntry],
     completed_at: DateTime<Utc>,
+    default_language: Language,
 ) -> Certificate {
     // The IP and user agent of a recipient are those of their signature (or, for viewers,
     // of their first view), as recorded in the trail.
@@ -304,6 +314,7 @@ fn certificate(
             .map(|e| (e.ip_address.clone(), e.user_agent.clone()))
     };
     Certificate {
+        language: document.language().unwrap_or(default_language),
         title: document.title.clone(),
         code: document.code.clone(),
         document_id: document.id.to_string(),
@@ -322,6 +333,12 @@ fn certificate(
                     signed_at: r.signed_at.map(time),
                     ip_address,
                     user_agent,
+                    // What the signer agreed to, as recorded on the signing page: only a
+                    // recipient who consented gets the block.
+                    consented_at: r.consented_at.map(time),
+                    consent_ip: r.consented_at.and(r.consent_ip.clone()),
+                    consent_user_agent: r.consented_at.and(r.consent_user_agent.clone()),
+                    consent_text: r.consented_at.and(r.consent_text.clone()),
                 }
             })
             .collect(),
@@ -363,6 +380,7 @@ mod tests {
             signed_at: None,
             declined_at: None,
             decline_reason: None,
+            language: None,
             consented_at: None,
             consent_ip: None,
             consent_user_agent: None,
@@ -450,8 +468,15 @@ mod tests {
             send_description: None,
             final_file_key: None,
             final_sha256: None,
+            language: None,
         };
-        let certificate = certificate(&document, &[ann, vic], &trail, Utc::now());
+        let certificate = certificate(
+            &document,
+            &[ann, vic],
+            &trail,
+            Utc::now(),
+            Language::English,
+        );
         let addresses: Vec<Option<&str>> = certificate
             .recipients
             .iter()

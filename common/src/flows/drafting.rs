@@ -143,6 +143,7 @@ pub async fn add_recipients(
                 phone_e164: r.phone_e164,
                 color_code: PALETTE[position % PALETTE.len()].to_owned(),
                 position: position as i32,
+                language: r.language.map(|l| l.tag().to_owned()),
             }
         })
         .collect();
@@ -393,6 +394,7 @@ pub async fn send_document(
         request.expiry_date,
         &request.message,
         &request.description,
+        request.language.map(|l| l.tag()),
     )
     .await?;
     let subject = Subject::of(&document);

@@ -32,6 +32,9 @@ pub struct Config {
     pub smtp_url: Option<String>,
     pub mail_dir: PathBuf,
     pub mail_from: String,
+    /// DEFAULT_LANGUAGE: the language of e-mails and certificates for recipients and documents
+    /// that were given none (docs/languages.md).
+    pub default_language: signet_i18n::Language,
     /// Where PDFs are stored: FILE_STORE=local (FILE_STORE_DIR) or s3 (FILE_STORE_S3_*).
     pub file_store: FileStoreConfig,
     /// FILE_DOWNLOADS: how `GET /files/{id}` serves a file from a bucket.
@@ -416,6 +419,7 @@ impl Config {
             smtp_url: get("SMTP_URL"),
             mail_dir: PathBuf::from(or("MAIL_DIR", "./data/mail")),
             mail_from: or("MAIL_FROM", "Signet <no-reply@localhost>"),
+            default_language: language("DEFAULT_LANGUAGE", &or("DEFAULT_LANGUAGE", "en"))?,
             file_store: file_store(&get)?,
             file_downloads: match or("FILE_DOWNLOADS", "stream").as_str() {
                 "stream" => FileDownloads::Stream,
@@ -712,6 +716,18 @@ fn file_store(get: &impl Fn(&str) -> Option<String>) -> Result<FileStoreConfig, 
     }
 }
 
+/// A tag of a language Signet speaks (ASCII case aside): `en`, `de`, `fr`, `es`, `pt`,
+/// `zh-Hans` or `ar`.
+fn language(name: &'static str, value: &str) -> Result<signet_i18n::Language, ConfigError> {
+    signet_i18n::Language::from_tag(value).ok_or_else(|| ConfigError {
+        name,
+        reason: format!(
+            "{value:?} is not a language Signet speaks; expected one of {}",
+            signet_i18n::Language::ALL.map(|l| l.tag()).join(", ")
+        ),
+    })
+}
+
 fn parse_bool(name: &'static str, value: &str) -> Result<bool, ConfigError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "true" | "1" | "yes" => Ok(true),
@@ -792,6 +808,23 @@ mod tests {
         assert_eq!(err.name, "TRUSTED_PROXIES");
         let err = config(&[("BIND_ADDR", "localhost")]).unwrap_err();
         assert_eq!(err.name, "BIND_ADDR");
+    }
+
+    #[test]
+    fn the_default_language_is_one_signet_speaks() {
+        use signet_i18n::Language;
+        assert_eq!(config(&[]).unwrap().default_language, Language::English);
+        let c = config(&[("DEFAULT_LANGUAGE", " zh-hans ")]).unwrap();
+        assert_eq!(c.default_language, Language::ChineseSimplified);
+        for unknown in ["xx", "zh", "de-AT", "english"] {
+            let err = config(&[("DEFAULT_LANGUAGE", unknown)]).unwrap_err();
+            assert_eq!(err.name, "DEFAULT_LANGUAGE");
+            assert!(
+                err.to_string()
+                    .ends_with("expected one of en, de, fr, es, pt, zh-Hans, ar"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

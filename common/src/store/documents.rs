@@ -14,7 +14,7 @@ use crate::{
 
 const COLUMNS: &str = "id, account_id, code, title, status, file_key, sha256, pages, page_sizes, \
                        created_at, updated_at, sent_at, expiry_date, completed_at, send_message, \
-                       send_description, final_file_key, final_sha256";
+                       send_description, final_file_key, final_sha256, language";
 
 pub struct NewDocument<'a> {
     pub id: DocumentId,
@@ -336,16 +336,18 @@ pub async fn mark_sent(
     expiry_date: DateTime<Utc>,
     message: &str,
     description: &str,
+    language: Option<&str>,
 ) -> Result<()> {
     sqlx::query(
         "UPDATE documents SET status = 'SENT', sent_at = now(), updated_at = now(),
-             expiry_date = $2, send_message = $3, send_description = $4
+             expiry_date = $2, send_message = $3, send_description = $4, language = $5
          WHERE id = $1",
     )
     .bind(id)
     .bind(expiry_date)
     .bind(message)
     .bind(description)
+    .bind(language)
     .execute(conn)
     .await?;
     Ok(())

@@ -101,6 +101,21 @@ pub struct OutgoingEmail {
     /// For DECLINED notices: who declined and why.
     pub declined_by: Option<String>,
     pub decline_reason: Option<String>,
+    /// The tags of the recipient's language and the document's, when they have one.
+    pub recipient_language: Option<String>,
+    pub document_language: Option<String>,
+}
+
+impl OutgoingEmail {
+    /// The language the e-mail is written in: the recipient's, else the document's, else the
+    /// operator's `default` (docs/languages.md).
+    pub fn language(&self, default: signet_i18n::Language) -> signet_i18n::Language {
+        [&self.recipient_language, &self.document_language]
+            .into_iter()
+            .flatten()
+            .find_map(|tag| signet_i18n::Language::from_tag(tag))
+            .unwrap_or(default)
+    }
 }
 
 /// Locks an outbox row for sending. `None` when it does not exist or another worker holds it.
@@ -113,7 +128,8 @@ pub async fn lock_for_dispatch(
                 e.attempts, r.name AS recipient_name, r.email AS recipient_email,
                 r.role AS recipient_role, d.title AS document_title, d.code AS document_code,
                 d.status AS document_status, d.send_message, d.send_description, d.expiry_date,
-                a.name AS sender_name, dr.email AS declined_by, dr.decline_reason
+                a.name AS sender_name, dr.email AS declined_by, dr.decline_reason,
+                r.language AS recipient_language, d.language AS document_language
          FROM outbound_emails e
          JOIN recipients r ON r.id = e.recipient_id
          JOIN documents d ON d.id = e.document_id

@@ -10,7 +10,7 @@ use crate::{
 
 const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_code, \
                        phone_number, phone_e164, status, color_code, position, viewed_at, signed_at, \
-                       declined_at, decline_reason, consented_at, consent_ip, consent_user_agent, \
+                       declined_at, decline_reason, language, consented_at, consent_ip, consent_user_agent, \
                        consent_text, \
                        (SELECT e.status FROM outbound_emails e WHERE e.recipient_id = recipients.id \
                         AND e.kind = 'INVITATION') AS delivery_status, \
@@ -34,6 +34,8 @@ pub struct NewRecipient {
     pub phone_e164: Option<String>,
     pub color_code: String,
     pub position: i32,
+    /// The tag of the language of the recipient's e-mails; `None`: the document's.
+    pub language: Option<String>,
 }
 
 pub async fn list(conn: &mut PgConnection, document_id: DocumentId) -> Result<Vec<Recipient>> {
@@ -56,13 +58,13 @@ pub async fn insert_many(
     };
     sqlx::query(
         "INSERT INTO recipients (id, account_id, document_id, name, email, role, country_code,
-                                 phone_number, phone_e164, color_code, position)
+                                 phone_number, phone_e164, color_code, position, language)
          SELECT id, $1, $2, name, email, role, country_code, phone_number, phone_e164, color_code,
-                position
+                position, language
          FROM UNNEST($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                     $9::text[], $10::text[], $11::int[])
+                     $9::text[], $10::text[], $11::int[], $12::text[])
               AS t(id, name, email, role, country_code, phone_number, phone_e164, color_code,
-                   position)",
+                   position, language)",
     )
     .bind(account_id)
     .bind(document_id)
@@ -75,6 +77,7 @@ pub async fn insert_many(
     .bind(column(|r| r.phone_e164.clone()))
     .bind(column(|r| Some(r.color_code.clone())))
     .bind(recipients.iter().map(|r| r.position).collect::<Vec<_>>())
+    .bind(column(|r| r.language.clone()))
     .execute(conn)
     .await
     .map_err(duplicate_recipient)?;

@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Serialize, Serializer};
+use signet_i18n::Language;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -55,6 +56,9 @@ pub struct DocumentSummary {
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub expiry_date: Option<Timestamp>,
+    /// Additive: the document's language, given on send (its certificate, and the e-mails of
+    /// recipients without their own); `null`: the operator's default.
+    pub language: Option<Language>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -106,6 +110,8 @@ pub struct RecipientView {
     pub sms_status: Option<SmsStatus>,
     /// Additive: why the invitation SMS failed for good; `null` unless `smsStatus` is `FAILED`.
     pub sms_error: Option<String>,
+    /// Additive: the language of the recipient's e-mails; `null`: the document's language.
+    pub language: Option<Language>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -142,6 +148,7 @@ impl DocumentSummary {
             created_at: Timestamp(doc.created_at),
             updated_at: Timestamp(doc.updated_at),
             expiry_date: doc.expiry_date.map(Timestamp),
+            language: doc.language(),
         }
     }
 }
@@ -182,6 +189,7 @@ impl DocumentDetail {
                     delivery_error: r.delivery_error.clone(),
                     sms_status: r.sms_status.0,
                     sms_error: r.sms_error.clone(),
+                    language: r.language.as_deref().and_then(Language::from_tag),
                 })
                 .collect(),
         }

@@ -123,6 +123,7 @@ fn field(
 
 fn certificate(original: &[u8], audit_entries: usize) -> Certificate {
     Certificate {
+        language: Default::default(),
         title: "Master services agreement".into(),
         code: "SGN-7Q4K-2M".into(),
         document_id: "0197a3b2-7c1d-7e00-9f3a-4b5c6d7e8f90".into(),
@@ -142,6 +143,10 @@ fn certificate(original: &[u8], audit_entries: usize) -> Certificate {
                      Chrome/131.0.0.0 Safari/537.36"
                         .into(),
                 ),
+                consented_at: None,
+                consent_ip: None,
+                consent_user_agent: None,
+                consent_text: None,
             },
             CertificateRecipient {
                 name: "Charles Babbage".into(),
@@ -152,6 +157,10 @@ fn certificate(original: &[u8], audit_entries: usize) -> Certificate {
                 signed_at: None,
                 ip_address: None,
                 user_agent: None,
+                consented_at: None,
+                consent_ip: None,
+                consent_user_agent: None,
+                consent_text: None,
             },
         ],
         audit: (1..=audit_entries)
@@ -995,4 +1004,106 @@ fn every_script_is_stamped_and_certified_as_written() {
         assert!(certified.contains(piece), "{certified}");
     }
     assert!(!stamped.contains('?') && !certified.contains('?'));
+}
+
+/// The words of page `page` with their boxes, from `pdftotext -bbox`.
+fn words_of_page(pdf: &[u8], page: usize) -> Vec<Word> {
+    let page = page.to_string();
+    let html = pdftotext(pdf, &["-bbox", "-f", &page, "-l", &page]);
+    html.split("<word ")
+        .skip(1)
+        .map(|element| {
+            let (tag, rest) = element.split_once('>').expect("a word tag");
+            Word {
+                text: rest.split('<').next().unwrap_or_default().to_owned(),
+                x_min: attribute(tag, "xMin"),
+                y_min: attribute(tag, "yMin"),
+                x_max: attribute(tag, "xMax"),
+                y_max: attribute(tag, "yMax"),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn certificates_are_labelled_in_the_documents_language() {
+    use signet_i18n::Language;
+    let original = single_page([0.0, 0.0, 612.0, 792.0], 0, None);
+    for (language, labels) in [
+        (
+            Language::German,
+            &[
+                "Abschlusszertifikat",
+                "Empfänger (2)",
+                "Unterschrieben am",
+                "Prüfprotokoll",
+                "Zustimmung zu elektronischen Dokumenten",
+            ][..],
+        ),
+        (
+            Language::ChineseSimplified,
+            &[
+                "完成证书",
+                "收件人（2）",
+                "签署时间",
+                "审计记录",
+                "同意使用电子记录",
+            ][..],
+        ),
+        (
+            Language::Arabic,
+            &[
+                "شهادة",
+                "الإتمام",
+                "المستلمون",
+                "التدقيق",
+                "التوقيع",
+                "الموافقة",
+            ][..],
+        ),
+    ] {
+        let mut certificate = certificate(&original, 3);
+        certificate.language = language;
+        let consenting = &mut certificate.recipients[0];
+        consenting.consented_at = Some("2026-11-21T22:29:00.000Z".into());
+        consenting.consent_ip = Some("203.0.113.7".into());
+        consenting.consent_user_agent = Some("Agent/1.0".into());
+        consenting.consent_text = Some(
+            "I agree to use electronic records and signatures.\n\nI can ask for a paper copy."
+                .into(),
+        );
+        let result = render_final(&original, &[], &certificate).expect("render");
+        if !poppler_installed() {
+            return;
+        }
+        let text = pdftotext(&result.bytes, &["-f", "2"]);
+        for label in labels {
+            assert!(text.contains(label), "{language}: no {label:?} in {text}");
+        }
+        for english in ["Certificate of completion", "Recipients (", "Audit trail"] {
+            assert!(!text.contains(english), "{language}: {english:?} in {text}");
+        }
+        // The consent block of the one recipient who consented, with the words agreed to.
+        assert!(text.contains("22:29:00.000Z"), "{text}");
+        assert_eq!(
+            text.matches("I agree to use electronic").count(),
+            1,
+            "{text}"
+        );
+        assert!(text.contains("I can ask for a paper copy."), "{text}");
+        assert!(!text.contains('?'), "{language}: {text}");
+        // Right-to-left pages are set against the right margin, the others against the left.
+        let words = words_of_page(&result.bytes, 2);
+        let heading = words
+            .iter()
+            .filter(|w| w.y_min < 60.0)
+            .fold((f64::MAX, f64::MIN), |(left, right), w| {
+                (left.min(w.x_min), right.max(w.x_max))
+            });
+        if language.is_right_to_left() {
+            assert!((heading.1 - (612.0 - 54.0)).abs() < 2.0, "{heading:?}");
+        } else {
+            assert!((heading.0 - 54.0).abs() < 2.0, "{heading:?}");
+        }
+    }
 }

@@ -8,6 +8,7 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/fixtur
 fn final_pdf() -> FinalPdf {
     let original = std::fs::read(format!("{FIXTURES}pdflatex-4-pages.pdf")).expect("fixture");
     let record = Record {
+        language: Default::default(),
         title: "Lease".into(),
         code: "SGN-TEST".into(),
         document_id: "0197a3b2-7c1d-7e00-9f3a-4b5c6d7e8f90".into(),
@@ -22,6 +23,10 @@ fn final_pdf() -> FinalPdf {
             signed_at: Some("2026-11-23T06:00:00.000Z".into()),
             ip_address: None,
             user_agent: None,
+            consented_at: None,
+            consent_ip: None,
+            consent_user_agent: None,
+            consent_text: None,
         }],
         audit: Vec::new(),
     };

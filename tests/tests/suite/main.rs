@@ -15,6 +15,7 @@ mod idempotency;
 mod isolation;
 mod job_kinds;
 mod keys;
+mod languages;
 mod lists;
 mod object_storage;
 mod observability;

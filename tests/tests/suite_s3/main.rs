@@ -33,6 +33,8 @@ mod isolation;
 mod job_kinds;
 #[path = "../suite/keys.rs"]
 mod keys;
+#[path = "../suite/languages.rs"]
+mod languages;
 #[path = "../suite/lists.rs"]
 mod lists;
 #[path = "../suite/observability.rs"]

@@ -24,6 +24,7 @@ pub async fn check_completion(
                 &state.trust,
                 job.document_id,
                 &state.notifier,
+                state.config.default_language,
             )
         })
         .await

@@ -132,6 +132,7 @@ pub(super) async fn add_recipient(
         role,
         country_code: None,
         phone_number: None,
+        language: chosen_language(&form),
     };
     let outcome = drafting::add_recipients(
         &state.db.pool,
@@ -163,6 +164,7 @@ pub(super) async fn send(
         message: field("message"),
         description: field("description"),
         expiry_date: expiry,
+        language: chosen_language(&form),
     };
     let outcome = drafting::send_document(
         &state.db.pool,
@@ -305,4 +307,12 @@ pub(super) async fn cancel(
     let DocumentPath(id) = id?;
     drafting::cancel_document(&state.db.pool, console.session.account_id, id, &actor).await?;
     Ok(Redirect::to(&format!("/app/documents/{id}")).into_response())
+}
+
+/// The language chosen in a form's menu; none for its first choice (or anything else).
+fn chosen_language(
+    form: &std::collections::HashMap<String, String>,
+) -> Option<signet_i18n::Language> {
+    form.get("language")
+        .and_then(|tag| signet_i18n::Language::from_tag(tag))
 }

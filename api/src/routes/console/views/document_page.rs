@@ -7,6 +7,8 @@ use signet_common::model::{
     AuditEntry, DeliveryStatus, Document, DocumentStatus, Field, Recipient, SmsStatus,
 };
 
+use signet_i18n::Language;
+
 use super::{csrf_field, nav};
 use crate::html::time;
 
@@ -66,6 +68,7 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
             @if recipients.is_empty() { p { "None yet." } }
             @for r in recipients {
                 h3 { span.swatch style=(format!("background:{}", r.color_code)) {} (r.name) " <" (r.email) "> · " (r.role) " · " (r.status)
+                    @if let Some(language) = r.language.as_deref().and_then(Language::from_tag) { " · " span.language lang=(language.tag()) { (language.name()) } }
                     @if let Some(delivery) = r.delivery_status.0 { " · e-mail " span.delivery data-status=(delivery) { (delivery) } }
                     @if let Some(sms) = r.sms_status.0 { " · SMS " span.delivery.sms data-status=(sms) { (sms) } } }
                 @if let Some(phone) = &r.phone_e164 { p { small { "Phone " (phone) } } }
@@ -107,6 +110,8 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                 label for="email" { "E-mail" } input type="email" id="email" name="email" required maxlength="254";
                 label for="role" { "Role" }
                 select id="role" name="role" { option value="SIGNER" { "Signer" } option value="VIEWER" { "Viewer" } }
+                label for="language" { "Language of their e-mails" }
+                (language_select("language", "The document's"))
                 button.primary type="submit" { "Add" }
             }
             @if !recipients.is_empty() {
@@ -117,6 +122,8 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                     label for="message" { "Message" } textarea id="message" name="message" rows="2" required maxlength="5000" {}
                     label for="description" { "Description" } textarea id="description" name="description" rows="2" maxlength="5000" {}
                     label for="expiry" { "Expires (UTC)" } input type="datetime-local" id="expiry" name="expiry" value=(week) required;
+                    label for="document-language" { "Language of the certificate (and of e-mails to recipients without one)" }
+                    (language_select("document-language", "The default"))
                     button.primary type="submit" { "Send" }
                 }
             }
@@ -128,6 +135,19 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                 @for e in trail {
                     tr { td { (time(e.created_at)) } td { (e.event) } td { (e.message) } td { (e.ip_address) } td { (e.user_agent) } }
                 }
+            }
+        }
+    }
+}
+
+/// A menu of the languages Signet speaks, each named in itself, after a first choice of none
+/// (`unset`: what that means).
+fn language_select(id: &str, unset: &str) -> Markup {
+    html! {
+        select id=(id) name="language" {
+            option value="" { (unset) }
+            @for language in Language::ALL {
+                option value=(language.tag()) lang=(language.tag()) { (language.name()) }
             }
         }
     }

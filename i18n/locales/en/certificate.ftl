@@ -1,0 +1,41 @@
+# The certificate of completion appended to every final PDF (pdf/src/certificate.rs), in the
+# document's language. Roles, statuses and audit events are the API's words in English.
+
+cert-heading = Certificate of completion
+cert-heading-continued = Certificate of completion (continued)
+cert-footer = Signet certificate — page { $page } of { $pages }
+cert-detail = { $label }: { $value }
+cert-section-document = Document
+cert-title = Title
+cert-code = Code
+cert-document-id = Document ID
+cert-completed-at = Completed at
+cert-original-sha256 = Original SHA-256
+cert-stamped-sha256 = Stamped SHA-256
+cert-stamped-note = The stamped SHA-256 is that of the signed document before these certificate pages were added, which is this file's first revision.
+cert-seal-note = A PAdES seal by the operator of this Signet service covers the whole file: a PDF validator shows if it changed. It proves who issued the file, not who each signer is beyond what is recorded here.
+cert-section-recipients = Recipients ({ $count })
+cert-email = Email
+cert-role = Role
+cert-status = Status
+cert-viewed-at = Viewed at
+cert-signed-at = Signed at
+cert-ip-address = IP address
+cert-user-agent = User agent
+cert-consent = Consent to electronic records: agreed { $time } from { $ip } ({ $agent })
+cert-consent-text = Text agreed to
+cert-section-audit = Audit trail ({ $count } events)
+cert-role-signer = SIGNER
+cert-role-viewer = VIEWER
+cert-status-pending = PENDING
+cert-status-viewed = VIEWED
+cert-status-signed = SIGNED
+cert-status-declined = DECLINED
+cert-event-created = CREATED
+cert-event-sent = SENT
+cert-event-viewed = VIEWED
+cert-event-signed = SIGNED
+cert-event-declined = DECLINED
+cert-event-completed = COMPLETED
+cert-event-expired = EXPIRED
+cert-event-updated = UPDATED

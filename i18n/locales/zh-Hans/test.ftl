@@ -1,1 +1,0 @@
-test-greeting = Hello { $name }
