@@ -252,6 +252,15 @@ pub struct Recipient {
     pub sms_error: Option<String>,
 }
 
+impl Recipient {
+    /// The recipient's own language, if it is one Signet speaks.
+    pub fn language(&self) -> Option<signet_i18n::Language> {
+        self.language
+            .as_deref()
+            .and_then(signet_i18n::Language::from_tag)
+    }
+}
+
 /// A nullable status column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OptionalStatus<S>(pub Option<S>);

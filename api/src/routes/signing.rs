@@ -158,9 +158,14 @@ async fn page(
     ClientActor(actor): ClientActor,
     AskedLanguage(asked): AskedLanguage,
 ) -> Response {
-    let language = asked.unwrap_or_default();
+    let default = state.config.default_language;
     match signing::open(&state.db.pool, &token, &actor, &state.notifier).await {
         Ok(session) => {
+            // What the reader asked for, else the language their e-mails are in.
+            let language = asked
+                .or_else(|| session.recipient.language())
+                .or_else(|| session.document.language())
+                .unwrap_or(default);
             let file_url = session
                 .may_download()
                 .then(|| state.links.url(session.document.id, Utc::now()));
@@ -173,18 +178,21 @@ async fn page(
             };
             page.render().into_response()
         }
-        Err(Error::SigningLinkNotFound) => (
-            StatusCode::NOT_FOUND,
-            layout_in(
-                language,
-                &language.text("sign-not-found-title"),
-                html! {
-                    h1 { (language.text("sign-not-found-heading")) }
-                    p { (language.text("sign-not-found-text")) }
-                },
-            ),
-        )
-            .into_response(),
+        Err(Error::SigningLinkNotFound) => {
+            let language = asked.unwrap_or(default);
+            (
+                StatusCode::NOT_FOUND,
+                layout_in(
+                    language,
+                    &language.text("sign-not-found-title"),
+                    html! {
+                        h1 { (language.text("sign-not-found-heading")) }
+                        p { (language.text("sign-not-found-text")) }
+                    },
+                ),
+            )
+                .into_response()
+        }
         Err(e) => ApiError::from(e).into_response(),
     }
 }

@@ -276,8 +276,9 @@ async fn the_certificate_is_in_the_documents_language_with_each_signers_consent(
         Some("zh-Hans"),
     )
     .await;
-    // What the signing page records when a signer agrees to electronic records: Wang agrees,
-    // Dora does not (yet), so only Wang's block is printed.
+    // What the signing page records when a signer agrees to electronic records, set here with
+    // known values to see them printed exactly (the first agreement stands); Dora agrees
+    // through her link, in English, when she signs.
     sqlx::query(
         "UPDATE recipients SET consented_at = '2026-11-23T09:30:00Z', consent_ip = '198.51.100.7',
              consent_user_agent = 'Consent-Agent/2.0',
@@ -311,7 +312,11 @@ async fn the_certificate_is_in_the_documents_language_with_each_signers_consent(
     ] {
         assert!(text.contains(expected), "no {expected:?} in:\n{text}");
     }
-    assert_eq!(text.matches("同意使用电子记录").count(), 1, "{text}");
+    assert_eq!(text.matches("同意使用电子记录").count(), 2, "{text}");
+    assert!(
+        text.contains("You are asked to sign"),
+        "Dora's consent text:\n{text}"
+    );
     for english in [
         "Certificate of completion",
         "Recipients (",
@@ -366,4 +371,44 @@ async fn an_arabic_certificate_reads_right_to_left() {
     }
     assert!(!text.contains("Certificate of completion"), "{text}");
     assert!(!text.contains('?'), "{text}");
+}
+
+/// The signing page speaks what the reader asks for (`?lang=`, then `Accept-Language`), else
+/// the language their e-mails are in.
+#[tokio::test]
+async fn the_signing_page_speaks_the_readers_language() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let doc = send(
+        &app,
+        account,
+        &key,
+        "Mietvertrag",
+        &[("Dora Example", "dora@signet.test", Some("de"))],
+        Some("es"),
+    )
+    .await;
+    let token = crate::security::invitation_tokens(&app, doc)
+        .await
+        .remove(0);
+    let link = format!("{}/sign/{token}", app.base);
+    let page = |url: String, accept: Option<&'static str>| {
+        let mut request = app.client.get(url);
+        if let Some(accept) = accept {
+            request = request.header("accept-language", accept);
+        }
+        async move { request.send().await.unwrap().text().await.unwrap() }
+    };
+    let html = page(link.clone(), None).await;
+    assert!(html.contains(r#"<html lang="de" dir="ltr">"#), "{html}");
+    assert!(html.contains(&signet_i18n::Language::German.text("sign-consent-heading")));
+    let html = page(link.clone(), Some("fr-CA,fr;q=0.9,en;q=0.5")).await;
+    assert!(html.contains(r#"<html lang="fr" dir="ltr">"#));
+    let html = page(format!("{link}?lang=ar"), Some("fr")).await;
+    assert!(html.contains(r#"<html lang="ar" dir="rtl">"#));
+    let html = page(format!("{}/sign/not-a-token", app.base), Some("zh-CN")).await;
+    assert!(
+        html.contains(r#"<html lang="zh-Hans" dir="ltr">"#),
+        "{html}"
+    );
 }

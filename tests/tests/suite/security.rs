@@ -664,7 +664,7 @@ async fn wait_for_email_jobs(app: &TestApp) {
     panic!("the e-mail jobs never ran");
 }
 
-async fn invitation_tokens(app: &TestApp, doc: uuid::Uuid) -> Vec<String> {
+pub(crate) async fn invitation_tokens(app: &TestApp, doc: uuid::Uuid) -> Vec<String> {
     sqlx::query_scalar(
         "SELECT link_token FROM outbound_emails
          WHERE document_id = $1 AND kind = 'INVITATION' ORDER BY id",

@@ -415,6 +415,9 @@ async fn sent_document_is_signed_and_completed_with_a_stamped_pdf() {
         "bob@signet.test",
         "vic@signet.test",
         "All recipients have signed",
+        // Each signer's consent, with the words they agreed to.
+        "Consent to electronic records: agreed",
+        "You are asked to sign this document electronically",
     ] {
         assert!(
             text.contains(expected),
