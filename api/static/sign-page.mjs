@@ -21,7 +21,7 @@ function show(field) {
   const entered = values.get(field.id);
   box.replaceChildren();
   if (!entered) {
-    box.append(kindWord(field));
+    box.append(field.kind);
   } else if (entered.kind === "drawn") {
     const image = document.createElement("img");
     image.src = entered.value;
@@ -41,9 +41,6 @@ function show(field) {
   const shown = entered && entered.kind !== "drawn" ? `: ${entered.value}` : "";
   box.setAttribute("aria-label", `${field.name}, ${state}${shown}`);
 }
-
-// The field's kind as its box shows it while empty ("Signature" of "Signature, page 1").
-const kindWord = (field) => field.name.split(/[,،，]/)[0];
 
 function updateProgress() {
   const progress = byId("progress");
@@ -89,8 +86,7 @@ function goToNext(after) {
 
 byId("next-field")?.addEventListener("click", () => goToNext(current));
 
-// The dialog in which one field is filled.
-// Present only while the signer can act.
+// The dialog in which one field is filled; present only while the signer can act.
 const dialog = byId("field-dialog");
 const input = byId("dialog-input");
 const preview = byId("dialog-preview");

@@ -1970,3 +1970,19 @@ async fn wait_for_matching<T>(
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
+
+/// The findings a browser script (tests/browser/*.mjs) prints as its last JSON line, or a
+/// panic showing all it printed.
+pub fn browser_findings(output: &std::process::Output) -> Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "no findings from the browser:\n{stdout}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        })
+}

@@ -270,6 +270,8 @@ struct PageField {
     y: f64,
     width: f64,
     height: f64,
+    /// "Signature": what its box shows while empty.
+    kind: String,
     /// "Signature, page 2": what screen readers and error messages call it.
     name: String,
     /// The message when it is left empty.
@@ -321,6 +323,7 @@ impl SigningPage<'_> {
                     y: f.y,
                     width: f.width,
                     height: f.height,
+                    kind: self.kind(f.field_type),
                     empty: self
                         .language
                         .format("sign-error-empty", &[("field", name.clone().into())]),

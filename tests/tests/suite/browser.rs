@@ -4,8 +4,9 @@
 
 use std::process::Command;
 
-use serde_json::Value;
-use signet_tests::{Mailbox, Receiver, TestApp, WorkerProcess, fixtures_dir, repo_root};
+use signet_tests::{
+    Mailbox, Receiver, TestApp, WorkerProcess, browser_findings, fixtures_dir, repo_root,
+};
 
 #[tokio::test]
 async fn from_upload_to_signed_pdf_in_a_browser() {
@@ -41,17 +42,7 @@ async fn from_upload_to_signed_pdf_in_a_browser() {
     })
     .await
     .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let findings: Value = stdout
-        .lines()
-        .rev()
-        .find_map(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| {
-            panic!(
-                "no findings from the browser:\n{stdout}\n{}",
-                String::from_utf8_lossy(&output.stderr)
-            )
-        });
+    let findings = browser_findings(&output);
     println!("screenshots in {}", shots.display());
     assert!(
         findings.get("error").is_none(),

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use signet_i18n::Language;
-use signet_tests::{Mailbox, TestApp, WorkerProcess, fixtures_dir, repo_root};
+use signet_tests::{Mailbox, TestApp, WorkerProcess, browser_findings, fixtures_dir, repo_root};
 
 use crate::signing_flow::invitations;
 
@@ -88,17 +88,7 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
         .output()
         .await
         .expect("node (scripts/test.sh installs it)");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let findings: Value = stdout
-        .lines()
-        .rev()
-        .find_map(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| {
-            panic!(
-                "no findings from the browser:\n{stdout}\n{}",
-                String::from_utf8_lossy(&output.stderr)
-            )
-        });
+    let findings = browser_findings(&output);
     println!("screenshots in {}", shots.display());
     assert!(findings.get("error").is_none(), "{}", findings["error"]);
     assert_eq!(findings["consoleErrors"], json!([]), "{findings}");
