@@ -683,6 +683,11 @@ def completion(api, sink):
         with urllib.request.urlopen(urllib.request.Request(f"{link}/session")) as r:
             fields = json.loads(r.read())["data"]["fields"]
         given = [{"id": f["id"], "value": "Bench Signer"} for f in fields]
+        consent = urllib.request.Request(
+            f"{link}/consent", data=b'{"language": "en"}', method="POST",
+            headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(consent) as r:
+            assert r.status == 200
         request = urllib.request.Request(
             f"{link}/submit", data=json.dumps({"fields": given}).encode(), method="POST",
             headers={"Content-Type": "application/json"})
