@@ -366,10 +366,12 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
                 DeliveryStatus::Failed => WebhookDeliveryStatus::Failed,
             });
             for delivery in webhooks::list(pool, account, status).await? {
-                println!(
-                    "{}",
-                    serde_json::to_string(&delivery).expect("serialisable")
-                );
+                let line = serde_json::to_string(&delivery).expect("serialisable");
+                match print_line(&line) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
+                    Err(e) => return Err(CliError(format!("writing the output: {e}"))),
+                }
             }
             return Ok(None);
         }
@@ -418,7 +420,8 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             }
             let value = serde_json::to_value(&verification).expect("serialisable");
             if !verification.ok {
-                println!("{value}");
+                // The error below says what failed; a reader gone from stdout changes nothing.
+                let _ = print_line(&value.to_string());
                 return Err(CliError(format!(
                     "the audit chain of document {document} is broken at entry {}",
                     verification.first_broken.map_or(0, |b| b.seq)
@@ -543,4 +546,13 @@ async fn serve(config: Config, db: Db) -> Result<(), CliError> {
         .await?;
     tracing::info!("signet-api stopped");
     Ok(())
+}
+
+/// Writes one line to stdout. Unlike `println!` it does not panic when the reader has gone
+/// (`signet-api … | head`): the caller decides, and stops quietly as Unix tools do.
+pub fn print_line(line: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{line}")?;
+    stdout.flush()
 }

@@ -30,10 +30,14 @@ async fn main() -> ExitCode {
     let outcome = cli::run(cli.command, config).await;
     telemetry.shutdown();
     match outcome {
-        Ok(Some(output)) => {
-            println!("{output}");
-            ExitCode::SUCCESS
-        }
+        Ok(Some(output)) => match cli::print_line(&output.to_string()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                eprintln!("error: writing the output: {e}");
+                ExitCode::FAILURE
+            }
+            // Written, or its reader has gone (`| head`): the command did its work.
+            _ => ExitCode::SUCCESS,
+        },
         Ok(None) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -248,6 +248,21 @@ async fn gone_stops_a_redirect_fails_and_replay_tries_again() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), 1);
+    // Piped into a reader that has gone (`| head`), the listing stops quietly: no panic.
+    let (reader, closed) = std::io::pipe().unwrap();
+    drop(reader);
+    let piped = Command::new(binary("signet-api"))
+        .args(["webhook", "deliveries", "--account", &account.to_string()])
+        .env("DATABASE_URL", app.db.url())
+        .stdout(closed)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&piped.stderr);
+    assert!(
+        piped.status.success() && !stderr.contains("panicked"),
+        "{:?}: {stderr}",
+        piped.status
+    );
     assert_eq!(
         (
             lines[0]["eventType"].as_str(),
