@@ -82,7 +82,8 @@ async fn from_upload_to_signed_pdf_in_a_browser() {
     );
     assert!(
         findings["deliveredInLog"].as_i64().unwrap() >= 1,
-        "a delivery shows in the log"
+        "a delivery shows in the log: {}",
+        findings["deliveryLog"]
     );
     assert_eq!(
         findings["consoleErrors"],
