@@ -7,16 +7,17 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use signet_common::{
     Config, Error,
-    flows::{drafting, sign_in},
+    flows::{drafting, reminders, sign_in},
     infra::{
         config::FileStoreConfig,
         db::{self, Db, PoolBudget},
         files::FileStore,
+        notify::Notifier,
         ssrf,
     },
     model::{AccountId, Actor, DocumentId, WebhookDeliveryStatus},
     store::{accounts, api_keys, audit, webhooks},
-    wire::inputs::upload_title,
+    wire::inputs::{CancelInput, upload_title},
 };
 use uuid::Uuid;
 
@@ -140,8 +141,18 @@ pub enum DocumentCommand {
         #[arg(long)]
         title: Option<String>,
     },
-    /// Cancel a DRAFT or SENT document -> {"id", "status"}
+    /// Cancel a DRAFT or SENT document, telling its recipients why -> {"id", "status"}
     Cancel {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        id: DocumentId,
+        /// Told to the recipients invited so far, in the audit trail and the webhook
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Remind every invited signer of a SENT document who has not signed -> {"reminded"}
+    Remind {
         #[arg(long)]
         account: AccountId,
         #[arg(long)]
@@ -351,9 +362,23 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             .await?;
             json!({"id": document.id, "code": document.code, "pages": document.pages})
         }
-        Command::Document(DocumentCommand::Cancel { account, id }) => {
-            let document = drafting::cancel_document(pool, account, id, &Actor::operator()).await?;
+        Command::Document(DocumentCommand::Cancel {
+            account,
+            id,
+            reason,
+        }) => {
+            let input = CancelInput { reason };
+            let notifier = Notifier::from_config(&config);
+            let document =
+                drafting::cancel_document(pool, account, id, input, &Actor::operator(), &notifier)
+                    .await?;
             json!({"id": document.id, "status": document.status})
+        }
+        Command::Document(DocumentCommand::Remind { account, id }) => {
+            let notifier = Notifier::from_config(&config);
+            let reminded =
+                reminders::remind_now(pool, account, id, &Actor::operator(), &notifier).await?;
+            json!({ "reminded": reminded })
         }
         Command::Webhook(WebhookCommand::Secret(AccountArg { account })) => {
             json!({"secret": accounts::find(pool, account).await?.webhook_secret})

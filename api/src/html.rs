@@ -44,4 +44,7 @@ table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:6px;bord
 code{background:#eef;padding:2px 4px;border-radius:3px;word-break:break-all}nav{display:flex;gap:12px;align-items:center}\
 select{padding:8px;font-size:16px}.page{position:relative;margin:12px auto;box-shadow:0 1px 3px #0003;background:#fff}\
 .page canvas{display:block}canvas.pad{display:block;width:100%;max-width:600px;aspect-ratio:4/1;border:1px dashed #aab;border-radius:4px;background:#fff;touch-action:none;margin-top:6px}\
-#pages{width:100%}button.field{font-size:11px;color:#1d2330;margin:0}.field{position:absolute;border:2px solid;box-sizing:border-box;font-size:12px;padding:2px;cursor:move;user-select:none;touch-action:none}";
+#pages{width:100%}button.field{font-size:11px;color:#1d2330;margin:0}.field{position:absolute;border:2px solid;box-sizing:border-box;font-size:12px;padding:2px;cursor:move;user-select:none;touch-action:none}\
+a.button{display:inline-block;padding:10px 18px;border-radius:4px;text-decoration:none;margin-top:12px}\
+.secondary{background:#fff;color:#1f4fd1;border:1px solid #1f4fd1}fieldset{border:1px solid #ccd;border-radius:4px;margin-top:12px}\
+label.inline{display:inline;font-weight:400}label.inline input{width:auto}";

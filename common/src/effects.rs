@@ -54,9 +54,22 @@ pub enum DocumentEvent<'a> {
     Created,
     /// A DRAFT's recipients or fields changed; the words say how.
     DraftChanged(String),
-    /// Out for signing: one invitation per recipient, each carrying its signing token.
+    /// Out for signing: one invitation per recipient of the first group of the signing order
+    /// (everyone, without one), each carrying its signing token; `waiting` recipients follow.
     Sent {
         invitations: Vec<(RecipientId, String)>,
+        waiting: usize,
+    },
+    /// Every signer of the earlier groups has signed: the next group is invited.
+    GroupInvited {
+        group: i32,
+        invitations: Vec<(RecipientId, String)>,
+        emails: Vec<&'a str>,
+    },
+    /// A signer who has not signed is reminded, with a signing link of its own.
+    Reminded {
+        recipient: &'a Recipient,
+        link_token: String,
     },
     /// A recipient opened their link for the first time.
     Viewed(&'a Recipient),
@@ -76,8 +89,11 @@ pub enum DocumentEvent<'a> {
     },
     /// The expiry date passed while the document was SENT.
     Expired { recipients: &'a [Recipient] },
-    /// The owner cancelled a DRAFT or SENT document.
-    Cancelled,
+    /// The owner cancelled a DRAFT or SENT document; the recipients invited so far are told.
+    Cancelled {
+        reason: Option<&'a str>,
+        recipients: &'a [Recipient],
+    },
     /// An e-mail to a recipient failed for good.
     DeliveryFailed {
         recipient: (RecipientId, &'a str),
@@ -109,10 +125,37 @@ impl DocumentEvent<'_> {
         let (event, message, recipient_id) = match self {
             Self::Created => (AuditEvent::Created, "Document created".to_owned(), None),
             Self::DraftChanged(message) => (AuditEvent::Updated, message.clone(), None),
-            Self::Sent { invitations } => (
+            Self::Sent {
+                invitations,
+                waiting: 0,
+            } => (
                 AuditEvent::Sent,
                 format!("Document sent to {} recipients", invitations.len()),
                 None,
+            ),
+            Self::Sent {
+                invitations,
+                waiting,
+            } => (
+                AuditEvent::Sent,
+                format!(
+                    "Document sent to {} recipients; {waiting} more follow in signing order",
+                    invitations.len()
+                ),
+                None,
+            ),
+            Self::GroupInvited { group, emails, .. } => (
+                AuditEvent::Updated,
+                format!(
+                    "Signing order: group {group} invited: {}",
+                    emails.join(", ")
+                ),
+                None,
+            ),
+            Self::Reminded { recipient, .. } => (
+                AuditEvent::Updated,
+                format!("Reminder sent to {}", recipient.email),
+                Some(recipient.id),
             ),
             Self::Viewed(r) => (
                 AuditEvent::Viewed,
@@ -145,7 +188,14 @@ impl DocumentEvent<'_> {
             Self::Completed { .. } => (AuditEvent::Completed, COMPLETED_MESSAGE.to_owned(), None),
             Self::Expired { .. } => (AuditEvent::Expired, "Document expired".to_owned(), None),
             // The spec's event list is fixed: a cancellation and a delivery failure are UPDATED.
-            Self::Cancelled => (AuditEvent::Updated, "Document cancelled".to_owned(), None),
+            Self::Cancelled { reason, .. } => (
+                AuditEvent::Updated,
+                match reason {
+                    Some(reason) => format!("Document cancelled: {reason}"),
+                    None => "Document cancelled".to_owned(),
+                },
+                None,
+            ),
             Self::DeliveryFailed {
                 recipient: (id, email),
                 kind,
@@ -195,12 +245,13 @@ impl DocumentEvent<'_> {
         }
     }
 
-    /// The e-mails this event sends.
+    /// The e-mails this event sends. A recipient whose group of the signing order was not
+    /// reached has heard of nothing, and is told nothing.
     pub fn emails(&self) -> Vec<emails::NewEmail> {
         let to_each = |recipients: &[Recipient], kind, except: Option<RecipientId>| {
             recipients
                 .iter()
-                .filter(|r| Some(r.id) != except)
+                .filter(|r| Some(r.id) != except && r.invited_at.is_some())
                 .map(|r| emails::NewEmail {
                     recipient_id: r.id,
                     kind,
@@ -209,7 +260,7 @@ impl DocumentEvent<'_> {
                 .collect()
         };
         match self {
-            Self::Sent { invitations } => invitations
+            Self::Sent { invitations, .. } | Self::GroupInvited { invitations, .. } => invitations
                 .iter()
                 .map(|(recipient_id, token)| emails::NewEmail {
                     recipient_id: *recipient_id,
@@ -217,6 +268,15 @@ impl DocumentEvent<'_> {
                     link_token: Some(token.clone()),
                 })
                 .collect(),
+            Self::Reminded {
+                recipient,
+                link_token,
+            } => vec![emails::NewEmail {
+                recipient_id: recipient.id,
+                kind: EmailKind::Reminder,
+                link_token: Some(link_token.clone()),
+            }],
+            Self::Cancelled { recipients, .. } => to_each(recipients, EmailKind::Cancelled, None),
             Self::Declined { by, recipients, .. } => {
                 to_each(recipients, EmailKind::Declined, Some(by.id))
             }
@@ -228,13 +288,14 @@ impl DocumentEvent<'_> {
 
     /// The SMS this event sends, to those of the recipients who have a phone number (docs/sms.md):
     /// the signing link, and to signers who had not signed yet, that the document was declined
-    /// or expired (their link no longer works). Completion and cancellation send none.
+    /// or expired (their link no longer works). Completion, cancellation and reminders send none.
     pub fn sms(&self) -> Vec<NewSms> {
         let to_waiting_signers = |recipients: &[Recipient], kind, except: Option<RecipientId>| {
             recipients
                 .iter()
                 .filter(|r| {
                     Some(r.id) != except
+                        && r.invited_at.is_some()
                         && r.role == RecipientRole::Signer
                         && matches!(r.status, RecipientStatus::Pending | RecipientStatus::Viewed)
                 })
@@ -246,7 +307,7 @@ impl DocumentEvent<'_> {
                 .collect()
         };
         match self {
-            Self::Sent { invitations } => invitations
+            Self::Sent { invitations, .. } | Self::GroupInvited { invitations, .. } => invitations
                 .iter()
                 .map(|(recipient_id, token)| NewSms {
                     recipient_id: *recipient_id,
@@ -271,10 +332,12 @@ impl DocumentEvent<'_> {
             Self::Declined { .. } => Some(WebhookEvent::Declined),
             Self::Completed { .. } => Some(WebhookEvent::Completed),
             Self::Expired { .. } => Some(WebhookEvent::Expired),
+            Self::Cancelled { .. } => Some(WebhookEvent::Cancelled),
+            Self::GroupInvited { .. } => Some(WebhookEvent::GroupInvited),
             Self::DeliveryFailed { .. } => Some(WebhookEvent::DeliveryFailed),
             Self::Created
             | Self::DraftChanged(_)
-            | Self::Cancelled
+            | Self::Reminded { .. }
             | Self::SmsFailed { .. }
             | Self::InvitationResent { .. } => None,
         }
@@ -295,7 +358,7 @@ pub async fn record(
 }
 
 /// [`record`] for the events that reach no one outside the audit trail (the changes to a
-/// DRAFT, a cancellation, a resent invitation, whose e-mail is queued by its flow): they need
+/// DRAFT, a resent invitation, whose e-mail is queued by its flow): they need
 /// no e-mail domain or payload links.
 pub async fn record_in_trail(
     conn: &mut PgConnection,

@@ -41,6 +41,8 @@ pub enum Rule {
     ExpiryNotInFuture,
     #[error("Document is {0}; only DRAFT or SENT documents can be cancelled")]
     NotCancellable(String),
+    #[error("Document is {0}; only SENT documents have signers to remind")]
+    NotRemindable(String),
     #[error("Only signers can sign or decline this document")]
     NotASigner,
     #[error("Agree to use electronic records and signatures before signing")]

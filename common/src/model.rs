@@ -146,7 +146,8 @@ text_enum!(EmailKind {
     Completed,
     Declined,
     Expired,
-    Cancelled
+    Cancelled,
+    Reminder
 });
 
 /// The webhook event types (Standard Webhooks `type`).
@@ -164,6 +165,11 @@ pub enum WebhookEvent {
     Declined,
     #[strum(serialize = "document.expired")]
     Expired,
+    #[strum(serialize = "document.cancelled")]
+    Cancelled,
+    /// A later group of the signing order was invited, every signer before it having signed.
+    #[strum(serialize = "document.group_invited")]
+    GroupInvited,
     #[strum(serialize = "recipient.delivery_failed")]
     DeliveryFailed,
 }
@@ -194,6 +200,12 @@ pub struct Document {
     pub send_description: Option<String>,
     pub final_file_key: Option<String>,
     pub final_sha256: Option<String>,
+    /// Why the owner cancelled it, when they said.
+    pub cancel_reason: Option<String>,
+    /// The reminder schedule fixed on send: first after this many days, then every
+    /// `reminder_every_days` (0: no more); `None`: no automatic reminders.
+    pub reminder_first_after_days: Option<i32>,
+    pub reminder_every_days: Option<i32>,
     /// The document's language (its certificate, and the e-mails of recipients without one of
     /// their own), a tag of [`signet_i18n::Language`]; `None`: the operator's default.
     pub language: Option<String>,
@@ -233,6 +245,12 @@ pub struct Recipient {
     /// The language of the recipient's e-mails, a tag of [`signet_i18n::Language`]; `None`:
     /// the document's.
     pub language: Option<String>,
+    /// The recipient's group in the signing order (`None` counts as 1).
+    pub signing_order: Option<i32>,
+    /// When the recipient's invitation was queued; `None` until their group is reached.
+    pub invited_at: Option<DateTime<Utc>>,
+    /// When the sweep reminds this signer next; `None`: no reminder is due.
+    pub next_reminder_at: Option<DateTime<Utc>>,
     /// When the signer agreed to use electronic records and signatures, from where, and the
     /// words they agreed to (docs/signing.md).
     pub consented_at: Option<DateTime<Utc>>,
@@ -253,6 +271,21 @@ pub struct Recipient {
 }
 
 impl Recipient {
+    /// The recipient's group in the signing order: groups are invited in ascending order.
+    pub fn group(&self) -> i32 {
+        self.signing_order.unwrap_or(1)
+    }
+
+    /// A signer who was invited and has neither signed nor declined.
+    pub fn is_waiting_to_sign(&self) -> bool {
+        self.role == RecipientRole::Signer
+            && self.invited_at.is_some()
+            && matches!(
+                self.status,
+                RecipientStatus::Pending | RecipientStatus::Viewed
+            )
+    }
+
     /// The recipient's own language, if it is one Signet speaks.
     pub fn language(&self) -> Option<signet_i18n::Language> {
         self.language

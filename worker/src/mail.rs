@@ -236,6 +236,25 @@ pub fn render(email: &OutgoingEmail, link: Option<&str>, language: Language) -> 
                 "email-cancelled-body",
                 &[("sender", sender), ("title", title)],
             ));
+            if let Some(reason) = email.cancel_reason.as_deref() {
+                lines.extend([
+                    String::new(),
+                    say("email-cancelled-reason", &[("reason", reason)]),
+                ]);
+            }
+        }
+        EmailKind::Reminder => {
+            let about = [("sender", sender), ("title", title)];
+            subject = say("email-reminder-subject", &about);
+            lines.push(say("email-reminder-body", &about));
+            if let Some(expiry) = email.expiry_date {
+                let expiry = expiry.to_rfc3339_opts(SecondsFormat::Secs, true);
+                lines.extend([
+                    String::new(),
+                    say("email-link-expires", &[("expiry", expiry.as_str())]),
+                ]);
+            }
+            action = link.map(|l| (say("email-invitation-action-sign", &[]), l.to_owned()));
         }
     }
     let mut text = lines.join("\n");

@@ -1,14 +1,14 @@
-//! The six endpoints of the external API v1. Each handler parses, calls the domain, and wraps
-//! the result in the envelope.
+//! The six endpoints of the external API v1, and the additive cancel and remind. Each handler
+//! parses, calls the domain, and wraps the result in the envelope.
 
 use axum::{extract::State, response::Response};
 use chrono::Utc;
 use signet_common::{
-    flows::drafting,
+    flows::{drafting, reminders},
     store::documents,
     wire::{
-        inputs::{FieldInput, RecipientInput, SendInput},
-        views::{AuditEntryView, DocumentDetail, DocumentList, DocumentListItem},
+        inputs::{CancelInput, FieldInput, RecipientInput, SendInput},
+        views::{AuditEntryView, DocumentDetail, DocumentList, DocumentListItem, Reminded},
     },
 };
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -29,6 +29,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(add_fields))
         .routes(routes!(send_document))
         .routes(routes!(get_audit_trail))
+        .routes(routes!(cancel_document))
+        .routes(routes!(remind_signers))
 }
 
 /// The values of the list's `status` (the OpenAPI document's; the parser is `ListQuery`).
@@ -241,4 +243,60 @@ async fn get_audit_trail(
     let entries = drafting::audit_trail(&state.db.pool, account_id, id).await?;
     let views: Vec<AuditEntryView> = entries.iter().map(AuditEntryView::from).collect();
     Ok(success("Audit trail retrieved successfully", views))
+}
+
+/// Additive: cancel a DRAFT or SENT document. Its signing links stop working; the recipients
+/// invited so far are told by e-mail, with the reason; `document.cancelled` goes out; the
+/// document is listed under TRASH. Answers the document as it now is.
+#[utoipa::path(
+    post, path = "/documents/{id}/cancel", tag = "documents", security(("api_key" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Document id")),
+    request_body = CancelInput,
+    responses(
+        (status = 200, description = "Document cancelled successfully", body = Envelope<DocumentDetail>),
+        (status = 400, description = "Invalid request body or validation error / Document is <status>; only DRAFT or SENT documents can be cancelled", body = Envelope<Empty>),
+        Unauthenticated, DocumentNotFound, BodyTooLarge, RateLimited,
+    )
+)]
+async fn cancel_document(
+    State(state): State<AppState>,
+    ApiAccount(account_id): ApiAccount,
+    DocumentPath(id): DocumentPath,
+    ClientActor(actor): ClientActor,
+    ApiJson(body): ApiJson<CancelInput>,
+) -> Result<Response, ApiError> {
+    let pool = &state.db.pool;
+    drafting::cancel_document(pool, account_id, id, body, &actor, &state.notifier).await?;
+    let (document, recipients, fields) = drafting::document_detail(pool, account_id, id).await?;
+    let file_path = state.links.url(document.id, Utc::now());
+    Ok(success(
+        "Document cancelled successfully",
+        DocumentDetail::new(&document, file_path, &recipients, &fields),
+    ))
+}
+
+/// Additive: remind now, by e-mail, every invited signer of a SENT document who has not
+/// signed. Each reminder carries a signing link of its own; earlier links keep working. An
+/// automatic reminder due sooner than the document's interval waits for it.
+#[utoipa::path(
+    post, path = "/documents/{id}/remind", tag = "documents", security(("api_key" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Document id")),
+    responses(
+        (status = 200, description = "Reminders sent successfully", body = Envelope<Reminded>),
+        (status = 400, description = "Document is <status>; only SENT documents have signers to remind", body = Envelope<Empty>),
+        Unauthenticated, DocumentNotFound, RateLimited,
+    )
+)]
+async fn remind_signers(
+    State(state): State<AppState>,
+    ApiAccount(account_id): ApiAccount,
+    DocumentPath(id): DocumentPath,
+    ClientActor(actor): ClientActor,
+) -> Result<Response, ApiError> {
+    let reminded =
+        reminders::remind_now(&state.db.pool, account_id, id, &actor, &state.notifier).await?;
+    Ok(success(
+        "Reminders sent successfully",
+        Reminded { reminded },
+    ))
 }

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use crate::{
     infra::files::FileLinks,
-    model::{DeliveryStatus, DocumentStatus, EmailKind},
+    model::{DeliveryStatus, DocumentStatus, EmailKind, RecipientStatus},
     store::emails::OutgoingEmail,
 };
 
@@ -16,8 +16,9 @@ use crate::{
 pub enum Dispatch {
     /// Its outcome is written already (sent, failed for good or withdrawn): nothing to do.
     Done,
-    /// An invitation whose document has left SENT (cancelled, declined, expired), or is past
-    /// its expiry before the sweep has run: its link would not work, so it is withdrawn unsent.
+    /// An invitation or reminder whose document has left SENT (cancelled, declined, expired),
+    /// or is past its expiry before the sweep has run: its link would not work, so it is
+    /// withdrawn unsent; so is a reminder to a signer who has signed since it was queued.
     Withdraw,
     /// Send it, with this link: the signing link of an invitation, the download link of the
     /// final PDF in a completion notice.
@@ -40,8 +41,17 @@ pub fn dispatch(
     if email.kind == EmailKind::Invitation && withdrawn {
         return Dispatch::Withdraw;
     }
+    if email.kind == EmailKind::Reminder
+        && (withdrawn
+            || !matches!(
+                email.recipient_status,
+                RecipientStatus::Pending | RecipientStatus::Viewed
+            ))
+    {
+        return Dispatch::Withdraw;
+    }
     let link = match email.kind {
-        EmailKind::Invitation => email
+        EmailKind::Invitation | EmailKind::Reminder => email
             .link_token
             .as_ref()
             .map(|token| format!("{public_url}/sign/{token}")),
@@ -86,6 +96,7 @@ mod tests {
             recipient_name: "Ann".to_owned(),
             recipient_email: "ann@signet.test".to_owned(),
             recipient_role: RecipientRole::Signer,
+            recipient_status: RecipientStatus::Pending,
             document_title: "Lease".to_owned(),
             document_code: "ABC".to_owned(),
             document_status: DocumentStatus::Sent,
@@ -95,6 +106,7 @@ mod tests {
             sender_name: "Acme".to_owned(),
             declined_by: None,
             decline_reason: None,
+            cancel_reason: None,
             recipient_language: None,
             document_language: None,
         }
@@ -182,6 +194,33 @@ mod tests {
             };
             assert_eq!(decide(&email), Dispatch::Send { link: None });
         }
+    }
+
+    #[test]
+    fn reminders_carry_their_link_unless_the_signer_acted_or_the_document_closed() {
+        assert_eq!(
+            decide(&email(EmailKind::Reminder)),
+            Dispatch::Send {
+                link: Some("https://signet.test/sign/token".to_owned())
+            }
+        );
+        for status in [
+            DocumentStatus::Completed,
+            DocumentStatus::Cancelled,
+            DocumentStatus::Declined,
+            DocumentStatus::Expired,
+        ] {
+            let email = OutgoingEmail {
+                document_status: status,
+                ..email(EmailKind::Reminder)
+            };
+            assert_eq!(decide(&email), Dispatch::Withdraw, "{status}");
+        }
+        let signed = OutgoingEmail {
+            recipient_status: RecipientStatus::Signed,
+            ..email(EmailKind::Reminder)
+        };
+        assert_eq!(decide(&signed), Dispatch::Withdraw);
     }
 
     #[test]

@@ -381,6 +381,9 @@ mod tests {
             declined_at: None,
             decline_reason: None,
             language: None,
+            signing_order: None,
+            invited_at: None,
+            next_reminder_at: None,
             consented_at: None,
             consent_ip: None,
             consent_user_agent: None,
@@ -469,6 +472,9 @@ mod tests {
             final_file_key: None,
             final_sha256: None,
             language: None,
+            cancel_reason: None,
+            reminder_first_after_days: None,
+            reminder_every_days: None,
         };
         let certificate = certificate(
             &document,

@@ -84,6 +84,8 @@ pub async fn resend_invitation(
     let new_email = corrected.unwrap_or(&recipient.email);
     if new_email != recipient.email {
         recipients::set_email(&mut tx, recipient_id, new_email).await?;
+        // Reminders' links went to the old address too.
+        recipients::revoke_extra_signing_links(&mut tx, recipient_id).await?;
     }
     let token = secrets::base64url(&secrets::random_bytes(32));
     recipients::set_signing_token_hashes(

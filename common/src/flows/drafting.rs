@@ -8,7 +8,8 @@ use uuid::Uuid;
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Error, Result, Rule},
-    infra::{files::FileStore, limits::Workers, notify::Notifier, secrets},
+    flows::invitations,
+    infra::{files::FileStore, limits::Workers, notify::Notifier},
     model::{
         AccountId, Actor, AuditEntry, Document, DocumentId, DocumentStatus, Field, Recipient,
         RecipientId,
@@ -22,8 +23,8 @@ use crate::{
         sms,
     },
     wire::inputs::{
-        self, FieldInput, FieldPlacement, MAX_FIELDS_PER_DOCUMENT, MAX_RECIPIENTS_PER_DOCUMENT,
-        RecipientInput, SendInput,
+        self, CancelInput, FieldInput, FieldPlacement, MAX_FIELDS_PER_DOCUMENT,
+        MAX_RECIPIENTS_PER_DOCUMENT, RecipientInput, SendInput,
     },
 };
 
@@ -144,6 +145,7 @@ pub async fn add_recipients(
                 color_code: PALETTE[position % PALETTE.len()].to_owned(),
                 position: position as i32,
                 language: r.language.map(|l| l.tag().to_owned()),
+                signing_order: r.signing_order,
             }
         })
         .collect();
@@ -368,7 +370,7 @@ pub async fn send_document(
     notifier: &Notifier,
     receipt: Option<&Receipt>,
 ) -> Result<()> {
-    let request = inputs::validate_send(input)?;
+    let request = inputs::validate_send(input, notifier.reminders)?;
     let (mut tx, document, recipients) = begin_draft_change(pool, account_id, document_id).await?;
     if recipients.is_empty() {
         return Err(Rule::NoRecipients.into());
@@ -379,42 +381,37 @@ pub async fn send_document(
     if request.expiry_date <= Utc::now() {
         return Err(Rule::ExpiryNotInFuture.into());
     }
-    let tokens: Vec<(RecipientId, String)> = recipients
-        .iter()
-        .map(|r| (r.id, secrets::base64url(&secrets::random_bytes(32))))
-        .collect();
-    let hashes: Vec<(RecipientId, [u8; 32])> = tokens
-        .iter()
-        .map(|(id, token)| (*id, secrets::sha256(token.as_bytes())))
-        .collect();
-    recipients::set_signing_token_hashes(&mut tx, &hashes).await?;
     documents::mark_sent(
         &mut tx,
         document_id,
-        request.expiry_date,
-        &request.message,
-        &request.description,
-        request.language.map(|l| l.tag()),
+        &documents::Sending {
+            expiry_date: request.expiry_date,
+            message: &request.message,
+            description: &request.description,
+            language: request.language.map(|l| l.tag()),
+            reminders: request.reminders,
+        },
     )
     .await?;
-    let subject = Subject::of(&document);
-    let sent = DocumentEvent::Sent {
-        invitations: tokens,
-    };
-    effects::record(&mut tx, subject, sent, actor, notifier).await?;
+    invitations::invite_due(&mut tx, &document, &recipients, actor, notifier).await?;
     store_receipt(&mut tx, receipt).await?;
     tx.commit().await?;
     Ok(())
 }
 
-/// Cancels a DRAFT or SENT document; its links stop accepting changes.
+/// Cancels a DRAFT or SENT document; its links stop accepting changes. The recipients invited
+/// so far are told by e-mail, with the reason when one is given, and `document.cancelled`
+/// goes out.
 #[tracing::instrument(name = "drafting::cancel_document", skip_all)]
 pub async fn cancel_document(
     pool: &PgPool,
     account_id: AccountId,
     document_id: DocumentId,
+    input: CancelInput,
     actor: &Actor,
+    notifier: &Notifier,
 ) -> Result<Document> {
+    let reason = inputs::validate_cancel(input)?;
     let mut tx = pool.begin().await?;
     let document = documents::lock(&mut tx, account_id, document_id).await?;
     if !matches!(
@@ -423,17 +420,17 @@ pub async fn cancel_document(
     ) {
         return Err(Rule::NotCancellable(document.status.to_string()).into());
     }
-    documents::set_status(&mut tx, document_id, DocumentStatus::Cancelled).await?;
+    documents::mark_cancelled(&mut tx, document_id, reason.as_deref()).await?;
     // Invitations still in the outbox must not go out with working links.
     emails::withdraw_invitations(&mut tx, document_id).await?;
     sms::withdraw_invitations(&mut tx, document_id).await?;
-    effects::record_in_trail(
-        &mut tx,
-        Subject::of(&document),
-        DocumentEvent::Cancelled,
-        actor,
-    )
-    .await?;
+    recipients::stop_reminders(&mut tx, document_id, None).await?;
+    let recipients = recipients::list(&mut tx, document_id).await?;
+    let cancelled = DocumentEvent::Cancelled {
+        reason: reason.as_deref(),
+        recipients: &recipients,
+    };
+    effects::record(&mut tx, Subject::of(&document), cancelled, actor, notifier).await?;
     tx.commit().await?;
     documents::find(pool, account_id, document_id).await
 }

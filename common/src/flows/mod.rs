@@ -6,6 +6,8 @@ pub mod delivery_failures;
 pub mod drafting;
 pub mod expiry;
 pub mod files;
+pub mod invitations;
+pub mod reminders;
 pub mod sign_in;
 pub mod signing;
 pub mod sms_delivery;

@@ -8,6 +8,7 @@ use uuid::Uuid;
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Conflict, Error, Problem, Result, Rule},
+    flows::invitations,
     infra::{notify::Notifier, secrets},
     model::{
         Actor, Document, DocumentStatus, Field, FieldType, Recipient, RecipientId, RecipientRole,
@@ -117,6 +118,9 @@ pub async fn submit(
     documents::touch(&mut tx, document.id).await?;
     let signed = DocumentEvent::Signed(&recipient);
     effects::record(&mut tx, Subject::of(&document), signed, actor, notifier).await?;
+    // The signature may have been the last its group of the signing order waited for.
+    let everyone = recipients::list(&mut tx, document.id).await?;
+    invitations::invite_due(&mut tx, &document, &everyone, actor, notifier).await?;
     tx.commit().await?;
     Ok(())
 }

@@ -35,6 +35,9 @@ pub struct Config {
     /// DEFAULT_LANGUAGE: the language of e-mails and certificates for recipients and documents
     /// that were given none (docs/languages.md).
     pub default_language: signet_i18n::Language,
+    /// REMINDER_FIRST_AFTER_DAYS (0: none) and REMINDER_EVERY_DAYS (0: just one): the reminder
+    /// schedule of documents sent without one of their own.
+    pub reminders: crate::wire::inputs::ReminderDefaults,
     /// Where PDFs are stored: FILE_STORE=local (FILE_STORE_DIR) or s3 (FILE_STORE_S3_*).
     pub file_store: FileStoreConfig,
     /// FILE_DOWNLOADS: how `GET /files/{id}` serves a file from a bucket.
@@ -420,6 +423,13 @@ impl Config {
             mail_dir: PathBuf::from(or("MAIL_DIR", "./data/mail")),
             mail_from: or("MAIL_FROM", "Signet <no-reply@localhost>"),
             default_language: language("DEFAULT_LANGUAGE", &or("DEFAULT_LANGUAGE", "en"))?,
+            reminders: crate::wire::inputs::ReminderDefaults {
+                first_after_days: reminder_days(
+                    "REMINDER_FIRST_AFTER_DAYS",
+                    &or("REMINDER_FIRST_AFTER_DAYS", "3"),
+                )?,
+                every_days: reminder_days("REMINDER_EVERY_DAYS", &or("REMINDER_EVERY_DAYS", "3"))?,
+            },
             file_store: file_store(&get)?,
             file_downloads: match or("FILE_DOWNLOADS", "stream").as_str() {
                 "stream" => FileDownloads::Stream,
@@ -660,6 +670,17 @@ fn positive(name: &'static str, value: &str) -> Result<u64, ConfigError> {
             reason: "must be greater than zero".into(),
         }),
         n => Ok(n),
+    }
+}
+
+/// A number of days for a reminder setting: 0 to 365, as the API accepts.
+fn reminder_days(name: &'static str, value: &str) -> Result<u32, ConfigError> {
+    match parse::<u32>(name, value)? {
+        days if i64::from(days) <= crate::wire::inputs::MAX_REMINDER_DAYS => Ok(days),
+        _ => Err(ConfigError {
+            name,
+            reason: format!("at most {} days", crate::wire::inputs::MAX_REMINDER_DAYS),
+        }),
     }
 }
 

@@ -1,10 +1,12 @@
 //! What the side effects of a change need besides the database: the domain of e-mail
-//! `Message-ID`s, the file links put into webhook payloads, and whether (and within which
-//! daily caps) SMS are queued.
+//! `Message-ID`s, the file links put into webhook payloads, whether (and within which daily
+//! caps) SMS are queued, and the default reminder schedule.
 
 use std::time::Duration;
 
-use crate::{Config, infra::files::FileLinks, store::sms::DailyCaps};
+use crate::{
+    Config, infra::files::FileLinks, store::sms::DailyCaps, wire::inputs::ReminderDefaults,
+};
 
 /// How long the `filePath` inside a webhook payload works: past the last retry of the default
 /// schedule (about 28 hours), with room for the receiver to act.
@@ -16,6 +18,8 @@ pub struct Notifier {
     pub payload_links: FileLinks,
     /// `None` when SMS are off (`SMS_PROVIDER=none`).
     pub sms_caps: Option<DailyCaps>,
+    /// The reminder schedule of documents sent without one of their own.
+    pub reminders: ReminderDefaults,
 }
 
 impl Notifier {
@@ -31,6 +35,7 @@ impl Notifier {
                 per_number: config.sms.daily_cap_per_number,
                 per_account: config.sms.daily_cap_per_account,
             }),
+            reminders: config.reminders,
         }
     }
 }

@@ -14,7 +14,8 @@ use crate::{
 
 const COLUMNS: &str = "id, account_id, code, title, status, file_key, sha256, pages, page_sizes, \
                        created_at, updated_at, sent_at, expiry_date, completed_at, send_message, \
-                       send_description, final_file_key, final_sha256, language";
+                       send_description, final_file_key, final_sha256, language, cancel_reason, \
+                       reminder_first_after_days, reminder_every_days";
 
 pub struct NewDocument<'a> {
     pub id: DocumentId,
@@ -330,27 +331,71 @@ pub async fn touch(conn: &mut PgConnection, id: DocumentId) -> Result<()> {
     Ok(())
 }
 
+/// What a send fixes on the document.
+pub struct Sending<'a> {
+    pub expiry_date: DateTime<Utc>,
+    pub message: &'a str,
+    pub description: &'a str,
+    pub language: Option<&'a str>,
+    /// Days to the first reminder and between reminders; `None`: no automatic reminders.
+    pub reminders: Option<(i32, i32)>,
+}
+
 pub async fn mark_sent(
     conn: &mut PgConnection,
     id: DocumentId,
-    expiry_date: DateTime<Utc>,
-    message: &str,
-    description: &str,
-    language: Option<&str>,
+    sending: &Sending<'_>,
 ) -> Result<()> {
     sqlx::query(
         "UPDATE documents SET status = 'SENT', sent_at = now(), updated_at = now(),
-             expiry_date = $2, send_message = $3, send_description = $4, language = $5
+             expiry_date = $2, send_message = $3, send_description = $4, language = $5,
+             reminder_first_after_days = $6, reminder_every_days = $7
          WHERE id = $1",
     )
     .bind(id)
-    .bind(expiry_date)
-    .bind(message)
-    .bind(description)
-    .bind(language)
+    .bind(sending.expiry_date)
+    .bind(sending.message)
+    .bind(sending.description)
+    .bind(sending.language)
+    .bind(sending.reminders.map(|(first, _)| first))
+    .bind(sending.reminders.map(|(_, every)| every))
     .execute(conn)
     .await?;
     Ok(())
+}
+
+/// Cancels the document, keeping the owner's reason.
+pub async fn mark_cancelled(
+    conn: &mut PgConnection,
+    id: DocumentId,
+    reason: Option<&str>,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE documents SET status = 'CANCELLED', updated_at = now(), cancel_reason = $2
+         WHERE id = $1",
+    )
+    .bind(id)
+    .bind(reason)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Locks up to `limit` documents with a signer whose reminder is due, skipping any another
+/// transaction holds (the sweep on another worker, or a change being made to it).
+pub async fn lock_with_reminders_due(
+    conn: &mut PgConnection,
+    limit: i64,
+) -> Result<Vec<(DocumentId, AccountId)>> {
+    Ok(sqlx::query_as(
+        "SELECT id, account_id FROM documents
+         WHERE id IN (SELECT document_id FROM recipients
+                      WHERE next_reminder_at <= now() ORDER BY next_reminder_at LIMIT $1)
+         ORDER BY account_id FOR UPDATE SKIP LOCKED",
+    )
+    .bind(limit)
+    .fetch_all(conn)
+    .await?)
 }
 
 pub async fn mark_completed(

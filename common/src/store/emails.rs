@@ -9,7 +9,7 @@ use crate::{
     infra::jobs::{self, DispatchEmail},
     model::{
         AccountId, DeliveryStatus, DocumentId, DocumentStatus, EmailKind, RecipientId,
-        RecipientRole,
+        RecipientRole, RecipientStatus,
     },
 };
 
@@ -90,6 +90,8 @@ pub struct OutgoingEmail {
     pub recipient_email: String,
     #[sqlx(try_from = "String")]
     pub recipient_role: RecipientRole,
+    #[sqlx(try_from = "String")]
+    pub recipient_status: RecipientStatus,
     pub document_title: String,
     pub document_code: String,
     #[sqlx(try_from = "String")]
@@ -101,6 +103,8 @@ pub struct OutgoingEmail {
     /// For DECLINED notices: who declined and why.
     pub declined_by: Option<String>,
     pub decline_reason: Option<String>,
+    /// For CANCELLED notices: the owner's reason, when given.
+    pub cancel_reason: Option<String>,
     /// The tags of the recipient's language and the document's, when they have one.
     pub recipient_language: Option<String>,
     pub document_language: Option<String>,
@@ -126,9 +130,9 @@ pub async fn lock_for_dispatch(
     Ok(sqlx::query_as(
         "SELECT e.id, e.recipient_id, e.account_id, e.document_id, e.kind, e.message_id, e.link_token, e.status,
                 e.attempts, r.name AS recipient_name, r.email AS recipient_email,
-                r.role AS recipient_role, d.title AS document_title, d.code AS document_code,
+                r.role AS recipient_role, r.status AS recipient_status, d.title AS document_title, d.code AS document_code,
                 d.status AS document_status, d.send_message, d.send_description, d.expiry_date,
-                a.name AS sender_name, dr.email AS declined_by, dr.decline_reason,
+                a.name AS sender_name, dr.email AS declined_by, dr.decline_reason, d.cancel_reason,
                 r.language AS recipient_language, d.language AS document_language
          FROM outbound_emails e
          JOIN recipients r ON r.id = e.recipient_id
@@ -206,12 +210,12 @@ pub async fn requeue_invitation(
     jobs::enqueue(conn, &[DispatchEmail { email_id }]).await
 }
 
-/// Withdraws the document's invitations not sent yet (its signing tokens are dropped with them):
-/// in the transaction that takes the document out of SENT.
+/// Withdraws the document's invitations and reminders not sent yet (their signing tokens are
+/// dropped with them): in the transaction that takes the document out of SENT.
 pub async fn withdraw_invitations(conn: &mut PgConnection, document_id: DocumentId) -> Result<u64> {
     Ok(sqlx::query(
         "UPDATE outbound_emails SET status = 'WITHDRAWN', link_token = NULL
-         WHERE document_id = $1 AND kind = 'INVITATION' AND status = 'PENDING'",
+         WHERE document_id = $1 AND kind IN ('INVITATION', 'REMINDER') AND status = 'PENDING'",
     )
     .bind(document_id)
     .execute(conn)

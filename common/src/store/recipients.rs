@@ -10,7 +10,8 @@ use crate::{
 
 const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_code, \
                        phone_number, phone_e164, status, color_code, position, viewed_at, signed_at, \
-                       declined_at, decline_reason, language, consented_at, consent_ip, consent_user_agent, \
+                       declined_at, decline_reason, language, signing_order, invited_at, \
+                       next_reminder_at, consented_at, consent_ip, consent_user_agent, \
                        consent_text, \
                        (SELECT e.status FROM outbound_emails e WHERE e.recipient_id = recipients.id \
                         AND e.kind = 'INVITATION') AS delivery_status, \
@@ -36,6 +37,7 @@ pub struct NewRecipient {
     pub position: i32,
     /// The tag of the language of the recipient's e-mails; `None`: the document's.
     pub language: Option<String>,
+    pub signing_order: Option<i32>,
 }
 
 pub async fn list(conn: &mut PgConnection, document_id: DocumentId) -> Result<Vec<Recipient>> {
@@ -58,13 +60,14 @@ pub async fn insert_many(
     };
     sqlx::query(
         "INSERT INTO recipients (id, account_id, document_id, name, email, role, country_code,
-                                 phone_number, phone_e164, color_code, position, language)
+                                 phone_number, phone_e164, color_code, position, language,
+                                 signing_order)
          SELECT id, $1, $2, name, email, role, country_code, phone_number, phone_e164, color_code,
-                position, language
+                position, language, signing_order
          FROM UNNEST($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                     $9::text[], $10::text[], $11::int[], $12::text[])
+                     $9::text[], $10::text[], $11::int[], $12::text[], $13::int[])
               AS t(id, name, email, role, country_code, phone_number, phone_e164, color_code,
-                   position, language)",
+                   position, language, signing_order)",
     )
     .bind(account_id)
     .bind(document_id)
@@ -78,6 +81,12 @@ pub async fn insert_many(
     .bind(column(|r| Some(r.color_code.clone())))
     .bind(recipients.iter().map(|r| r.position).collect::<Vec<_>>())
     .bind(column(|r| r.language.clone()))
+    .bind(
+        recipients
+            .iter()
+            .map(|r| r.signing_order)
+            .collect::<Vec<_>>(),
+    )
     .execute(conn)
     .await
     .map_err(duplicate_recipient)?;
@@ -149,10 +158,138 @@ pub async fn set_signing_token_hashes(
     Ok(())
 }
 
-/// The recipient a signing token belongs to.
+/// Marks the recipients invited now, each signer's first reminder scheduled by the document's
+/// reminder schedule (none when it has none, or when it would fall after the expiry date).
+pub async fn mark_invited(
+    conn: &mut PgConnection,
+    document_id: DocumentId,
+    ids: &[RecipientId],
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE recipients r SET invited_at = now(),
+             next_reminder_at = CASE
+                 WHEN r.role = 'SIGNER' AND d.reminder_first_after_days IS NOT NULL
+                      AND now() + make_interval(days => d.reminder_first_after_days) < d.expiry_date
+                 THEN now() + make_interval(days => d.reminder_first_after_days) END
+         FROM documents d
+         WHERE d.id = $1 AND r.document_id = d.id AND r.id = ANY($2)",
+    )
+    .bind(document_id)
+    .bind(ids)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// How a reminder moves a signer's next one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reminded {
+    /// The sweep sent the reminder that was due: the next is `reminder_every_days` after the
+    /// one that was due (after now, if the sweep ran that late), or none if the schedule does
+    /// not repeat.
+    WhenDue,
+    /// The owner asked for one now: an automatic reminder due sooner than
+    /// `reminder_every_days` from now waits until then.
+    Now,
+}
+
+/// Moves the next reminder of each of `ids` after a reminder; one that would fall on or after
+/// the expiry date is dropped.
+pub async fn schedule_next_reminders(
+    conn: &mut PgConnection,
+    document_id: DocumentId,
+    ids: &[RecipientId],
+    reminded: Reminded,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE recipients r SET next_reminder_at = (
+             SELECT CASE WHEN n.next < d.expiry_date THEN n.next END
+             FROM (SELECT CASE
+                 WHEN coalesce(d.reminder_every_days, 0) = 0
+                     THEN CASE WHEN $3 THEN NULL ELSE r.next_reminder_at END
+                 WHEN $3 AND r.next_reminder_at + make_interval(days => d.reminder_every_days) > now()
+                     THEN r.next_reminder_at + make_interval(days => d.reminder_every_days)
+                 WHEN $3 THEN now() + make_interval(days => d.reminder_every_days)
+                 ELSE greatest(r.next_reminder_at,
+                               now() + make_interval(days => d.reminder_every_days))
+             END AS next) n)
+         FROM documents d
+         WHERE d.id = $1 AND r.document_id = d.id AND r.id = ANY($2)
+           AND r.next_reminder_at IS NOT NULL",
+    )
+    .bind(document_id)
+    .bind(ids)
+    .bind(reminded == Reminded::WhenDue)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The recipients of the document whose reminder is due.
+pub async fn due_for_reminder(
+    conn: &mut PgConnection,
+    document_id: DocumentId,
+) -> Result<Vec<RecipientId>> {
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM recipients WHERE document_id = $1 AND next_reminder_at <= now()",
+    )
+    .bind(document_id)
+    .fetch_all(conn)
+    .await?)
+}
+
+/// Stops every reminder of the document's recipients (it left SENT, or they acted).
+pub async fn stop_reminders(
+    conn: &mut PgConnection,
+    document_id: DocumentId,
+    ids: Option<&[RecipientId]>,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE recipients SET next_reminder_at = NULL
+         WHERE document_id = $1 AND next_reminder_at IS NOT NULL
+           AND ($2::uuid[] IS NULL OR id = ANY($2))",
+    )
+    .bind(document_id)
+    .bind(ids)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Adds a signing link to each recipient (a reminder's), besides the ones they have.
+pub async fn add_signing_links(
+    conn: &mut PgConnection,
+    account_id: AccountId,
+    links: &[(RecipientId, [u8; 32])],
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO signing_links (token_hash, account_id, recipient_id)
+         SELECT hash, $1, id FROM UNNEST($2::uuid[], $3::bytea[]) AS t(id, hash)",
+    )
+    .bind(account_id)
+    .bind(links.iter().map(|(id, _)| *id).collect::<Vec<_>>())
+    .bind(links.iter().map(|(_, h)| h.to_vec()).collect::<Vec<_>>())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Revokes every signing link of the recipient but `signing_token_hash` (their address was
+/// corrected: the links sent to the old one must stop working).
+pub async fn revoke_extra_signing_links(conn: &mut PgConnection, id: RecipientId) -> Result<()> {
+    sqlx::query("DELETE FROM signing_links WHERE recipient_id = $1")
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The recipient a signing token belongs to: the invitation's link or a reminder's.
 pub async fn find_by_token_hash(pool: &sqlx::PgPool, hash: &[u8]) -> Result<Option<Recipient>> {
     Ok(sqlx::query_as(AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM recipients WHERE signing_token_hash = $1"
+        "SELECT {COLUMNS} FROM recipients
+         WHERE id = coalesce((SELECT id FROM recipients WHERE signing_token_hash = $1),
+                             (SELECT recipient_id FROM signing_links WHERE token_hash = $1))"
     )))
     .bind(hash)
     .fetch_optional(pool)
@@ -178,7 +315,7 @@ pub async fn mark_viewed(conn: &mut PgConnection, id: RecipientId) -> Result<()>
 
 pub async fn mark_signed(conn: &mut PgConnection, id: RecipientId) -> Result<()> {
     sqlx::query(
-        "UPDATE recipients SET status = 'SIGNED', signed_at = now(),
+        "UPDATE recipients SET status = 'SIGNED', signed_at = now(), next_reminder_at = NULL,
              viewed_at = COALESCE(viewed_at, now()) WHERE id = $1",
     )
     .bind(id)

@@ -22,6 +22,9 @@ pub const MAX_TITLE_CHARS: usize = 500;
 pub const MAX_MESSAGE_CHARS: usize = 5_000;
 pub const DEFAULT_FIELD_WIDTH: f64 = 200.0;
 pub const DEFAULT_FIELD_HEIGHT: f64 = 50.0;
+pub const MAX_SIGNING_ORDER: i64 = 1_000;
+pub const MAX_REMINDER_DAYS: i64 = 365;
+pub const MAX_CANCEL_REASON_CHARS: usize = 1_000;
 
 // The OpenAPI document states these rules exactly, so that a client can check a body before
 // sending it (schemathesis checks both ways: what the schema allows is accepted, what it
@@ -66,6 +69,13 @@ pub struct RecipientInput {
     /// on send, else the operator's default.
     #[serde(default)]
     pub language: Option<Language>,
+    /// Additive: the recipient's group in the signing order, 1 to 1000. Groups are invited in
+    /// ascending order, each when every signer of the groups before it has signed; recipients
+    /// of one group sign in parallel, and viewers are invited with their group. Absent or
+    /// `null` counts as 1: without any, everyone is invited at once.
+    #[serde(default, deserialize_with = "optional_whole_number")]
+    #[schema(minimum = 1, maximum = 1000, example = 1)]
+    pub signing_order: Option<i64>,
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -124,6 +134,44 @@ pub struct SendInput {
     /// `pt`, `zh-Hans`, `ar` (exactly). Absent or `null`: the operator's default.
     #[serde(default)]
     pub language: Option<Language>,
+    /// Additive: automatic reminders to the signers who have not signed. Absent or `null`:
+    /// the operator's default (`REMINDER_FIRST_AFTER_DAYS`, `REMINDER_EVERY_DAYS`).
+    #[serde(default)]
+    pub reminders: Option<RemindersInput>,
+}
+
+/// When the signers who have not signed are reminded by e-mail, counted from each one's
+/// invitation; reminders stop at the expiry date, and when the document leaves SENT.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"firstAfterDays": 2, "everyDays": 3}))]
+pub struct RemindersInput {
+    /// `false`: no automatic reminders for this document. Default `true`.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    /// Days from the invitation to the first reminder, 1 to 365. Absent: the operator's
+    /// default (required when the operator has reminders off).
+    #[serde(default, deserialize_with = "optional_whole_number")]
+    #[schema(minimum = 1, maximum = 365)]
+    pub first_after_days: Option<i64>,
+    /// Days between further reminders, 0 (none) to 365. Absent: the operator's default.
+    #[serde(default, deserialize_with = "optional_whole_number")]
+    #[schema(minimum = 0, maximum = 365)]
+    pub every_days: Option<i64>,
+}
+
+/// The body of `POST /documents/{id}/cancel`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"reason": "The terms changed; a new version follows."}))]
+pub struct CancelInput {
+    /// Why the document is cancelled, told to its recipients; at most 1000 characters.
+    #[serde(default)]
+    #[schema(
+        max_length = 1000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    )]
+    pub reason: Option<String>,
 }
 
 /// An integer as JSON Schema counts them: `3` or `3.0` (a number whose fraction is zero), which
@@ -147,6 +195,15 @@ fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i64
     }
 }
 
+/// [`whole_number`] for an optional property (absent or `null`: `None`).
+fn optional_whole_number<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<i64>, D::Error> {
+    #[derive(Deserialize)]
+    struct Whole(#[serde(deserialize_with = "whole_number")] i64);
+    Ok(Option::<Whole>::deserialize(deserializer)?.map(|Whole(n)| n))
+}
+
 /// A recipient that passed validation: trimmed, and with its phone number in E.164 when it has
 /// one (`countryCode` and `phoneNumber` are kept as given, trimmed, for the detail).
 #[derive(Debug, Clone)]
@@ -159,6 +216,7 @@ pub struct ValidRecipient {
     /// `+<country code><national number>`, e.g. `+442079460958`.
     pub phone_e164: Option<String>,
     pub language: Option<Language>,
+    pub signing_order: Option<i32>,
 }
 
 /// A send request that passed validation.
@@ -168,6 +226,16 @@ pub struct SendRequest {
     pub description: String,
     pub expiry_date: DateTime<Utc>,
     pub language: Option<Language>,
+    /// Days to the first reminder and between reminders; `None`: none.
+    pub reminders: Option<(i32, i32)>,
+}
+
+/// The operator's default reminder schedule (`REMINDER_FIRST_AFTER_DAYS`, 0 for none;
+/// `REMINDER_EVERY_DAYS`, 0 for a single reminder).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReminderDefaults {
+    pub first_after_days: u32,
+    pub every_days: u32,
 }
 
 /// A field with its defaults applied.
@@ -291,6 +359,16 @@ pub fn validate_recipients(inputs: Vec<RecipientInput>) -> Result<Vec<ValidRecip
             },
             (Some(_), Some(_)) => None,
         };
+        let signing_order = match input.signing_order {
+            Some(order) if !(1..=MAX_SIGNING_ORDER).contains(&order) => {
+                problems.push(Problem::new(
+                    format!("[{i}].signingOrder"),
+                    format!("must be a whole number from 1 to {MAX_SIGNING_ORDER}"),
+                ));
+                None
+            }
+            order => order.map(|o| o as i32),
+        };
         cleaned.push(ValidRecipient {
             name,
             email,
@@ -299,6 +377,7 @@ pub fn validate_recipients(inputs: Vec<RecipientInput>) -> Result<Vec<ValidRecip
             phone_number,
             phone_e164,
             language: input.language,
+            signing_order,
         });
     }
     let recipients = outcome(problems, cleaned)?;
@@ -347,7 +426,7 @@ pub fn validate_fields(inputs: Vec<FieldInput>) -> Result<Vec<PlacedField>, Erro
     outcome(problems, placed)
 }
 
-pub fn validate_send(input: SendInput) -> Result<SendRequest, Error> {
+pub fn validate_send(input: SendInput, defaults: ReminderDefaults) -> Result<SendRequest, Error> {
     let mut problems = Vec::new();
     check_text(
         &mut problems,
@@ -373,15 +452,77 @@ pub fn validate_send(input: SendInput) -> Result<SendRequest, Error> {
             None
         }
     };
+    let reminders = reminder_schedule(input.reminders.as_ref(), defaults, &mut problems);
     match expiry_date {
         Some(expiry_date) if problems.is_empty() => Ok(SendRequest {
             message: input.message,
             description: input.description,
             expiry_date,
             language: input.language,
+            reminders,
         }),
         _ => Err(Error::Invalid(problems)),
     }
+}
+
+/// The document's reminder schedule: the request's, its missing parts from the operator's.
+fn reminder_schedule(
+    input: Option<&RemindersInput>,
+    defaults: ReminderDefaults,
+    problems: &mut Vec<Problem>,
+) -> Option<(i32, i32)> {
+    let operator = (defaults.first_after_days > 0)
+        .then_some((defaults.first_after_days as i32, defaults.every_days as i32));
+    let Some(input) = input else {
+        return operator;
+    };
+    if input.enabled == Some(false) {
+        return None;
+    }
+    let mut days = |name: &str, value: Option<i64>, min: i64| match value {
+        Some(days) if !(min..=MAX_REMINDER_DAYS).contains(&days) => {
+            problems.push(Problem::new(
+                format!("reminders.{name}"),
+                format!("must be a whole number from {min} to {MAX_REMINDER_DAYS}"),
+            ));
+            None
+        }
+        days => days.map(|d| d as i32),
+    };
+    let first = days("firstAfterDays", input.first_after_days, 1);
+    let every = days("everyDays", input.every_days, 0);
+    let first = match (first, input.first_after_days, operator) {
+        (Some(first), _, _) => first,
+        (None, Some(_), _) => return None,
+        (None, None, Some((first, _))) => first,
+        (None, None, None) => {
+            problems.push(Problem::new(
+                "reminders.firstAfterDays",
+                "required: this server sends no reminders unless a document asks for them",
+            ));
+            return None;
+        }
+    };
+    Some((first, every.unwrap_or(defaults.every_days as i32)))
+}
+
+/// A cancellation's reason: trimmed, `None` when blank.
+pub fn validate_cancel(input: CancelInput) -> Result<Option<String>, Error> {
+    let mut problems = Vec::new();
+    if let Some(reason) = &input.reason {
+        check_text(
+            &mut problems,
+            "reason".into(),
+            reason,
+            MAX_CANCEL_REASON_CHARS,
+            false,
+        );
+    }
+    let reason = input
+        .reason
+        .map(|r| r.trim().to_owned())
+        .filter(|r| !r.is_empty());
+    outcome(problems, reason)
 }
 
 pub fn validate_title(title: &str) -> Result<String, Error> {
@@ -603,6 +744,7 @@ mod tests {
             country_code: None,
             phone_number: None,
             language: None,
+            signing_order: None,
         }
     }
 
@@ -786,7 +928,9 @@ mod tests {
             description: String::new(),
             expiry_date: expiry.into(),
             language: None,
+            reminders: None,
         };
+        let validate_send = |input| validate_send(input, OPERATOR);
         let ok = validate_send(input("hi", "2030-01-31T17:00:00+01:00")).unwrap();
         assert_eq!(ok.expiry_date.to_rfc3339(), "2030-01-31T16:00:00+00:00");
         assert!(
@@ -795,5 +939,54 @@ mod tests {
         assert!(
             matches!(validate_send(input("hi", "tomorrow")), Err(Error::Invalid(p)) if p[0].field == "expiryDate")
         );
+    }
+
+    const OPERATOR: ReminderDefaults = ReminderDefaults {
+        first_after_days: 3,
+        every_days: 7,
+    };
+
+    #[test]
+    fn a_documents_reminders_are_its_own_with_the_operators_for_what_it_leaves_out() {
+        let schedule = |input: Option<RemindersInput>, defaults| {
+            let mut problems = Vec::new();
+            let schedule = reminder_schedule(input.as_ref(), defaults, &mut problems);
+            (schedule, problems)
+        };
+        let asked = |enabled, first, every| {
+            Some(RemindersInput {
+                enabled,
+                first_after_days: first,
+                every_days: every,
+            })
+        };
+        assert_eq!(schedule(None, OPERATOR), (Some((3, 7)), vec![]));
+        assert_eq!(
+            schedule(asked(None, Some(1), None), OPERATOR),
+            (Some((1, 7)), vec![])
+        );
+        assert_eq!(
+            schedule(asked(None, None, Some(0)), OPERATOR),
+            (Some((3, 0)), vec![])
+        );
+        assert_eq!(
+            schedule(asked(Some(false), Some(1), None), OPERATOR),
+            (None, vec![])
+        );
+        let off = ReminderDefaults {
+            first_after_days: 0,
+            every_days: 2,
+        };
+        assert_eq!(schedule(None, off), (None, vec![]));
+        assert_eq!(
+            schedule(asked(Some(true), Some(5), None), off),
+            (Some((5, 2)), vec![])
+        );
+        let (none, problems) = schedule(asked(None, None, Some(4)), off);
+        assert_eq!(none, None);
+        assert_eq!(problems[0].field, "reminders.firstAfterDays");
+        let (_, problems) = schedule(asked(None, Some(0), Some(366)), OPERATOR);
+        let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields, ["reminders.firstAfterDays", "reminders.everyDays"]);
     }
 }

@@ -84,6 +84,28 @@ pub struct DocumentDetail {
     #[serde(flatten)]
     pub summary: DocumentSummary,
     pub recipients: Vec<RecipientView>,
+    /// Additive: why the owner cancelled the document, when they said; `null` otherwise.
+    #[serde(rename = "cancelReason")]
+    pub cancel_reason: Option<String>,
+    /// Additive: the automatic reminder schedule fixed on send; `null` when the document
+    /// sends none (or is a DRAFT).
+    pub reminders: Option<ReminderSchedule>,
+}
+
+/// The answer of `POST /documents/{id}/remind`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Reminded {
+    /// The addresses of the signers reminded; empty when every signer has signed.
+    pub reminded: Vec<String>,
+}
+
+/// When the signers who have not signed are reminded, counted from each one's invitation.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReminderSchedule {
+    pub first_after_days: i32,
+    /// 0: a single reminder.
+    pub every_days: i32,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -112,6 +134,13 @@ pub struct RecipientView {
     pub sms_error: Option<String>,
     /// Additive: the language of the recipient's e-mails; `null`: the document's language.
     pub language: Option<Language>,
+    /// Additive: the recipient's group in the signing order; `null` counts as 1.
+    pub signing_order: Option<i32>,
+    /// Additive: when the recipient's invitation was queued; `null` until the document is sent
+    /// and, with a signing order, until every signer of the earlier groups has signed.
+    pub invited_at: Option<Timestamp>,
+    /// Additive: when the signer is reminded next; `null` when no reminder is scheduled.
+    pub next_reminder_at: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -190,8 +219,18 @@ impl DocumentDetail {
                     sms_status: r.sms_status.0,
                     sms_error: r.sms_error.clone(),
                     language: r.language.as_deref().and_then(Language::from_tag),
+                    signing_order: r.signing_order,
+                    invited_at: r.invited_at.map(Timestamp),
+                    next_reminder_at: r.next_reminder_at.map(Timestamp),
                 })
                 .collect(),
+            cancel_reason: doc.cancel_reason.clone(),
+            reminders: doc
+                .reminder_first_after_days
+                .map(|first_after_days| ReminderSchedule {
+                    first_after_days,
+                    every_days: doc.reminder_every_days.unwrap_or(0),
+                }),
         }
     }
 }

@@ -26,6 +26,7 @@ mod scale_out;
 mod schemathesis;
 mod seal;
 mod security;
+mod sender_workflow;
 mod signing_flow;
 mod signing_page;
 mod sms;

@@ -718,14 +718,14 @@ async fn withdrawn_documents_send_no_invitations_and_serve_no_pdf() {
         assert_eq!(status, 200, "{path}: {answer}");
     }
     let cancelled_tokens = invitation_tokens(&app, cancelled).await;
-    signet_common::flows::drafting::cancel_document(
-        &app.db.pool,
-        account.into(),
-        cancelled.into(),
-        &signet_common::model::Actor::operator(),
-    )
-    .await
-    .unwrap();
+    let (status, answer) = app
+        .post(
+            &format!("/documents/{cancelled}/cancel"),
+            &key,
+            &serde_json::json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
     assert!(
         invitation_rows(&app, cancelled)
             .await

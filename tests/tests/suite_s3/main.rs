@@ -71,6 +71,9 @@ const LEFT_OUT: &[&str] = &[
     "idempotency",
     "object_storage",
     "schemathesis",
+    // Signing order, reminders and cancellation are rows in PostgreSQL and e-mails; the final
+    // PDF of a completed document is stored through the paths signing_flow checks here.
+    "sender_workflow",
     // The page's PDF comes through the same download link the browser journey, which runs
     // here, already checks against a bucket.
     "signing_page",

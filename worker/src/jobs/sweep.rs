@@ -5,7 +5,7 @@ use std::{sync::Arc, time::Duration};
 use apalis::prelude::{BoxDynError, Data};
 use apalis_cron::Tick;
 use signet_common::{
-    flows::{completion, expiry, files},
+    flows::{completion, expiry, files, reminders},
     store::{idempotency, queues, sms},
 };
 
@@ -21,16 +21,28 @@ const IDEMPOTENCY_KEYS_PER_SWEEP: i64 = 10_000;
 /// The sweep's `job_type` in `signet_jobs_*` metrics (it has no queue: it runs on a schedule).
 pub const SWEEP_JOB_TYPE: &str = "signet.expiry_sweep";
 
-/// Expires due documents, queues completion again for fully signed documents still SENT,
+/// Expires due documents, queues the reminders that are due, queues completion again for fully signed documents still SENT,
 /// removes old finished jobs, forgets the SMS counts of past days and expired idempotency keys, and removes files that no
 /// document refers to (a failed upload, a discarded rendering); then records that a sweep finished, for the operator's alert.
 /// Every part claims its rows with `SKIP LOCKED` or is a conditional update, so any number of
 /// processes may sweep at once.
 #[tracing::instrument(name = "ExpirySweep", skip_all)]
 pub async fn expiry_sweep(_tick: Tick, state: Data<Arc<WorkerState>>) -> Result<(), BoxDynError> {
+    // A failed sweep is retried at the next tick; the operator sees why in the log (and the
+    // alert on `signet_sweep_last_finished_timestamp_seconds` if it keeps failing).
+    sweep(&state).await.inspect_err(|error| {
+        tracing::error!(%error, "the sweep failed; it runs again at the next tick");
+    })
+}
+
+async fn sweep(state: &WorkerState) -> Result<(), BoxDynError> {
     let expired = expiry::expire_due(&state.db.pool, &state.notifier).await?;
     if expired > 0 {
         tracing::info!(expired, "documents expired");
+    }
+    let reminded = reminders::send_due(&state.db.pool, &state.notifier).await?;
+    if reminded > 0 {
+        tracing::info!(reminded, "reminders queued");
     }
     let requeued = completion::requeue_stalled(&state.db.pool).await?;
     if requeued > 0 {

@@ -1,5 +1,6 @@
 //! The console's documents: the list (the API's filters, search, sorting and paging), the
-//! document page, recipients, field placement, send, cancel and resend. Same domain
+//! document page, recipients, field placement, send, cancel (after a confirmation page),
+//! reminders and resend. Same domain
 //! functions as the API and the CLI, and the API's extractors for ids and the list's query;
 //! those are taken as `Result`s so that their refusal is shown as a page, after the CSRF check.
 
@@ -10,10 +11,12 @@ use axum::{
 };
 use chrono::Utc;
 use signet_common::{
-    flows::{delivery_failures, drafting},
+    flows::{delivery_failures, drafting, reminders},
     model::{DocumentId, RecipientRole},
     store::documents,
-    wire::inputs::{FieldInput, FieldPlacement, RecipientInput, SendInput},
+    wire::inputs::{
+        CancelInput, FieldInput, FieldPlacement, RecipientInput, RemindersInput, SendInput,
+    },
 };
 
 use super::{
@@ -83,6 +86,7 @@ async fn render_detail(
         file_link: &state.links.url(document.id, now),
         error,
         now,
+        reminders: state.notifier.reminders,
     });
     Ok(views::page(status, &document.title, body))
 }
@@ -133,6 +137,12 @@ pub(super) async fn add_recipient(
         country_code: None,
         phone_number: None,
         language: chosen_language(&form),
+        // Not a whole number: 0, which the validation refuses by name.
+        signing_order: form
+            .get("signing_order")
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+            .map(|v| v.parse().unwrap_or(0)),
     };
     let outcome = drafting::add_recipients(
         &state.db.pool,
@@ -165,6 +175,7 @@ pub(super) async fn send(
         description: field("description"),
         expiry_date: expiry,
         language: chosen_language(&form),
+        reminders: Some(reminders_from(&form)),
     };
     let outcome = drafting::send_document(
         &state.db.pool,
@@ -296,6 +307,40 @@ pub(super) async fn resend_invitation(
     refused_or(&state, &console, id, outcome).await
 }
 
+/// The send form's reminder choice: off when its box is unticked, else the days given (blank:
+/// the operator's default).
+fn reminders_from(form: &std::collections::HashMap<String, String>) -> RemindersInput {
+    // Not a whole number: -1, which the validation refuses by name.
+    let days = |name: &str| {
+        form.get(name)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+            .map(|v| v.parse().unwrap_or(-1))
+    };
+    RemindersInput {
+        enabled: Some(form.contains_key("reminders")),
+        first_after_days: days("reminder_first_after_days"),
+        every_days: days("reminder_every_days"),
+    }
+}
+
+/// Cancelling asks first: this page says what will happen and takes the reason.
+pub(super) async fn confirm_cancel(
+    State(state): State<AppState>,
+    console: Console,
+    id: Result<DocumentPath, ApiError>,
+) -> Result<Response, Failure> {
+    let DocumentPath(id) = id?;
+    let (document, recipients, _) =
+        drafting::document_detail(&state.db.pool, console.session.account_id, id).await?;
+    let body = views::cancel_page(console.csrf(), &document, &recipients);
+    Ok(views::page(
+        StatusCode::OK,
+        &format!("Cancel {}", document.title),
+        body,
+    ))
+}
+
 pub(super) async fn cancel(
     State(state): State<AppState>,
     console: Console,
@@ -305,8 +350,42 @@ pub(super) async fn cancel(
 ) -> Result<Response, Failure> {
     console.check(&form)?;
     let DocumentPath(id) = id?;
-    drafting::cancel_document(&state.db.pool, console.session.account_id, id, &actor).await?;
-    Ok(Redirect::to(&format!("/app/documents/{id}")).into_response())
+    let input = CancelInput {
+        reason: form.get("reason").cloned(),
+    };
+    let outcome = drafting::cancel_document(
+        &state.db.pool,
+        console.session.account_id,
+        id,
+        input,
+        &actor,
+        &state.notifier,
+    )
+    .await
+    .map(|_| ());
+    refused_or(&state, &console, id, outcome).await
+}
+
+/// Reminds every signer who has not signed, now.
+pub(super) async fn remind(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    id: Result<DocumentPath, ApiError>,
+    ConsoleForm(form): ConsoleForm,
+) -> Result<Response, Failure> {
+    console.check(&form)?;
+    let DocumentPath(id) = id?;
+    let outcome = reminders::remind_now(
+        &state.db.pool,
+        console.session.account_id,
+        id,
+        &actor,
+        &state.notifier,
+    )
+    .await
+    .map(|_| ());
+    refused_or(&state, &console, id, outcome).await
 }
 
 /// The language chosen in a form's menu; none for its first choice (or anything else).

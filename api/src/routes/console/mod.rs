@@ -67,7 +67,11 @@ pub fn router() -> Router<AppState> {
                 .layer(DefaultBodyLimit::max(upload::UPLOAD_BODY_LIMIT)),
         )
         .route("/app/documents/{id}", get(documents::detail))
-        .route("/app/documents/{id}/cancel", post(documents::cancel))
+        .route(
+            "/app/documents/{id}/cancel",
+            get(documents::confirm_cancel).post(documents::cancel),
+        )
+        .route("/app/documents/{id}/remind", post(documents::remind))
         .route(
             "/app/documents/{id}/recipients",
             post(documents::add_recipient),

@@ -7,6 +7,7 @@ use signet_common::model::{
     AuditEntry, DeliveryStatus, Document, DocumentStatus, Field, Recipient, SmsStatus,
 };
 
+use signet_common::wire::inputs::ReminderDefaults;
 use signet_i18n::Language;
 
 use super::{csrf_field, nav};
@@ -23,6 +24,8 @@ pub(in crate::routes::console) struct DocumentPage<'a> {
     /// Why the last change was refused.
     pub error: Option<&'a str>,
     pub now: DateTime<Utc>,
+    /// The operator's reminder schedule, the send form's default.
+    pub reminders: ReminderDefaults,
 }
 
 pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Markup {
@@ -35,6 +38,7 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
         file_link: link,
         error,
         now,
+        reminders,
     } = view;
     let completed = document.status == DocumentStatus::Completed;
     let cancellable = matches!(
@@ -56,11 +60,20 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
             @if completed { p { a href=(link) id="final-pdf" { "Signed PDF with certificate" } } }
             p { small { "Created " (time(document.created_at)) " · modified " (time(document.updated_at))
                 @if let Some(expiry) = document.expiry_date { " · expires " (time(expiry)) } } }
-            @if cancellable {
-                form method="post" action=(format!("/app/documents/{}/cancel", document.id)) {
+            @if let Some(reason) = &document.cancel_reason { p id="cancel-reason" { "Cancelled because: " (reason) } }
+            @if let Some(first) = document.reminder_first_after_days {
+                p id="reminder-schedule" { small { "Reminders to signers who have not signed: first after " (days(first))
+                    @match document.reminder_every_days.unwrap_or(0) { 0 => {}, every => { ", then every " (days(every)) } }
+                    ", until the expiry date" } }
+            }
+            @if document.status == DocumentStatus::Sent {
+                form method="post" action=(format!("/app/documents/{}/remind", document.id)) id="remind" {
                     (csrf_field(csrf))
-                    button.danger type="submit" { "Cancel document" }
+                    button.secondary type="submit" { "Remind signers who have not signed" }
                 }
+            }
+            @if cancellable {
+                p { a.button.danger href=(format!("/app/documents/{}/cancel", document.id)) id="cancel" { "Cancel document…" } }
             }
         }
         section.card id="recipients" {
@@ -71,6 +84,11 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                     @if let Some(language) = r.language.as_deref().and_then(Language::from_tag) { " · " span.language lang=(language.tag()) { (language.name()) } }
                     @if let Some(delivery) = r.delivery_status.0 { " · e-mail " span.delivery data-status=(delivery) { (delivery) } }
                     @if let Some(sms) = r.sms_status.0 { " · SMS " span.delivery.sms data-status=(sms) { (sms) } } }
+                @if let Some(order) = r.signing_order { p.signing-order { small { "Signing order: group " (order) } } }
+                @if !draft && r.invited_at.is_none() && matches!(document.status, DocumentStatus::Sent) {
+                    p.waiting { small { "Invited when every signer of the earlier groups has signed" } }
+                }
+                @if let Some(next) = r.next_reminder_at { p.next-reminder { small { "Next reminder " (time(next)) } } }
                 @if let Some(phone) = &r.phone_e164 { p { small { "Phone " (phone) } } }
                 @if draft {
                     form.remove-recipient method="post" action=(format!("/app/documents/{}/recipients/{}/remove", document.id, r.id)) {
@@ -112,6 +130,8 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                 select id="role" name="role" { option value="SIGNER" { "Signer" } option value="VIEWER" { "Viewer" } }
                 label for="language" { "Language of their e-mails" }
                 (language_select("language", "The document's"))
+                label for="signing_order" { "Signing order (optional: groups sign in ascending order; blank counts as 1)" }
+                input type="number" id="signing_order" name="signing_order" min="1" max="1000" step="1";
                 button.primary type="submit" { "Add" }
             }
             @if !recipients.is_empty() {
@@ -124,6 +144,14 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                     label for="expiry" { "Expires (UTC)" } input type="datetime-local" id="expiry" name="expiry" value=(week) required;
                     label for="document-language" { "Language of the certificate (and of e-mails to recipients without one)" }
                     (language_select("document-language", "The default"))
+                    fieldset id="reminders" {
+                        legend { "Reminders to signers who have not signed" }
+                        label.inline { input type="checkbox" name="reminders" value="on" checked[reminders.first_after_days > 0]; " Send reminders by e-mail" }
+                        label for="reminder_first_after_days" { "First reminder after (days)" }
+                        input type="number" id="reminder_first_after_days" name="reminder_first_after_days" min="1" max="365" step="1" value=(reminders.first_after_days.max(1));
+                        label for="reminder_every_days" { "Then every (days; 0 for no more)" }
+                        input type="number" id="reminder_every_days" name="reminder_every_days" min="0" max="365" step="1" value=(reminders.every_days);
+                    }
                     button.primary type="submit" { "Send" }
                 }
             }
@@ -136,6 +164,46 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                     tr { td { (time(e.created_at)) } td { (e.event) } td { (e.message) } td { (e.ip_address) } td { (e.user_agent) } }
                 }
             }
+        }
+    }
+}
+
+/// "1 day", "3 days".
+fn days(n: i32) -> String {
+    if n == 1 {
+        "1 day".to_owned()
+    } else {
+        format!("{n} days")
+    }
+}
+
+/// What cancelling will do, and the reason to give; the document page links here.
+pub(in crate::routes::console) fn cancel_page(
+    csrf: &str,
+    document: &Document,
+    recipients: &[Recipient],
+) -> Markup {
+    let told: Vec<&Recipient> = recipients
+        .iter()
+        .filter(|r| r.invited_at.is_some())
+        .collect();
+    html! {
+        (nav(csrf))
+        h1 { "Cancel “" (document.title) "”?" }
+        form.card method="post" action=(format!("/app/documents/{}/cancel", document.id)) id="confirm-cancel" {
+            (csrf_field(csrf))
+            @if told.is_empty() {
+                p { "No one has been invited yet, so no one will be told." }
+            } @else {
+                p { "The signing links stop working, and these recipients are told by e-mail, with your reason:" }
+                ul { @for r in &told { li { (r.name) " <" (r.email) ">" } } }
+            }
+            p { "The document moves to the trash (declined, expired or cancelled). This cannot be undone." }
+            label for="reason" { "Reason (optional; at most 1000 characters)" }
+            textarea id="reason" name="reason" rows="3" maxlength="1000" {}
+            button.danger type="submit" { "Cancel the document" }
+            " "
+            a href=(format!("/app/documents/{}", document.id)) { "Keep it" }
         }
     }
 }

@@ -1,0 +1,130 @@
+//! Reminders to the signers who have not signed: automatic ones on the document's schedule,
+//! sent by the sweep, and the owner's, sent at once. Each carries a signing link of its own
+//! (clear tokens are not kept, so the invitation's cannot be sent again); the earlier links
+//! keep working.
+//!
+//! Exactly once per due reminder: the sweep locks each document with `SKIP LOCKED` and moves
+//! the signers' next reminder in the transaction that queues the e-mails, so sweeps running at
+//! once on several workers never remind twice. Never after the document leaves SENT: the
+//! sweep checks its status under the lock (a change to the document takes the same lock), and
+//! a reminder still in the outbox when the document leaves SENT, or its signer signs, is
+//! withdrawn unsent.
+
+use chrono::Utc;
+use sqlx::{PgConnection, PgPool};
+
+use crate::{
+    effects::{self, DocumentEvent, Subject},
+    error::{Result, Rule},
+    infra::{notify::Notifier, secrets},
+    model::{AccountId, Actor, Document, DocumentId, DocumentStatus, Recipient},
+    store::{
+        documents,
+        recipients::{self, Reminded},
+    },
+};
+
+const BATCH: i64 = 50;
+
+/// Sends every reminder that is due, a batch of documents per transaction; returns how many.
+#[tracing::instrument(name = "reminders::send_due", skip_all)]
+pub async fn send_due(pool: &PgPool, notifier: &Notifier) -> Result<usize> {
+    let actor = Actor::worker();
+    let mut sent = 0;
+    loop {
+        let mut tx = pool.begin().await?;
+        let locked = documents::lock_with_reminders_due(&mut tx, BATCH).await?;
+        if locked.is_empty() {
+            return Ok(sent);
+        }
+        for (document_id, account_id) in locked {
+            let document = documents::lock(&mut tx, account_id, document_id).await?;
+            let due = recipients::due_for_reminder(&mut tx, document_id).await?;
+            if !is_open(&document) {
+                recipients::stop_reminders(&mut tx, document_id, None).await?;
+                continue;
+            }
+            let everyone = recipients::list(&mut tx, document_id).await?;
+            let (waiting, done): (Vec<&Recipient>, Vec<&Recipient>) = everyone
+                .iter()
+                .filter(|r| due.contains(&r.id))
+                .partition(|r| r.is_waiting_to_sign());
+            let done: Vec<_> = done.iter().map(|r| r.id).collect();
+            recipients::stop_reminders(&mut tx, document_id, Some(&done)).await?;
+            sent += waiting.len();
+            remind(
+                &mut tx,
+                &document,
+                &waiting,
+                Reminded::WhenDue,
+                &actor,
+                notifier,
+            )
+            .await?;
+        }
+        tx.commit().await?;
+    }
+}
+
+/// The owner's reminder: every invited signer who has not signed is reminded now; an
+/// automatic reminder due sooner than the schedule's interval waits for it. Returns the
+/// addresses reminded (none when every signer has signed and completion is under way).
+#[tracing::instrument(name = "reminders::remind_now", skip_all)]
+pub async fn remind_now(
+    pool: &PgPool,
+    account_id: AccountId,
+    document_id: DocumentId,
+    actor: &Actor,
+    notifier: &Notifier,
+) -> Result<Vec<String>> {
+    let mut tx = pool.begin().await?;
+    let document = documents::lock(&mut tx, account_id, document_id).await?;
+    if !is_open(&document) {
+        return Err(Rule::NotRemindable(document.status.to_string()).into());
+    }
+    let everyone = recipients::list(&mut tx, document_id).await?;
+    let waiting: Vec<&Recipient> = everyone.iter().filter(|r| r.is_waiting_to_sign()).collect();
+    remind(&mut tx, &document, &waiting, Reminded::Now, actor, notifier).await?;
+    tx.commit().await?;
+    Ok(waiting.iter().map(|r| r.email.clone()).collect())
+}
+
+fn is_open(document: &Document) -> bool {
+    document.status == DocumentStatus::Sent
+        && document
+            .expiry_date
+            .is_none_or(|expiry| expiry > Utc::now())
+}
+
+async fn remind(
+    conn: &mut PgConnection,
+    document: &Document,
+    signers: &[&Recipient],
+    reminded: Reminded,
+    actor: &Actor,
+    notifier: &Notifier,
+) -> Result<()> {
+    if signers.is_empty() {
+        return Ok(());
+    }
+    let tokens: Vec<String> = signers
+        .iter()
+        .map(|_| secrets::base64url(&secrets::random_bytes(32)))
+        .collect();
+    let links: Vec<_> = signers
+        .iter()
+        .zip(&tokens)
+        .map(|(r, token)| (r.id, secrets::sha256(token.as_bytes())))
+        .collect();
+    recipients::add_signing_links(conn, document.account_id, &links).await?;
+    let ids: Vec<_> = signers.iter().map(|r| r.id).collect();
+    recipients::schedule_next_reminders(conn, document.id, &ids, reminded).await?;
+    for (recipient, link_token) in signers.iter().zip(tokens) {
+        let event = DocumentEvent::Reminded {
+            recipient,
+            link_token,
+        };
+        effects::record(conn, Subject::of(document), event, actor, notifier).await?;
+    }
+    Ok(())
+}
