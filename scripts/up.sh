@@ -181,7 +181,7 @@ curl -sS $auth '$doc/audit'
 export ${api_key:+KEY=$api_key }DOC=$document_id ACCOUNT=$account_id
 
 # After the send, each recipient's e-mail is a file in $MAIL_DIR (no SMTP_URL set); each one's signing link:
-#   awk '/^To:/ {to = substr(\$0, 5)} /^Subject:/ {subject = substr(\$0, 10)} /^http.*\/sign\// {print to " | " subject "\n    " \$0}' \$(ls -tr $MAIL_DIR/*.eml)
+#   awk '{sub(/\r\$/, "")} /^To:/ {to = substr(\$0, 5)} /^Subject:/ {subject = substr(\$0, 10)} /^http.*\/sign\// {print to " | " subject "\n    " \$0}' \$(ls -tr $MAIL_DIR/*.eml)
 # Alice has a phone number, so her link also comes by SMS, a text file in $SMS_DIR (SMS_PROVIDER=file):
 #   cat $SMS_DIR/*.txt
 # Open it in a browser and sign; then the detail's filePath serves the signed PDF with its certificate.
