@@ -63,6 +63,7 @@ if account_id=$("$api" account show --email "$demo_email" 2>/dev/null | jq -er .
 else
     log "creating the demo account ($demo_email)"
     account_id=$("$api" account create --name "Demo account" --email "$demo_email" | jq -er .id)
+    account_created=1
 fi
 
 # The console password is set once and kept in $password_file; a run that finds it already set
@@ -75,7 +76,9 @@ if [[ ${SIGNET_NEW_PASSWORD:-} == 1 || ! -s $password_file ]]; then
     (umask 077 && od -An -tx1 -N12 /dev/urandom | tr -d ' \n' >"$password_file")
 fi
 if [[ ! -s $password_for || "$(<"$password_for")" != "$account_id" ]]; then
-    log "setting the demo account's console password (kept in $password_file; this signs out its console sessions)"
+    signs_out="; this signs out its console sessions"
+    [[ -n ${account_created:-} ]] && signs_out=""
+    log "setting the demo account's console password (kept in $password_file$signs_out)"
     "$api" account set-password --id "$account_id" <"$password_file" >/dev/null
     echo "$account_id" >"$password_for"
 else
@@ -181,7 +184,7 @@ curl -sS $auth '$doc/audit'
 export ${api_key:+KEY=$api_key }DOC=$document_id ACCOUNT=$account_id
 
 # After the send, each recipient's e-mail is a file in $MAIL_DIR (no SMTP_URL set); each one's signing link:
-#   awk '{sub(/\r\$/, "")} /^To:/ {to = substr(\$0, 5)} /^Subject:/ {subject = substr(\$0, 10)} /^http.*\/sign\// {print to " | " subject "\n    " \$0}' \$(ls -tr $MAIL_DIR/*.eml)
+#   awk '{sub(/\r\$/, "")} /^To:/ {to = substr(\$0, 5)} /^Subject:/ {subject = substr(\$0, 10)} /\/sign\// && !seen[FILENAME]++ {print to " | " subject "\n    " \$0}' \$(ls -tr $MAIL_DIR/*.eml)
 # Alice has a phone number, so her link also comes by SMS, a text file in $SMS_DIR (SMS_PROVIDER=file):
 #   cat $SMS_DIR/*.txt
 # Open it in a browser and sign; then the detail's filePath serves the signed PDF with its certificate.

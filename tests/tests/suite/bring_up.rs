@@ -372,7 +372,7 @@ fn fields_stand_on_the_lines(detail: &Value) -> Boxes {
 }
 
 /// The signing link in the first `.eml` of the local mailbox addressed to `email`, found as
-/// the README's command shows it: the `To:` line and the `/sign/` link of each file.
+/// the README's command finds it: the `To:` line and the first `/sign/` line of each file.
 fn link_for(mail: &Path, email: &str) -> String {
     (0..900)
         .find_map(|_| {
@@ -382,8 +382,9 @@ fn link_for(mail: &Path, email: &str) -> String {
                 if !to.contains(email) {
                     return None;
                 }
+                // The first line with a link: the text part's (the HTML part follows, quoted).
                 text.lines()
-                    .find(|l| l.contains("/sign/") && l.starts_with("http"))
+                    .find(|l| l.contains("/sign/"))
                     .map(|l| l.trim().to_owned())
             });
             if found.is_none() {
