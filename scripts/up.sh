@@ -63,18 +63,46 @@ if account_id=$("$api" account show --email "$demo_email" 2>/dev/null | jq -er .
 else
     log "creating the demo account ($demo_email)"
     account_id=$("$api" account create --name "Demo account" --email "$demo_email" | jq -er .id)
+    account_created=1
 fi
 
+# The console password is set once and kept in $password_file; a run that finds it already set
+# for this account leaves it (and so every signed-in console session) alone. SIGNET_NEW_PASSWORD=1
+# makes a new one, which signs every session out.
 password_file="$SIGNET_DATA_DIR/demo-password"
-if [[ ! -s $password_file ]]; then
+password_for="$SIGNET_DATA_DIR/demo-password.account"
+if [[ ${SIGNET_NEW_PASSWORD:-} == 1 || ! -s $password_file ]]; then
+    rm -f "$password_file" "$password_for"
     (umask 077 && od -An -tx1 -N12 /dev/urandom | tr -d ' \n' >"$password_file")
 fi
-log "setting the demo account's console password (kept in $password_file)"
-"$api" account set-password --id "$account_id" <"$password_file" >/dev/null
+if [[ ! -s $password_for || "$(<"$password_for")" != "$account_id" ]]; then
+    signs_out="; this signs out its console sessions"
+    [[ -n ${account_created:-} ]] && signs_out=""
+    log "setting the demo account's console password (kept in $password_file$signs_out)"
+    "$api" account set-password --id "$account_id" <"$password_file" >/dev/null
+    echo "$account_id" >"$password_for"
+else
+    log "keeping the demo account's console password ($password_file) and its console sessions"
+fi
 
-log "generating an API key for account $account_id (any previous key stops working)"
-key_json=$("$api" key generate --account "$account_id")
-api_key=$(jq -er .key <<<"$key_json")
+# The API key is kept in $key_file (mode 600) and reused while it is the account's active key.
+# A new one is made (revoking the old) only when the account has none, or with SIGNET_NEW_KEY=1.
+# An active key this script did not make (say, one generated in the console) is left working.
+key_file="$SIGNET_DATA_DIR/demo-api-key"
+mask() { local body=${1#sk_}; printf 'sk_%s…%s' "${body:0:4}" "${body: -4}"; }
+active_key=$("$api" account show --id "$account_id" | jq -r '.apiKey // empty')
+api_key=""
+if [[ ${SIGNET_NEW_KEY:-} == 1 || -z $active_key ]]; then
+    log "generating an API key for account $account_id (kept in $key_file${active_key:+; the previous key $active_key stops working})"
+    api_key=$("$api" key generate --account "$account_id" | jq -er .key)
+    (umask 077 && printf '%s\n' "$api_key" >"$key_file.tmp")
+    mv "$key_file.tmp" "$key_file"
+elif [[ -s $key_file && "$(mask "$(<"$key_file")")" == "$active_key" ]]; then
+    log "reusing the API key kept in $key_file ($active_key)"
+    api_key=$(<"$key_file")
+else
+    log "the account's active key $active_key was not made by this script: it keeps working and the commands below use \$KEY; set KEY to it, or run again with SIGNET_NEW_KEY=1 for a new key"
+fi
 
 log "uploading demo/demo-agreement.pdf"
 document_id=$("$api" document upload --account "$account_id" --file demo/demo-agreement.pdf \
@@ -119,29 +147,44 @@ log "Signet is up; e-mails go to ${SMTP_URL:-$MAIL_DIR}, SMS to $sms_to"
 
 base="$PUBLIC_URL/external/api/v1"
 doc="$base/documents/$document_id"
-auth="X-API-KEY: $api_key"
-json="Content-Type: application/json"
+if [[ -n $api_key ]]; then
+    key_line="$api_key  (kept in $key_file; SIGNET_NEW_KEY=1 replaces it)"
+    auth="-H 'X-API-KEY: $api_key'"
+else
+    key_line="\$KEY  (this account's active key, $active_key, is yours: KEY=sk_... before the commands below)"
+    auth='-H "X-API-KEY: $KEY"'
+fi
+json="-H 'Content-Type: application/json'"
 expiry=$(date -u -d '+7 days' +%Y-%m-%dT%H:%M:%SZ)
 recipients='[{"name":"Alice Signer","email":"alice@example.com","role":"SIGNER","countryCode":"+44","phoneNumber":"07911 123456"},{"name":"Victor Viewer","email":"victor@example.com","role":"VIEWER"}]'
-fields='[{"recipientEmail":"alice@example.com","type":"SIGNATURE","page":1,"x":72,"y":600,"width":200,"height":50},{"recipientEmail":"alice@example.com","type":"DATE","page":1,"x":320,"y":600,"width":150,"height":50},{"recipientEmail":"victor@example.com","type":"TEXT","page":1,"x":72,"y":680,"width":200,"height":30}]'
+# Fields are in PDF points from the page's top-left corner (docs/api.md). demo/demo-agreement.pdf
+# (US Letter, 612 x 792) has on page 2 "Signature: ____" with its line from x 130 to 343 at
+# y 633, and "Date: ____" with its line from x 104 to 211 at y 663 (pdftotext -bbox): each box
+# stands on its line. The contract lets no recipient go without a field, viewers included
+# (POST /send's preconditions); Victor's, a TEXT box beside the signature line, is never filled:
+# a viewer's signing page offers nothing to fill, and an empty field stamps nothing.
+fields='[{"recipientEmail":"alice@example.com","type":"SIGNATURE","page":2,"x":130,"y":593,"width":213,"height":40},{"recipientEmail":"alice@example.com","type":"DATE","page":2,"x":104,"y":637,"width":107,"height":26},{"recipientEmail":"victor@example.com","type":"TEXT","page":2,"x":380,"y":593,"width":160,"height":40}]'
 send='{"message":"Please review and sign the demo services agreement.","description":"Sent by scripts/up.sh","expiryDate":"'"$expiry"'"}'
 
 cat <<EOF
 
-API key:     $api_key
+API key:     $key_line
 Document id: $document_id
-Console:     $PUBLIC_URL/app  (sign in as $demo_email / $(<"$password_file"))
+Console:     $PUBLIC_URL/app  (sign in as $demo_email / $(<"$password_file"); kept in $password_file)
 
 # List documents, show the demo document, add recipients and fields, send it, read the audit trail:
-curl -sS -H '$auth' '$base/documents'
-curl -sS -H '$auth' '$doc'
-curl -sS -X POST -H '$auth' -H '$json' -d '$recipients' '$doc/recipients'
-curl -sS -X POST -H '$auth' -H '$json' -d '$fields' '$doc/fields'
-curl -sS -X POST -H '$auth' -H '$json' -d '$send' '$doc/send'
-curl -sS -H '$auth' '$doc/audit'
+curl -sS $auth '$base/documents'
+curl -sS $auth '$doc'
+curl -sS -X POST $auth $json -d '$recipients' '$doc/recipients'
+curl -sS -X POST $auth $json -d '$fields' '$doc/fields'
+curl -sS -X POST $auth $json -d '$send' '$doc/send'
+curl -sS $auth '$doc/audit'
 
-# After the send, each recipient's e-mail is a file in $MAIL_DIR (no SMTP_URL set). Alice's signing link:
-#   grep -h -A1 'to sign:' $MAIL_DIR/*.eml
+# For the README's later commands:
+export ${api_key:+KEY=$api_key }DOC=$document_id ACCOUNT=$account_id
+
+# After the send, each recipient's e-mail is a file in $MAIL_DIR (no SMTP_URL set); each one's signing link:
+#   awk '{sub(/\r\$/, "")} /^To:/ {to = substr(\$0, 5)} /^Subject:/ {subject = substr(\$0, 10)} /\/sign\// && !seen[FILENAME]++ {print to " | " subject "\n    " \$0}' \$(ls -tr $MAIL_DIR/*.eml)
 # Alice has a phone number, so her link also comes by SMS, a text file in $SMS_DIR (SMS_PROVIDER=file):
 #   cat $SMS_DIR/*.txt
 # Open it in a browser and sign; then the detail's filePath serves the signed PDF with its certificate.
@@ -149,9 +192,8 @@ curl -sS -H '$auth' '$doc/audit'
 #   $api document verify --file final.pdf --trust $SIGNET_DATA_DIR/seal/seal-root.pem
 #   pdfsig final.pdf
 
-# Webhooks (README, "Receiving webhooks"): start demo/webhook-receiver.py with the secret from
-#   target/debug/signet-api webhook secret --account $account_id
-# then: WEBHOOK_ALLOW_PRIVATE=true target/debug/signet-api account update --id $account_id --webhook-url http://127.0.0.1:9000/hooks
-
+# Webhooks: README, "Receiving webhooks" (a receiver, then a document of its own to send and sign).
+# Running scripts/up.sh again keeps this key and password (and console sessions) and uploads a new
+# demo document; SIGNET_NEW_KEY=1 / SIGNET_NEW_PASSWORD=1 replace them.
 # Stop everything: scripts/down.sh
 EOF

@@ -1,11 +1,36 @@
-//! The frame every server-rendered page shares, and how its pages show times.
+//! The frame every server-rendered page shares, and how its pages show times and counts.
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
-/// A time as the pages show it: RFC 3339 in UTC, to the second (`2025-01-31T09:30:00Z`).
+/// A time as the console shows it: day, month, year and minute, in UTC, said so
+/// (`23 Nov 2026, 18:40 UTC`). The console is in English; the signing page, in the signer's
+/// language, uses [`time_rfc3339`].
 pub fn time(t: DateTime<Utc>) -> String {
+    t.format("%-d %b %Y, %H:%M UTC").to_string()
+}
+
+/// A time in RFC 3339, UTC, to the second (`2025-01-31T09:30:00Z`): the same in every language.
+pub fn time_rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// A count with its noun in the right number: `count(1, "document", "documents")` is
+/// `1 document`, 0 and 2 take the plural; thousands are grouped (`1,000 requests`).
+pub fn count(n: impl Into<i64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    let digits = n.unsigned_abs().to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if n < 0 {
+        grouped.push('-');
+    }
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    format!("{grouped} {}", if n == 1 { one } else { many })
 }
 
 pub fn layout(title: &str, body: Markup) -> Markup {
@@ -48,3 +73,29 @@ select{padding:8px;font-size:16px}.page{position:relative;margin:12px auto;box-s
 a.button{display:inline-block;padding:10px 18px;border-radius:4px;text-decoration:none;margin-top:12px}\
 .secondary{background:#fff;color:#1f4fd1;border:1px solid #1f4fd1}fieldset{border:1px solid #ccd;border-radius:4px;margin-top:12px}\
 label.inline{display:inline;font-weight:400}label.inline input{width:auto}";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn times_are_read_in_utc_to_the_minute() {
+        let t = Utc.with_ymd_and_hms(2026, 11, 3, 8, 5, 59).unwrap();
+        assert_eq!(time(t), "3 Nov 2026, 08:05 UTC");
+        assert_eq!(time_rfc3339(t), "2026-11-03T08:05:59Z");
+    }
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count(0, "document", "documents"), "0 documents");
+        assert_eq!(count(1, "document", "documents"), "1 document");
+        assert_eq!(count(2, "page", "pages"), "2 pages");
+        assert_eq!(count(1000, "request", "requests"), "1,000 requests");
+        assert_eq!(
+            count(1_234_567, "request", "requests"),
+            "1,234,567 requests"
+        );
+        assert_eq!(count(-1, "second", "seconds"), "-1 seconds");
+    }
+}

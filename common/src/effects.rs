@@ -127,23 +127,18 @@ impl DocumentEvent<'_> {
             Self::DraftChanged(message) => (AuditEvent::Updated, message.clone(), None),
             Self::Sent {
                 invitations,
-                waiting: 0,
-            } => (
-                AuditEvent::Sent,
-                format!("Document sent to {} recipients", invitations.len()),
-                None,
-            ),
-            Self::Sent {
-                invitations,
                 waiting,
-            } => (
-                AuditEvent::Sent,
-                format!(
-                    "Document sent to {} recipients; {waiting} more follow in signing order",
-                    invitations.len()
-                ),
-                None,
-            ),
+            } => {
+                let sent = match invitations.len() {
+                    1 => "Document sent to 1 recipient".to_owned(),
+                    n => format!("Document sent to {n} recipients"),
+                };
+                let message = match waiting {
+                    0 => sent,
+                    n => format!("{sent}; {n} more follow in signing order"),
+                };
+                (AuditEvent::Sent, message, None)
+            }
             Self::GroupInvited { group, emails, .. } => (
                 AuditEvent::Updated,
                 format!(

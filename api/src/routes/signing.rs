@@ -28,7 +28,7 @@ use crate::{
     AppState,
     error::{ApiError, Empty, success},
     extract::{ApiJson, AskedLanguage, ClientActor},
-    html::{layout_in, time},
+    html::{layout_in, time_rfc3339},
 };
 
 pub fn router() -> Router<AppState> {
@@ -470,7 +470,7 @@ impl SigningPage<'_> {
                     }
                 }
                 @if let Some(expiry) = document.expiry_date {
-                    p { small { (l.format("sign-valid-until", &[("time", time(expiry).into())])) } }
+                    p { small { (l.format("sign-valid-until", &[("time", time_rfc3339(expiry).into())])) } }
                 }
                 style { (PreEscaped(format!("{}{SIGNING_STYLE}", assets::font_faces()))) }
                 @if self.file_url.is_some() {

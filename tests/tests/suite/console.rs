@@ -557,6 +557,26 @@ async fn documents_in_the_browser() {
         .unwrap();
     assert_eq!(pdf.as_ref(), fixture.as_slice());
 
+    // The list counts in words that agree ("1 document") and shows times a person reads: UTC,
+    // to the minute, said so; never RFC 3339.
+    let list = browser.get("/app/documents").await;
+    assert!(list.body.contains("<p>1 document</p>"), "{}", list.body);
+    let created: chrono::DateTime<chrono::Utc> =
+        sqlx::query_scalar("SELECT created_at FROM documents WHERE id = $1")
+            .bind(id)
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap();
+    let shown = created.format("%-d %b %Y, %H:%M UTC").to_string();
+    assert!(list.body.contains(&shown), "{shown} in {}", list.body);
+    let rfc3339 = created.format("%Y-%m-%dT%H:%M").to_string();
+    assert!(!list.body.contains(&rfc3339), "{}", list.body);
+    assert!(
+        detail.body.contains(&format!("Created {shown}")),
+        "{}",
+        detail.body
+    );
+
     // The list: filters, search and the document.
     assert!(
         browser

@@ -220,7 +220,7 @@ async fn a_three_group_signing_order_invites_group_by_group_and_completes() {
     assert!(
         has(
             "SENT",
-            "Document sent to 1 recipients; 3 more follow in signing order"
+            "Document sent to 1 recipient; 3 more follow in signing order"
         ),
         "{trail:#?}"
     );

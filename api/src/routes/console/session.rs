@@ -165,7 +165,8 @@ pub(super) async fn sign_in(
                 &state,
                 StatusCode::TOO_MANY_REQUESTS,
                 Some(&format!(
-                    "Too many failed sign-ins. Try again in {retry_after_secs} seconds."
+                    "Too many failed sign-ins. Try again in {}.",
+                    crate::html::count(retry_after_secs, "second", "seconds")
                 )),
             ),
             retry_after_secs,

@@ -7,7 +7,10 @@ use signet_common::{
 };
 
 use super::{csrf_field, nav};
-use crate::{extract::ListParams, html::time};
+use crate::{
+    extract::ListParams,
+    html::{count, time},
+};
 
 pub(in crate::routes::console) struct DocumentList<'a> {
     pub csrf: &'a str,
@@ -78,7 +81,7 @@ pub(in crate::routes::console) fn document_list(view: DocumentList<'_>) -> Marku
             }
             button type="submit" { "Apply" }
         }
-        p { (total) " documents" }
+        p { (count(total, "document", "documents")) }
         table id="documents" {
             tr { th { "Title" } th { "Status" } th { "Code" } th { "Pages" } th { "Created" } th { "Modified" } }
             @for d in found {

@@ -11,7 +11,7 @@ use signet_common::wire::inputs::ReminderDefaults;
 use signet_i18n::Language;
 
 use super::{csrf_field, nav};
-use crate::html::time;
+use crate::html::{count, time};
 
 pub(in crate::routes::console) struct DocumentPage<'a> {
     pub csrf: &'a str,
@@ -54,7 +54,7 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
         (nav(csrf))
         h1 { (document.title) }
         @if let Some(error) = error { p.error role="alert" id="error" { (error) } }
-        p.banner id="status" { "Status: " strong { (document.status) } " · code " (document.code) " · " (document.pages) " pages" }
+        p.banner id="status" { "Status: " strong { (document.status) } " · code " (document.code) " · " (count(document.pages, "page", "pages")) }
         div.card {
             p { a href=(format!("{link}&original=1")) { "Original PDF" } }
             @if completed { p { a href=(link) id="final-pdf" { "Signed PDF with certificate" } } }
@@ -168,13 +168,8 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
     }
 }
 
-/// "1 day", "3 days".
 fn days(n: i32) -> String {
-    if n == 1 {
-        "1 day".to_owned()
-    } else {
-        format!("{n} days")
-    }
+    count(n, "day", "days")
 }
 
 /// What cancelling will do, and the reason to give; the document page links here.

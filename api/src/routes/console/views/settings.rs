@@ -68,7 +68,7 @@ pub(in crate::routes::console) fn settings(view: Settings<'_>) -> Markup {
         }
         section.card id="usage" {
             h2 { "Usage" }
-            p { strong id="usage-count" { (used) } " of " strong id="usage-limit" { (account.api_usage_limit) } " requests in the current window" }
+            p { strong id="usage-count" { (used) } " of " strong id="usage-limit" { (account.api_usage_limit) } " " (if account.api_usage_limit == 1 { "request" } else { "requests" }) " in the current window" }
             p { small { @match resets { Some(at) => { "The window resets at " (time(at)) "." }, None => { "A new window starts with the next request." } } } }
         }
         section.card id="webhook" {
