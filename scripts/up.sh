@@ -189,8 +189,9 @@ export ${api_key:+KEY=$api_key }DOC=$document_id ACCOUNT=$account_id
 #   cat $SMS_DIR/*.txt
 # Open it in a browser and sign; then the detail's filePath serves the signed PDF with its certificate.
 # The final PDF is sealed (a PAdES signature); check it offline, trusting the development root:
-#   $api document verify --file final.pdf --trust $SIGNET_DATA_DIR/seal/seal-root.pem
-#   pdfsig final.pdf
+#   curl -sS -o $SIGNET_DATA_DIR/final.pdf "\$(curl -sS $auth '$doc' | jq -r .data.filePath)"
+#   $api document verify --file $SIGNET_DATA_DIR/final.pdf --trust $SIGNET_DATA_DIR/seal/seal-root.pem
+#   pdfsig $SIGNET_DATA_DIR/final.pdf
 
 # Webhooks: README, "Receiving webhooks" (a receiver, then a document of its own to send and sign).
 # Running scripts/up.sh again keeps this key and password (and console sessions) and uploads a new

@@ -21,7 +21,9 @@ STATE_RULES = re.compile(
     r"|Field is outside the bounds of page \d+"
     r"|Document has no recipients"
     r"|Every recipient must have at least one field"
-    r"|expiryDate must be in the future)$",
+    r"|expiryDate must be in the future"
+    r"|Document is [A-Z]+; only DRAFT or SENT documents can be cancelled"
+    r"|Document is [A-Z]+; only SENT documents have signers to remind)$",
     re.S,
 )
 
@@ -30,7 +32,8 @@ BEYOND_SCHEMA = re.compile(
     r"^(not a known dialling prefix"
     r"|not a valid phone number for \+\d+"
     r"|required when (countryCode|phoneNumber) is given"
-    r"|a document has at most \d+ (recipients|fields))$"
+    r"|a document has at most \d+ (recipients|fields)"
+    r"|required: this server sends no reminders unless a document asks for them)$"
 )
 
 KEY = re.compile(r"^[!-~](?:[ -~]{0,253}[!-~])?$")

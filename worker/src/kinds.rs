@@ -16,7 +16,8 @@ pub enum JobKind {
     Webhook,
     /// SMS through the provider (`DispatchSms`): I/O-bound, at the provider's pace.
     Sms,
-    /// The cron sweep: expiry, stalled completions queued again, finished jobs removed.
+    /// The cron sweep: expiry, due reminders, stalled completions queued again, finished jobs
+    /// removed.
     Sweep,
 }
 

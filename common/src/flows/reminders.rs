@@ -80,7 +80,12 @@ pub async fn remind_now(
     let mut tx = pool.begin().await?;
     let document = documents::lock(&mut tx, account_id, document_id).await?;
     if !is_open(&document) {
-        return Err(Rule::NotRemindable(document.status.to_string()).into());
+        // Past its expiry, a document is closed before the sweep marks it EXPIRED.
+        let status = match document.status {
+            DocumentStatus::Sent => DocumentStatus::Expired,
+            status => status,
+        };
+        return Err(Rule::NotRemindable(status.to_string()).into());
     }
     let everyone = recipients::list(&mut tx, document_id).await?;
     let waiting: Vec<&Recipient> = everyone.iter().filter(|r| r.is_waiting_to_sign()).collect();

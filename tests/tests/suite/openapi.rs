@@ -46,13 +46,16 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         ("POST", "/documents/{id}/fields"),
         ("POST", "/documents/{id}/send"),
         ("GET", "/documents/{id}/audit"),
+        // Additive (issue #21): cancel with a reason, remind now.
+        ("POST", "/documents/{id}/cancel"),
+        ("POST", "/documents/{id}/remind"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_owned(), p.to_owned()))
     .collect();
     assert_eq!(
         operations, spec,
-        "the document lists the six endpoints of the spec"
+        "the document lists the six endpoints of the spec and the two additive ones"
     );
 
     for (method, path) in &operations {
