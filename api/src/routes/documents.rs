@@ -5,6 +5,7 @@ use axum::{extract::State, response::Response};
 use chrono::Utc;
 use signet_common::{
     flows::{drafting, reminders},
+    model::{AccountId, DocumentId},
     store::documents,
     wire::{
         inputs::{CancelInput, FieldInput, RecipientInput, SendInput},
@@ -117,12 +118,24 @@ async fn get_document(
     ApiAccount(account_id): ApiAccount,
     DocumentPath(id): DocumentPath,
 ) -> Result<Response, ApiError> {
+    let detail = detail(&state, account_id, id).await?;
+    Ok(success("Document retrieved successfully", detail))
+}
+
+/// The document as `GET /documents/{id}` shows it.
+async fn detail(
+    state: &AppState,
+    account_id: AccountId,
+    id: DocumentId,
+) -> Result<DocumentDetail, ApiError> {
     let (document, recipients, fields) =
         drafting::document_detail(&state.db.pool, account_id, id).await?;
     let file_path = state.links.url(document.id, Utc::now());
-    Ok(success(
-        "Document retrieved successfully",
-        DocumentDetail::new(&document, file_path, &recipients, &fields),
+    Ok(DocumentDetail::new(
+        &document,
+        file_path,
+        &recipients,
+        &fields,
     ))
 }
 
@@ -267,12 +280,8 @@ async fn cancel_document(
 ) -> Result<Response, ApiError> {
     let pool = &state.db.pool;
     drafting::cancel_document(pool, account_id, id, body, &actor, &state.notifier).await?;
-    let (document, recipients, fields) = drafting::document_detail(pool, account_id, id).await?;
-    let file_path = state.links.url(document.id, Utc::now());
-    Ok(success(
-        "Document cancelled successfully",
-        DocumentDetail::new(&document, file_path, &recipients, &fields),
-    ))
+    let detail = detail(&state, account_id, id).await?;
+    Ok(success("Document cancelled successfully", detail))
 }
 
 /// Additive: remind now, by e-mail, every invited signer of a SENT document who has not
