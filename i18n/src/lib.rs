@@ -74,6 +74,19 @@ impl Language {
             .find(|language| language.tag().eq_ignore_ascii_case(tag.trim()))
     }
 
+    /// The first of `tags` (stored tags, most specific first: the recipient's, then the
+    /// document's) that Signet speaks, else `default`: whose language an e-mail, a certificate
+    /// or a signing page is in (docs/languages.md).
+    pub fn first_spoken<'a>(
+        tags: impl IntoIterator<Item = Option<&'a str>>,
+        default: Self,
+    ) -> Self {
+        tags.into_iter()
+            .flatten()
+            .find_map(Self::from_tag)
+            .unwrap_or(default)
+    }
+
     /// The supported language a browser's tag falls under: `de-AT` is German, `pt-BR`
     /// Portuguese, `zh-CN` and `zh-Hans-SG` Simplified Chinese; `zh-TW` and `zh-Hant` are not
     /// Simplified Chinese, so they match nothing.

@@ -162,10 +162,15 @@ async fn page(
     match signing::open(&state.db.pool, &token, &actor, &state.notifier).await {
         Ok(session) => {
             // What the reader asked for, else the language their e-mails are in.
-            let language = asked
-                .or_else(|| session.recipient.language())
-                .or_else(|| session.document.language())
-                .unwrap_or(default);
+            let language = asked.unwrap_or_else(|| {
+                Language::first_spoken(
+                    [
+                        session.recipient.language.as_deref(),
+                        session.document.language.as_deref(),
+                    ],
+                    default,
+                )
+            });
             let file_url = session
                 .may_download()
                 .then(|| state.links.url(session.document.id, Utc::now()));

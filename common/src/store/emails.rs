@@ -114,11 +114,13 @@ impl OutgoingEmail {
     /// The language the e-mail is written in: the recipient's, else the document's, else the
     /// operator's `default` (docs/languages.md).
     pub fn language(&self, default: signet_i18n::Language) -> signet_i18n::Language {
-        [&self.recipient_language, &self.document_language]
-            .into_iter()
-            .flatten()
-            .find_map(|tag| signet_i18n::Language::from_tag(tag))
-            .unwrap_or(default)
+        signet_i18n::Language::first_spoken(
+            [
+                self.recipient_language.as_deref(),
+                self.document_language.as_deref(),
+            ],
+            default,
+        )
     }
 }
 
