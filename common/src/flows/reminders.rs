@@ -17,7 +17,7 @@ use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Result, Rule},
     infra::{notify::Notifier, secrets},
-    model::{AccountId, Actor, Document, DocumentId, DocumentStatus, Recipient},
+    model::{AccountId, Actor, DeliveryStatus, Document, DocumentId, DocumentStatus, Recipient},
     store::{
         documents,
         recipients::{self, Reminded},
@@ -51,11 +51,19 @@ pub async fn send_due(pool: &PgPool, notifier: &Notifier) -> Result<usize> {
                 .partition(|r| r.is_waiting_to_sign());
             let done: Vec<_> = done.iter().map(|r| r.id).collect();
             recipients::stop_reminders(&mut tx, document_id, Some(&done)).await?;
-            sent += waiting.len();
+            // A reminder to an address whose invitation bounced would bounce too: it is
+            // skipped, and the schedule moves on, so that it resumes once the owner sends
+            // the invitation again.
+            let (reachable, bounced): (Vec<&Recipient>, Vec<&Recipient>) =
+                waiting.into_iter().partition(|r| is_reachable(r));
+            let bounced: Vec<_> = bounced.iter().map(|r| r.id).collect();
+            recipients::schedule_next_reminders(&mut tx, document_id, &bounced, Reminded::WhenDue)
+                .await?;
+            sent += reachable.len();
             remind(
                 &mut tx,
                 &document,
-                &waiting,
+                &reachable,
                 Reminded::WhenDue,
                 &actor,
                 notifier,
@@ -66,9 +74,10 @@ pub async fn send_due(pool: &PgPool, notifier: &Notifier) -> Result<usize> {
     }
 }
 
-/// The owner's reminder: every invited signer who has not signed is reminded now; an
-/// automatic reminder due sooner than the schedule's interval waits for it. Returns the
-/// addresses reminded (none when every signer has signed and completion is under way).
+/// The owner's reminder: every invited signer who has not signed is reminded now, but those
+/// whose invitation failed for good (send it again instead); an automatic reminder due sooner
+/// than the schedule's interval waits for it. Returns the addresses reminded (none when every
+/// signer has signed and completion is under way).
 #[tracing::instrument(name = "reminders::remind_now", skip_all)]
 pub async fn remind_now(
     pool: &PgPool,
@@ -88,10 +97,18 @@ pub async fn remind_now(
         return Err(Rule::NotRemindable(status.to_string()).into());
     }
     let everyone = recipients::list(&mut tx, document_id).await?;
-    let waiting: Vec<&Recipient> = everyone.iter().filter(|r| r.is_waiting_to_sign()).collect();
+    let waiting: Vec<&Recipient> = everyone
+        .iter()
+        .filter(|r| r.is_waiting_to_sign() && is_reachable(r))
+        .collect();
     remind(&mut tx, &document, &waiting, Reminded::Now, actor, notifier).await?;
     tx.commit().await?;
     Ok(waiting.iter().map(|r| r.email.clone()).collect())
+}
+
+/// Whether the signer's invitation did not fail for good.
+fn is_reachable(signer: &Recipient) -> bool {
+    signer.delivery_status.0 != Some(DeliveryStatus::Failed)
 }
 
 fn is_open(document: &Document) -> bool {

@@ -170,6 +170,20 @@ async fn a_bounced_invitation_is_shown_announced_audited_and_can_be_sent_again()
         .unwrap_or_else(|| panic!("no failure in {trail:#}"));
     assert_eq!(failure["event"], "UPDATED");
 
+    // A reminder now goes to Ann alone: one to the bounced address would bounce again.
+    let (status, reminded) = app
+        .post(
+            &format!("/documents/{doc}/remind"),
+            &key,
+            &serde_json::json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{reminded}");
+    assert_eq!(
+        reminded["data"]["reminded"],
+        serde_json::json!(["ann@signet.test"])
+    );
+
     // The console shows it, and sends it again to the corrected address.
     let mut browser = Browser::signed_in_as(&app, account).await;
     let page = browser.get(&format!("/app/documents/{doc}")).await;
@@ -213,6 +227,19 @@ async fn a_bounced_invitation_is_shown_announced_audited_and_can_be_sent_again()
         trail.as_array().unwrap().iter().any(|e| e["message"]
             == "Recipient address corrected from bounce@signet.test to bob@signet.test; invitation sent again"),
         "{trail:#}"
+    );
+
+    // Sent again to a working address, Bob is reminded like anyone else.
+    let (_, reminded) = app
+        .post(
+            &format!("/documents/{doc}/remind"),
+            &key,
+            &serde_json::json!({}),
+        )
+        .await;
+    assert_eq!(
+        reminded["data"]["reminded"],
+        serde_json::json!(["ann@signet.test", "bob@signet.test"])
     );
 
     // Only a failed invitation can be sent again.
