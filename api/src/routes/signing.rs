@@ -248,7 +248,14 @@ fn state_message(session: &SigningSession, language: Language) -> Option<String>
         (DocumentStatus::Declined, RecipientStatus::Declined) => text("sign-state-you-declined"),
         (DocumentStatus::Declined, _) => text("sign-state-declined"),
         (DocumentStatus::Expired, _) => text("sign-state-expired"),
-        (DocumentStatus::Cancelled, _) => text("sign-state-cancelled"),
+        (DocumentStatus::Cancelled, _) => match &session.document.cancel_reason {
+            // Isolated (as `<bdi>` does), so that a reason in another direction keeps its order.
+            Some(reason) => Some(language.format(
+                "sign-state-cancelled-reason",
+                &[("reason", format!("\u{2068}{reason}\u{2069}").into())],
+            )),
+            None => text("sign-state-cancelled"),
+        },
         (_, RecipientStatus::Signed) if session.others_to_sign == 0 => {
             text("sign-state-all-signed")
         }

@@ -45,6 +45,7 @@ sign-state-you-declined = Sie haben die Unterschrift für dieses Dokument abgele
 sign-state-declined = Die Unterschrift für dieses Dokument wurde abgelehnt. Es kann nicht mehr unterschrieben werden.
 sign-state-expired = Dieses Dokument ist abgelaufen, bevor alle unterschrieben haben. Es kann nicht mehr unterschrieben werden.
 sign-state-cancelled = Der Absender hat dieses Dokument zurückgezogen. Es kann nicht mehr unterschrieben werden.
+sign-state-cancelled-reason = Der Absender hat dieses Dokument mit dieser Begründung zurückgezogen: { $reason }. Es kann nicht mehr unterschrieben werden.
 sign-state-viewer = Dieses Dokument wurde Ihnen nur zur Ansicht geschickt; Sie müssen nichts unterschreiben.
 sign-state-closed = Dieses Dokument kann nicht mehr unterschrieben werden.
 sign-not-found-title = Link nicht gefunden

@@ -45,6 +45,7 @@ sign-state-you-declined = You declined to sign this document. The sender has bee
 sign-state-declined = This document was declined and can no longer be signed.
 sign-state-expired = This document expired before everyone signed. It can no longer be signed.
 sign-state-cancelled = The sender cancelled this document. It can no longer be signed.
+sign-state-cancelled-reason = The sender cancelled this document, giving this reason: { $reason }. It can no longer be signed.
 sign-state-viewer = You have been sent this document to view; there is nothing to sign.
 sign-state-closed = This document can no longer be signed.
 sign-not-found-title = Link not found

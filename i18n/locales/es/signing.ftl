@@ -45,6 +45,7 @@ sign-state-you-declined = Ha rechazado firmar este documento. Se ha informado al
 sign-state-declined = Se rechazó la firma de este documento y ya no se puede firmar.
 sign-state-expired = Este documento caducó antes de que todos firmaran. Ya no se puede firmar.
 sign-state-cancelled = El remitente canceló este documento. Ya no se puede firmar.
+sign-state-cancelled-reason = El remitente canceló este documento por este motivo: { $reason }. Ya no se puede firmar.
 sign-state-viewer = Se le ha enviado este documento solo para consulta; no tiene nada que firmar.
 sign-state-closed = Este documento ya no se puede firmar.
 sign-not-found-title = Enlace no encontrado

@@ -45,6 +45,7 @@ sign-state-you-declined = Vous avez refusé de signer ce document. L’expédite
 sign-state-declined = La signature de ce document a été refusée ; il ne peut plus être signé.
 sign-state-expired = Ce document a expiré avant que tout le monde ait signé. Il ne peut plus être signé.
 sign-state-cancelled = L’expéditeur a annulé ce document. Il ne peut plus être signé.
+sign-state-cancelled-reason = L’expéditeur a annulé ce document, pour cette raison : { $reason }. Il ne peut plus être signé.
 sign-state-viewer = Ce document vous a été envoyé pour consultation ; vous n’avez rien à signer.
 sign-state-closed = Ce document ne peut plus être signé.
 sign-not-found-title = Lien introuvable

@@ -45,6 +45,7 @@ sign-state-you-declined = Recusou a assinatura deste documento. O remetente foi 
 sign-state-declined = A assinatura deste documento foi recusada e ele já não pode ser assinado.
 sign-state-expired = Este documento expirou antes de todos assinarem. Já não pode ser assinado.
 sign-state-cancelled = O remetente cancelou este documento. Já não pode ser assinado.
+sign-state-cancelled-reason = O remetente cancelou este documento por este motivo: { $reason }. Já não pode ser assinado.
 sign-state-viewer = Recebeu este documento apenas para visualização; não há nada para assinar.
 sign-state-closed = Este documento já não pode ser assinado.
 sign-not-found-title = Link não encontrado

@@ -44,6 +44,7 @@ sign-state-you-declined = 您已拒绝签署本文件。我们已通知发件人
 sign-state-declined = 本文件已被拒签，无法再签署。
 sign-state-expired = 本文件在所有人签署之前已过期，无法再签署。
 sign-state-cancelled = 发件人已取消本文件，无法再签署。
+sign-state-cancelled-reason = 发件人已取消本文件，原因：{ $reason }。无法再签署。
 sign-state-viewer = 本文件发送给您仅供查看，您无需签署任何内容。
 sign-state-closed = 本文件已无法签署。
 sign-not-found-title = 未找到链接

@@ -620,6 +620,20 @@ async fn a_document_is_cancelled_with_a_reason_from_the_api_the_console_and_the_
         told.text
     );
     assert_eq!(session(&app, &ana).await["canSign"], false);
+    let page = app
+        .client
+        .get(&ana)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("The sender cancelled this document, giving this reason:")
+            && page.contains(reason),
+        "the signing page tells why: {page}"
+    );
     assert_error(
         &app.post(&format!("/documents/{by_api}/cancel"), &key, &json!({}))
             .await,
