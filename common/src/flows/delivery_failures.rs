@@ -87,12 +87,8 @@ pub async fn resend_invitation(
         // Reminders' links went to the old address too.
         recipients::revoke_extra_signing_links(&mut tx, recipient_id).await?;
     }
-    let token = secrets::base64url(&secrets::random_bytes(32));
-    recipients::set_signing_token_hashes(
-        &mut tx,
-        &[(recipient_id, secrets::sha256(token.as_bytes()))],
-    )
-    .await?;
+    let (token, hash) = secrets::signing_link_token();
+    recipients::set_signing_token_hashes(&mut tx, &[(recipient_id, hash)]).await?;
     emails::requeue_invitation(&mut tx, email_id, &token).await?;
     let resent = DocumentEvent::InvitationResent {
         recipient_id,

@@ -43,14 +43,13 @@ pub async fn invite_due(
     if due.is_empty() {
         return Ok(());
     }
-    let tokens: Vec<(RecipientId, String)> = due
+    let (tokens, hashes): (Vec<_>, Vec<_>) = due
         .iter()
-        .map(|r| (r.id, secrets::base64url(&secrets::random_bytes(32))))
-        .collect();
-    let hashes: Vec<(RecipientId, [u8; 32])> = tokens
-        .iter()
-        .map(|(id, token)| (*id, secrets::sha256(token.as_bytes())))
-        .collect();
+        .map(|r| {
+            let (token, hash) = secrets::signing_link_token();
+            ((r.id, token), (r.id, hash))
+        })
+        .unzip();
     recipients::set_signing_token_hashes(conn, &hashes).await?;
     let ids: Vec<RecipientId> = due.iter().map(|r| r.id).collect();
     recipients::mark_invited(conn, document.id, &ids).await?;

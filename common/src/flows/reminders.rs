@@ -129,15 +129,13 @@ async fn remind(
     if signers.is_empty() {
         return Ok(());
     }
-    let tokens: Vec<String> = signers
+    let (tokens, links): (Vec<String>, Vec<_>) = signers
         .iter()
-        .map(|_| secrets::base64url(&secrets::random_bytes(32)))
-        .collect();
-    let links: Vec<_> = signers
-        .iter()
-        .zip(&tokens)
-        .map(|(r, token)| (r.id, secrets::sha256(token.as_bytes())))
-        .collect();
+        .map(|r| {
+            let (token, hash) = secrets::signing_link_token();
+            (token, (r.id, hash))
+        })
+        .unzip();
     recipients::add_signing_links(conn, document.account_id, &links).await?;
     let ids: Vec<_> = signers.iter().map(|r| r.id).collect();
     recipients::schedule_next_reminders(conn, document.id, &ids, reminded).await?;

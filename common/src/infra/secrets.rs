@@ -30,6 +30,14 @@ pub fn random_crockford(len: usize) -> String {
         .collect()
 }
 
+/// A new signing-link token (32 random bytes, base64url) and the SHA-256 kept in its place:
+/// the clear token goes only into the message that carries the link.
+pub fn signing_link_token() -> (String, [u8; 32]) {
+    let token = base64url(&random_bytes(32));
+    let hash = sha256(token.as_bytes());
+    (token, hash)
+}
+
 pub fn base64url(bytes: &[u8]) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
