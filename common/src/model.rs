@@ -285,13 +285,6 @@ impl Recipient {
                 RecipientStatus::Pending | RecipientStatus::Viewed
             )
     }
-
-    /// The recipient's own language, if it is one Signet speaks.
-    pub fn language(&self) -> Option<signet_i18n::Language> {
-        self.language
-            .as_deref()
-            .and_then(signet_i18n::Language::from_tag)
-    }
 }
 
 /// A nullable status column.

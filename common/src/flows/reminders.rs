@@ -37,8 +37,8 @@ pub async fn send_due(pool: &PgPool, notifier: &Notifier) -> Result<usize> {
         if locked.is_empty() {
             return Ok(sent);
         }
-        for (document_id, account_id) in locked {
-            let document = documents::lock(&mut tx, account_id, document_id).await?;
+        for document in locked {
+            let document_id = document.id;
             let due = recipients::due_for_reminder(&mut tx, document_id).await?;
             if !is_open(&document) {
                 recipients::stop_reminders(&mut tx, document_id, None).await?;

@@ -383,16 +383,13 @@ pub async fn mark_cancelled(
 
 /// Locks up to `limit` documents with a signer whose reminder is due, skipping any another
 /// transaction holds (the sweep on another worker, or a change being made to it).
-pub async fn lock_with_reminders_due(
-    conn: &mut PgConnection,
-    limit: i64,
-) -> Result<Vec<(DocumentId, AccountId)>> {
-    Ok(sqlx::query_as(
-        "SELECT id, account_id FROM documents
+pub async fn lock_with_reminders_due(conn: &mut PgConnection, limit: i64) -> Result<Vec<Document>> {
+    Ok(sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM documents
          WHERE id IN (SELECT document_id FROM recipients
                       WHERE next_reminder_at <= now() ORDER BY next_reminder_at LIMIT $1)
-         ORDER BY account_id FOR UPDATE SKIP LOCKED",
-    )
+         ORDER BY account_id FOR UPDATE SKIP LOCKED"
+    )))
     .bind(limit)
     .fetch_all(conn)
     .await?)

@@ -97,10 +97,10 @@ async fn refused_or(
     state: &AppState,
     console: &Console,
     id: DocumentId,
-    outcome: signet_common::error::Result<()>,
+    outcome: signet_common::error::Result<impl Sized>,
 ) -> Result<Response, Failure> {
     match outcome.map_err(ApiError::from) {
-        Ok(()) => Ok(Redirect::to(&format!("/app/documents/{id}")).into_response()),
+        Ok(_) => Ok(Redirect::to(&format!("/app/documents/{id}")).into_response()),
         Err(error @ (ApiError::Rule(_) | ApiError::InvalidBody(_))) => {
             // The problems, property by property, stand in for the envelope's general message.
             let message = match error.problems() {
@@ -361,8 +361,7 @@ pub(super) async fn cancel(
         &actor,
         &state.notifier,
     )
-    .await
-    .map(|_| ());
+    .await;
     refused_or(&state, &console, id, outcome).await
 }
 
@@ -383,8 +382,7 @@ pub(super) async fn remind(
         &actor,
         &state.notifier,
     )
-    .await
-    .map(|_| ());
+    .await;
     refused_or(&state, &console, id, outcome).await
 }
 
