@@ -1,13 +1,34 @@
 #!/usr/bin/env bash
 # Bring Signet up locally: PostgreSQL, build, migrate, demo account + key + document,
 # then signet-api and signet-worker in the background. Stop them with scripts/down.sh.
-# Environment: SIGNET_DATA_DIR (default ./data, relative to the repo root); BIND_ADDR, PUBLIC_URL,
-# DATABASE_URL and the other variables of .env.example are passed through to the binaries.
+# Environment: SIGNET_DATA_DIR (default ./data, relative to the repo root); BIND_ADDR,
+# WORKER_ADMIN_ADDR, PUBLIC_URL, DATABASE_URL and the other variables of .env.example are passed through to the binaries.
 # Only the final summary goes to stdout; progress goes to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
+
+# Everything it needs, checked before anything is built or written: a half-made demo account
+# or a second demo document is worse than a clear refusal at the start.
+command -v cargo >/dev/null || die "cargo not found: install the Rust toolchain (https://rustup.rs) first"
+command -v cc >/dev/null || apt_install gcc # some crates build C code
+for tool in curl jq; do
+    command -v "$tool" >/dev/null || apt_install "$tool"
+done
+
+SIGNET_DATA_DIR="${SIGNET_DATA_DIR:-./data}"
+export BIND_ADDR="${BIND_ADDR:-127.0.0.1:8080}"
+export WORKER_ADMIN_ADDR="${WORKER_ADMIN_ADDR:-127.0.0.1:9091}"
+# A previous run's processes are stopped first; then both ports must be free.
+stop_services
+for address in "$BIND_ADDR" "$WORKER_ADMIN_ADDR"; do
+    host=${address%:*}
+    [[ $host == 0.0.0.0 || -z $host ]] && host=127.0.0.1
+    if (exec 3<>"/dev/tcp/${host//[\[\]]/}/${address##*:}") 2>/dev/null; then
+        die "something already listens on $address; stop it, or set BIND_ADDR / WORKER_ADMIN_ADDR to free addresses"
+    fi
+done
 
 ensure_postgres
 
@@ -18,11 +39,9 @@ if [[ ${SIGNET_SKIP_BUILD:-} != 1 ]]; then
     cargo build --workspace --bins >&2
 fi
 
-SIGNET_DATA_DIR="${SIGNET_DATA_DIR:-./data}"
 mkdir -p "$SIGNET_DATA_DIR"/{files,mail,sms,logs,run}
 SIGNET_DATA_DIR="$(cd "$SIGNET_DATA_DIR" && pwd)"
 export SIGNET_DATA_DIR
-export BIND_ADDR="${BIND_ADDR:-127.0.0.1:8080}"
 export PUBLIC_URL="${PUBLIC_URL:-http://localhost:${BIND_ADDR##*:}}"
 export FILE_STORE_DIR="${FILE_STORE_DIR:-$SIGNET_DATA_DIR/files}"
 export MAIL_DIR="${MAIL_DIR:-$SIGNET_DATA_DIR/mail}"
@@ -108,10 +127,6 @@ log "uploading demo/demo-agreement.pdf"
 document_id=$("$api" document upload --account "$account_id" --file demo/demo-agreement.pdf \
     --title "Demo services agreement" | jq -er .id)
 
-stop_services
-if curl -fsS -o /dev/null --max-time 2 "$PUBLIC_URL/healthz" 2>/dev/null; then
-    die "something already answers at $PUBLIC_URL; stop it or set BIND_ADDR / PUBLIC_URL"
-fi
 
 logs="$SIGNET_DATA_DIR/logs"
 run="$SIGNET_DATA_DIR/run"

@@ -48,8 +48,9 @@ pub struct AppState {
     pub notifier: Notifier,
     /// Checks the signed URLs the SMS provider posts delivery reports to.
     pub sms_callbacks: StatusCallbacks,
-    /// The roots `/verify` trusts: the last certificate of SEAL_CERT_FILE, when it is set.
-    pub seal_anchors: Vec<signet_pdf::seal::X509Certificate>,
+    /// The root `/verify` trusts, as PEM: the last certificate of SEAL_CERT_FILE, when it is
+    /// set (empty otherwise). Its checks run in the PDF sandbox, which is handed it as text.
+    pub seal_anchors: String,
     pub gates: Gates,
 }
 
@@ -69,7 +70,7 @@ impl AppState {
             notifier: Notifier::from_config(&config),
             sms_callbacks: StatusCallbacks::new(&config.public_url, &config.file_url_secret),
             seal_anchors: seal_anchors(&config),
-            gates: Gates::new(&config.limits),
+            gates: Gates::new(&config.limits).map_err(|e| format!("PDF_SANDBOX_PROGRAM: {e}"))?,
             config: Arc::new(config),
             db,
         })
@@ -79,18 +80,19 @@ impl AppState {
 /// The root of the seal's chain in SEAL_CERT_FILE, which `/verify` trusts. Without it (a
 /// development seal per worker, or a PKCS#12 seal with no PEM chain given to the API), a seal
 /// can still be checked, but is not trusted.
-fn seal_anchors(config: &Config) -> Vec<signet_pdf::seal::X509Certificate> {
+fn seal_anchors(config: &Config) -> String {
     let Some(chain_file) = &config.seal_cert_file else {
-        return Vec::new();
+        return String::new();
     };
     match std::fs::read_to_string(chain_file)
         .map_err(|e| e.to_string())
         .and_then(|pem| signet_pdf::seal::certificates_from_pem(&pem))
+        .and_then(|chain| signet_pdf::seal::certificates_to_pem(chain.last()))
     {
-        Ok(chain) => chain.last().cloned().into_iter().collect(),
+        Ok(root) => root,
         Err(e) => {
             tracing::warn!(file = %chain_file.display(), error = %e, "SEAL_CERT_FILE cannot be read: /verify trusts no seal");
-            Vec::new()
+            String::new()
         }
     }
 }
@@ -132,9 +134,10 @@ const PAGE_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 
      frame-ancestors 'none'";
 
 /// Browser protections for the console (`/app…`) and signing links (`/sign/…`): a content
-/// security policy, no framing, no MIME sniffing, no referrer (the signing link's token is in
-/// its path), and no caching of pages that show keys, secrets or documents — unless the
-/// response set its own caching (the versioned static assets).
+/// security policy, no framing, no referrer (the signing link's token is in its path), and no
+/// caching of pages that show keys, secrets or documents — unless the response set its own
+/// caching (the versioned static assets). No MIME sniffing of any answer, signed file links'
+/// PDFs included: each says what it is.
 async fn page_headers(req: Request, next: Next) -> Response {
     let path = req.uri().path();
     let protect = path == "/app"
@@ -142,6 +145,10 @@ async fn page_headers(req: Request, next: Next) -> Response {
         || path.starts_with("/sign/")
         || path == "/verify";
     let mut response = next.run(req).await;
+    response.headers_mut().insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     if protect {
         let headers = response.headers_mut();
         headers.insert(
@@ -149,10 +156,6 @@ async fn page_headers(req: Request, next: Next) -> Response {
             HeaderValue::from_static(PAGE_CSP),
         );
         headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-        headers.insert(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        );
         headers.insert(
             header::REFERRER_POLICY,
             HeaderValue::from_static("no-referrer"),

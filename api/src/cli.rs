@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
+use signet_common::infra::pdf_sandbox::PdfSandbox;
 use signet_common::{
     Config, Error,
     flows::{drafting, reminders, sign_in},
@@ -125,16 +126,18 @@ pub enum KeyCommand {
 
 #[derive(Debug, Args)]
 pub struct AccountArg {
+    /// The account's id or e-mail
     #[arg(long)]
-    account: AccountId,
+    account: AccountRef,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum DocumentCommand {
     /// Upload a PDF as a new DRAFT document -> {"id", "code", "pages"}
     Upload {
+        /// The account's id or e-mail
         #[arg(long)]
-        account: AccountId,
+        account: AccountRef,
         #[arg(long)]
         file: PathBuf,
         /// Default (also when blank): the file name without its extension
@@ -143,18 +146,21 @@ pub enum DocumentCommand {
     },
     /// Cancel a DRAFT or SENT document, telling its recipients why -> {"id", "status"}
     Cancel {
+        /// The account's id or e-mail
         #[arg(long)]
-        account: AccountId,
+        account: AccountRef,
         #[arg(long)]
         id: DocumentId,
         /// Told to the recipients invited so far, in the audit trail and the webhook
         #[arg(long)]
         reason: Option<String>,
     },
-    /// Remind every invited signer of a SENT document who has not signed -> {"reminded"}
+    /// Remind every invited signer of a SENT document who has not signed, but those reminded
+    /// less than REMINDER_MIN_INTERVAL_HOURS ago -> {"reminded", "skipped"}
     Remind {
+        /// The account's id or e-mail
         #[arg(long)]
-        account: AccountId,
+        account: AccountRef,
         #[arg(long)]
         id: DocumentId,
     },
@@ -186,8 +192,9 @@ pub enum WebhookCommand {
     Secret(AccountArg),
     /// List the account's deliveries, oldest first, one JSON object per line
     Deliveries {
+        /// The account's id or e-mail
         #[arg(long)]
-        account: AccountId,
+        account: AccountRef,
         /// Only deliveries in this state
         #[arg(long, value_enum)]
         status: Option<DeliveryStatus>,
@@ -330,10 +337,12 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             value
         }
         Command::Key(KeyCommand::Generate(AccountArg { account })) => {
+            let account = account.resolve(pool).await?;
             let key = api_keys::generate(pool, account).await?;
             json!({"key": key.key, "display": key.display})
         }
         Command::Key(KeyCommand::Revoke(AccountArg { account })) => {
+            let account = account.resolve(pool).await?;
             json!({"revoked": api_keys::revoke(pool, account).await?})
         }
         Command::Document(DocumentCommand::Upload {
@@ -341,6 +350,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             file,
             title,
         }) => {
+            let account = account.resolve(pool).await?;
             let bytes = tokio::fs::read(&file)
                 .await
                 .map_err(|e| CliError(format!("cannot read {}: {e}", file.display())))?;
@@ -353,10 +363,8 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
                 account,
                 &title,
                 bytes,
-                (
-                    config.limits.pdf,
-                    &signet_common::infra::limits::Workers::new("pdf", 1),
-                ),
+                &PdfSandbox::new(&config.limits.pdf_sandbox, config.limits.pdf)
+                    .map_err(|e| CliError(format!("PDF_SANDBOX_PROGRAM: {e}")))?,
                 &Actor::operator(),
             )
             .await?;
@@ -367,6 +375,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             id,
             reason,
         }) => {
+            let account = account.resolve(pool).await?;
             let input = CancelInput { reason };
             let notifier = Notifier::from_config(&config);
             let document =
@@ -375,15 +384,18 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             json!({"id": document.id, "status": document.status})
         }
         Command::Document(DocumentCommand::Remind { account, id }) => {
+            let account = account.resolve(pool).await?;
             let notifier = Notifier::from_config(&config);
             let reminded =
                 reminders::remind_now(pool, account, id, &Actor::operator(), &notifier).await?;
-            json!({ "reminded": reminded })
+            serde_json::to_value(reminded).expect("serialisable")
         }
         Command::Webhook(WebhookCommand::Secret(AccountArg { account })) => {
+            let account = account.resolve(pool).await?;
             json!({"secret": accounts::find(pool, account).await?.webhook_secret})
         }
         Command::Webhook(WebhookCommand::Deliveries { account, status }) => {
+            let account = account.resolve(pool).await?;
             accounts::find(pool, account).await?;
             let status = status.map(|s| match s {
                 DeliveryStatus::Pending => WebhookDeliveryStatus::Pending,
@@ -544,6 +556,43 @@ async fn webhook_url_arg(url: &str, allow_private: bool) -> Result<Option<String
         .map_err(|refusal| CliError(format!("--webhook-url {:?} {refusal}", url.trim())))
 }
 
+/// An account named on the command line by its id or, as `account show --email` takes it, by
+/// its e-mail.
+#[derive(Debug, Clone)]
+pub enum AccountRef {
+    Id(AccountId),
+    Email(String),
+}
+
+impl std::str::FromStr for AccountRef {
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Self, String> {
+        let value = value.trim();
+        if let Ok(id) = value.parse::<Uuid>() {
+            return Ok(Self::Id(AccountId(id)));
+        }
+        if value.contains('@') {
+            return Ok(Self::Email(value.to_owned()));
+        }
+        Err(format!(
+            "{value:?} is neither an account id nor an e-mail address"
+        ))
+    }
+}
+
+impl AccountRef {
+    async fn resolve(&self, pool: &sqlx::PgPool) -> Result<AccountId, CliError> {
+        match self {
+            Self::Id(id) => Ok(*id),
+            Self::Email(email) => accounts::find_by_email(pool, email)
+                .await?
+                .map(|account| account.id)
+                .ok_or_else(|| CliError(format!("no account has the e-mail {email:?}"))),
+        }
+    }
+}
+
 fn account_json(account: &accounts::Account) -> Value {
     json!({
         "id": account.id,
@@ -556,11 +605,8 @@ fn account_json(account: &accounts::Account) -> Value {
 
 async fn serve(config: Config, db: Db) -> Result<(), CliError> {
     db::migrate(&db.pool).await?;
-    if config.file_url_secret_generated {
-        tracing::warn!(
-            "FILE_URL_SECRET is unset: file links are signed with a random per-process secret \
-             and stop working on restart or on other replicas"
-        );
+    if let Some(warning) = config.generated_secret_warning() {
+        tracing::warn!("{warning}");
     }
     tracing::info!(store = ?config.file_store, "file store");
     let state = AppState::new(config, db).map_err(CliError)?;

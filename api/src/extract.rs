@@ -144,6 +144,19 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
     }
 }
 
+/// The value of the query parameter `name` when the query gives it exactly once; `None` when it
+/// is absent or repeated (a signed link's parameters are never repeated, so a repeat is as
+/// good as a wrong one).
+pub fn query_once(query: Option<&str>, name: &str) -> Option<String> {
+    let mut values = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .filter(|(given, _)| given == name)
+        .map(|(_, value)| value.into_owned());
+    match (values.next(), values.next()) {
+        (Some(value), None) => Some(value),
+        _ => None,
+    }
+}
+
 /// A UUID path parameter by its name in the route; `None` when it is absent or no UUID.
 async fn path_uuid<S: Send + Sync>(parts: &mut Parts, state: &S, name: &str) -> Option<Uuid> {
     let Path(params) = Path::<HashMap<String, String>>::from_request_parts(parts, state)

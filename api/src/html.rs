@@ -1,18 +1,13 @@
 //! The frame every server-rendered page shares, and how its pages show times and counts.
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 /// A time as the console shows it: day, month, year and minute, in UTC, said so
-/// (`23 Nov 2026, 18:40 UTC`). The console is in English; the signing page, in the signer's
-/// language, uses [`time_rfc3339`].
+/// (`23 Nov 2026, 18:40 UTC`). The console is in English; the signing page and the e-mails
+/// write times the same way in their reader's language (`signet_i18n::Language::time`).
 pub fn time(t: DateTime<Utc>) -> String {
-    t.format("%-d %b %Y, %H:%M UTC").to_string()
-}
-
-/// A time in RFC 3339, UTC, to the second (`2025-01-31T09:30:00Z`): the same in every language.
-pub fn time_rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+    format!("{} UTC", signet_i18n::Language::English.time(t))
 }
 
 /// A count with its noun in the right number: `count(1, "document", "documents")` is
@@ -33,6 +28,20 @@ pub fn count(n: impl Into<i64>, one: &str, many: &str) -> String {
     format!("{grouped} {}", if n == 1 { one } else { many })
 }
 
+/// Text someone wrote (a title, a name, a value, a reason, a user agent, a server's error), for
+/// a page: escaped inside a `<bdi>`, so that it is laid out in its own direction and neither it
+/// nor a bidi control in it can reorder the page's words around it
+/// (`signet_i18n::bidi::html`; docs/security.md, "Text drawn from user input").
+pub fn isolated(value: &str) -> Markup {
+    PreEscaped(signet_i18n::bidi::html(value))
+}
+
+/// [`isolated`] where markup is not allowed (`<title>`, `<option>`): Unicode isolates around the
+/// value where it could reorder the text around it (`signet_i18n::bidi::in_text`).
+pub fn isolated_text(value: &str, right_to_left: bool) -> String {
+    signet_i18n::bidi::in_text(value, right_to_left).into_owned()
+}
+
 pub fn layout(title: &str, body: Markup) -> Markup {
     layout_in(signet_i18n::Language::English, title, body)
 }
@@ -47,7 +56,7 @@ pub fn layout_in(language: signet_i18n::Language, title: &str, body: Markup) -> 
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 // No favicon: without this browsers request /favicon.ico and log its 404.
                 link rel="icon" href="data:,";
-                title { (title) " · Signet" }
+                title { (isolated_text(title, language.is_right_to_left())) " · Signet" }
                 style { (PreEscaped(STYLE)) }
             }
             body { main { (body) } }
@@ -83,7 +92,6 @@ mod tests {
     fn times_are_read_in_utc_to_the_minute() {
         let t = Utc.with_ymd_and_hms(2026, 11, 3, 8, 5, 59).unwrap();
         assert_eq!(time(t), "3 Nov 2026, 08:05 UTC");
-        assert_eq!(time_rfc3339(t), "2026-11-03T08:05:59Z");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::time::Duration;
 use axum::{
     body::{Body, Bytes},
     extract::{FromRequestParts, Request, State},
-    http::{HeaderValue, Method, StatusCode, header, request::Parts},
+    http::{HeaderMap, HeaderValue, Method, StatusCode, header, request::Parts},
     middleware::Next,
     response::{IntoResponse, Response},
 };
@@ -123,10 +123,12 @@ pub async fn idempotent(State(state): State<AppState>, req: Request, next: Next)
     let Ok(body) = axum::body::to_bytes(body, BODY_LIMIT_BYTES).await else {
         return ApiError::PayloadTooLarge.into_response();
     };
+    let content_type = content_type(&parts.headers);
     let request = KeyedRequest {
         account_id,
         key,
-        fingerprint: fingerprint(&parts.method, parts.uri.path(), &body),
+        fingerprint: fingerprint(&parts.method, parts.uri.path(), Some(&content_type), &body),
+        earlier_fingerprint: Some(fingerprint(&parts.method, parts.uri.path(), None, &body)),
     };
     let pool = &state.db.pool;
     match idempotency::claim(pool, &request, LEASE, RETENTION).await {
@@ -169,15 +171,39 @@ fn key_of(req: &Request) -> Result<String, Problem> {
     Ok(key.to_owned())
 }
 
-/// SHA-256 of the method, the path and the body; a JSON body counts by its value (object keys
-/// sorted, insignificant white space dropped), so that a client that re-serialises its retry
-/// still makes the same request.
-fn fingerprint(method: &Method, path: &str, body: &[u8]) -> [u8; 32] {
-    let mut bytes = Vec::with_capacity(body.len() + path.len() + 8);
+/// The request's `Content-Type` as the fingerprint counts it: lower case, with the white space
+/// around its type and parameters dropped (`Application/JSON ; charset=UTF-8` is
+/// `application/json;charset=utf-8`); empty when there is none.
+fn content_type(headers: &HeaderMap) -> String {
+    headers
+        .get_all(header::CONTENT_TYPE)
+        .iter()
+        .map(|value| {
+            String::from_utf8_lossy(value.as_bytes())
+                .split(';')
+                .map(|part| part.trim().to_ascii_lowercase())
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join(";")
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// SHA-256 of the method, the path, the `Content-Type` (see [`content_type`]) and the body; a
+/// JSON body counts by its value (object keys sorted, insignificant white space dropped), so
+/// that a client that re-serialises its retry still makes the same request. Without a
+/// `Content-Type`, the fingerprint earlier releases stored.
+fn fingerprint(method: &Method, path: &str, content_type: Option<&str>, body: &[u8]) -> [u8; 32] {
+    let mut bytes = Vec::with_capacity(body.len() + path.len() + 64);
     bytes.extend_from_slice(method.as_str().as_bytes());
     bytes.push(0);
     bytes.extend_from_slice(path.as_bytes());
     bytes.push(0);
+    if let Some(content_type) = content_type {
+        bytes.extend_from_slice(content_type.as_bytes());
+        bytes.push(0);
+    }
     match serde_json::from_slice::<Value>(body) {
         Ok(value) => canonical_json(&value, &mut bytes),
         Err(_) => bytes.extend_from_slice(body),
@@ -265,28 +291,60 @@ async fn settle(state: &AppState, request: &KeyedRequest, response: Response) ->
 mod tests {
     use super::*;
 
+    const JSON: Option<&str> = Some("application/json");
+
+    #[test]
+    fn the_content_type_counts_as_normalised() {
+        let with = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_str(value).unwrap());
+            content_type(&headers)
+        };
+        assert_eq!(
+            with(" Application/JSON ; Charset=UTF-8 "),
+            "application/json;charset=utf-8"
+        );
+        assert_eq!(content_type(&HeaderMap::new()), "");
+        let body = br#"{"a":1}"#;
+        let json = fingerprint(&Method::POST, "/p", Some(&with("application/json")), body);
+        assert_eq!(
+            json,
+            fingerprint(&Method::POST, "/p", Some(&with("APPLICATION/JSON ")), body)
+        );
+        assert_ne!(
+            json,
+            fingerprint(&Method::POST, "/p", Some(&with("text/plain")), body)
+        );
+        assert_ne!(json, fingerprint(&Method::POST, "/p", Some(""), body));
+        assert_ne!(json, fingerprint(&Method::POST, "/p", None, body));
+    }
+
     #[test]
     fn a_json_body_counts_by_its_value_not_its_spelling() {
         let a = fingerprint(
             &Method::POST,
             "/d/1/send",
+            JSON,
             br#"{"b":1,"a":[1,{"y":2,"x":"\u00e9"}]}"#,
         );
         let b = fingerprint(
             &Method::POST,
             "/d/1/send",
+            JSON,
             " { \"a\" : [1, {\"x\":\"é\",\"y\":2}], \"b\":1 }".as_bytes(),
         );
         assert_eq!(a, b);
         let other_value = fingerprint(
             &Method::POST,
             "/d/1/send",
+            JSON,
             br#"{"b":2,"a":[1,{"y":2,"x":"e"}]}"#,
         );
         assert_ne!(a, other_value);
         let other_path = fingerprint(
             &Method::POST,
             "/d/2/send",
+            JSON,
             br#"{"b":1,"a":[1,{"y":2,"x":"\u00e9"}]}"#,
         );
         assert_ne!(a, other_path);
@@ -294,8 +352,8 @@ mod tests {
 
     #[test]
     fn a_body_that_is_not_json_counts_byte_for_byte() {
-        let a = fingerprint(&Method::POST, "/p", b"{not json");
-        assert_eq!(a, fingerprint(&Method::POST, "/p", b"{not json"));
-        assert_ne!(a, fingerprint(&Method::POST, "/p", b"{not  json"));
+        let a = fingerprint(&Method::POST, "/p", JSON, b"{not json");
+        assert_eq!(a, fingerprint(&Method::POST, "/p", JSON, b"{not json"));
+        assert_ne!(a, fingerprint(&Method::POST, "/p", JSON, b"{not  json"));
     }
 }

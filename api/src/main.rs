@@ -4,8 +4,12 @@ use clap::Parser;
 use signet_api::cli::{self, Cli};
 use signet_common::Config;
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    // Started as a PDF sandbox child, it does that one task and nothing else.
+    signet_common::infra::pdf_sandbox::main_unless_child(run)
+}
+
+async fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {

@@ -1,8 +1,23 @@
 // Renders every page of a PDF with pdf.js into `root`, one framed canvas per page, for the
 // placement page and the signing page. `scaleFor(naturalViewport)` picks each page's scale;
 // `setUp(frame, canvas, number, viewport, scale)` runs before the page is drawn, so whatever it
-// attaches works from the first moment. Resolves to the page count.
-export async function renderPages(root, { pdfjsUrl, workerUrl, fileUrl }, scaleFor, setUp) {
+// attaches works from the first moment. Resolves to the page count; when the browser cannot draw
+// the PDF (pdf.js refuses it, or the file does not come), says so in `root` in plain words
+// (`failedText`) instead of leaving it blank, and resolves to 0.
+export async function renderPages(root, options, scaleFor, setUp) {
+  try {
+    return await drawPages(root, options, scaleFor, setUp);
+  } catch {
+    const note = document.createElement("p");
+    note.className = "error pages-failed";
+    note.setAttribute("role", "alert");
+    note.textContent = options.failedText || "This document's pages cannot be shown here.";
+    root.append(note);
+    return 0;
+  }
+}
+
+async function drawPages(root, { pdfjsUrl, workerUrl, fileUrl }, scaleFor, setUp) {
   const pdfjs = await import(pdfjsUrl);
   pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
   const pdf = await pdfjs.getDocument(fileUrl).promise;

@@ -29,24 +29,33 @@ const pages = await renderPages(root, root.dataset, () => SCALE, (frame, canvas,
     const x = (event.clientX - bounds.left) / SCALE;
     const y = (event.clientY - bounds.top) / SCALE;
     const size = { width: viewport.width / SCALE, height: viewport.height / SCALE };
+    // A click on a line puts the field on it: the box's bottom edge at the pointer, so that the
+    // stamped signature stands on the line instead of being struck through by it.
     add(frame, {
       recipientEmail: recipientSelect.value,
       type: typeSelect.value,
       page: number,
       x: Math.max(0, Math.min(x, size.width - DEFAULT.width)),
-      y: Math.max(0, Math.min(y, size.height - DEFAULT.height)),
+      y: Math.max(0, Math.min(y - DEFAULT.height, size.height - DEFAULT.height)),
       ...DEFAULT,
     }, size);
   });
 });
-status.textContent = `${pages} page(s), ${saved.length} saved field(s). Click a page to place a field.`;
+const counted = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+// With no page drawn, the note in the pages' place says why; there is nothing to click.
+if (pages) {
+  status.textContent = `${counted(pages, "page", "pages")}, ${counted(saved.length, "saved field", "saved fields")}. Click a page to place a field.`;
+}
 
 function add(frame, field, size) {
   const recipient = recipients.find((r) => r.email === field.recipientEmail);
   const box = document.createElement("div");
   box.className = "field";
   if (field.id) box.dataset.id = field.id;
-  box.textContent = `${field.type} · ${recipient.name}`;
+  // The name in a <bdi> (balanced by the server), so it cannot reorder the label around it.
+  const name = document.createElement("bdi");
+  name.textContent = recipient.name;
+  box.replaceChildren(`${field.type} · `, name);
   const handle = document.createElement("div");
   handle.className = "resize";
   handle.title = "Drag to resize";

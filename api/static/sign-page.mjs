@@ -33,6 +33,14 @@ function show(field) {
     text.dir = "auto";
     text.textContent = entered.value;
     box.append(text);
+    // The size the final PDF will stamp it at: 70 % of the box's height, smaller if that would
+    // not fit its width (pdf/src/stamp.rs), so what the signer sees is what the PDF shows.
+    const height = parseFloat(box.style.height);
+    const room = box.clientWidth - 4;
+    text.style.whiteSpace = "nowrap";
+    text.style.fontSize = `${height * 0.7}px`;
+    const wide = text.getBoundingClientRect().width;
+    if (wide > room && room > 0) text.style.fontSize = `${(height * 0.7 * room) / wide}px`;
   }
   box.classList.toggle("filled", Boolean(entered));
   box.classList.toggle("todo", !entered);
@@ -107,7 +115,7 @@ function openDialog(field) {
   const entered = values.get(field.id);
   input.value = entered && entered.kind !== "drawn" ? entered.value : "";
   preview.hidden = !signature;
-  preview.textContent = signature ? normalised(input.value) : "";
+  preview.textContent = signature ? asStamped(input.value) : "";
   clearPad();
   if (entered?.kind === "drawn") {
     const image = new Image();
@@ -119,6 +127,12 @@ function openDialog(field) {
 }
 // As the final PDF will show a typed value: trimmed, runs of white space as one space.
 const normalised = (text) => text.trim().replace(/\s+/g, " ");
+// Bidi controls and invisible characters, which the final PDF draws as escapes such as <U+202E>
+// (signet_i18n::bidi::is_hidden; docs/security.md, "Text drawn from user input").
+const HIDDEN = /[\u00AD\u061C\u180E\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\u{E0001}\u{E0020}-\u{E007F}]/gu;
+// The preview of a typed value: what the final PDF will draw, each escape read left to right.
+const asStamped = (text) => normalised(text).replace(HIDDEN, (c) =>
+  `\u2066<U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}>\u2069`);
 function clearPad() {
   const context = pad.getContext("2d");
   context.clearRect(0, 0, pad.width, pad.height);
@@ -130,7 +144,7 @@ function clearPad() {
 }
 function setUpDialog() {
   input.addEventListener("input", () => {
-    if (editing && editing.type !== "TEXT") preview.textContent = normalised(input.value);
+    if (editing && editing.type !== "TEXT") preview.textContent = asStamped(input.value);
   });
 
   let drawing = false;
@@ -235,33 +249,41 @@ byId("decline-submit")?.addEventListener("click", async () => {
 // The pages last: everything above works while they render. Each field is added to its page in
 // the order the server sorted them (reading order), which is the order of focus.
 const fit = (natural) => Math.min(1.5, (root.clientWidth - 4) / natural.width);
-await renderPages(root, root.dataset, fit, (frame, canvas, number, viewport, scale) => {
-  // Once the signer cannot act (signed, completed, declined...) the page shows the PDF alone:
-  // boxes over a signed PDF would hide its stamped values.
-  if (!data.canAct) return;
-  for (const field of data.fields.filter((f) => f.page === number)) {
-    const date = field.type === "DATE";
-    const box = document.createElement(date ? "div" : "button");
-    box.className = `field ${date ? "date filled" : "todo"}`;
-    Object.assign(box.style, {
-      left: `${field.x * scale}px`, top: `${field.y * scale}px`,
-      width: `${field.width * scale}px`, height: `${field.height * scale}px`,
-      // Tinted in the recipient's colour, opaque enough to read over the page's own text.
-      borderColor: data.color, background: `linear-gradient(${data.color}26, ${data.color}26), #ffffffe6`,
-      fontSize: `${Math.max(9, Math.min(16, field.height * scale * 0.45))}px`,
-    });
-    if (date) {
-      box.innerHTML = `<span class="sr-only"></span><span aria-hidden="true"></span>`;
-      box.firstChild.textContent = `${field.name}: ${data.today}, ${words["sign-field-date-auto"]}`;
-      box.lastChild.textContent = data.today;
-    } else {
-      box.type = "button";
-      box.disabled = !data.consented;
-      box.addEventListener("click", () => openDialog(field));
+// A person has the page open: the session call records that they viewed the document (fetching
+// the page did not, as link scanners and previews fetch it too). Made once the pages are
+// drawn, or have failed to draw.
+const viewed = () => fetch(data.base + "/session").catch(() => {});
+try {
+  await renderPages(root, root.dataset, fit, (frame, canvas, number, viewport, scale) => {
+    // Once the signer cannot act (signed, completed, declined...) the page shows the PDF alone:
+    // boxes over a signed PDF would hide its stamped values.
+    if (!data.canAct) return;
+    for (const field of data.fields.filter((f) => f.page === number)) {
+      const date = field.type === "DATE";
+      const box = document.createElement(date ? "div" : "button");
+      box.className = `field ${date ? "date filled" : "todo"}`;
+      Object.assign(box.style, {
+        left: `${field.x * scale}px`, top: `${field.y * scale}px`,
+        width: `${field.width * scale}px`, height: `${field.height * scale}px`,
+        // Tinted in the recipient's colour, opaque enough to read over the page's own text.
+        borderColor: data.color, background: `linear-gradient(${data.color}26, ${data.color}26), #ffffffe6`,
+        fontSize: `${Math.max(9, Math.min(16, field.height * scale * 0.45))}px`,
+      });
+      if (date) {
+        box.innerHTML = `<span class="sr-only"></span><span aria-hidden="true"></span>`;
+        box.firstChild.textContent = `${field.name}: ${data.today}, ${words["sign-field-date-auto"]}`;
+        box.lastChild.textContent = data.today;
+      } else {
+        box.type = "button";
+        box.disabled = !data.consented;
+        box.addEventListener("click", () => openDialog(field));
+      }
+      boxes.set(field.id, box);
+      frame.append(box);
+      show(field);
     }
-    boxes.set(field.id, box);
-    frame.append(box);
-    show(field);
-  }
-});
+  });
+} finally {
+  await viewed();
+}
 updateProgress();

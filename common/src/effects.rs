@@ -119,6 +119,19 @@ pub enum DocumentEvent<'a> {
 /// The message of the COMPLETED entry.
 pub const COMPLETED_MESSAGE: &str = "All recipients have signed";
 
+/// What the message of a reminder's entry starts with (the address follows).
+pub const REMINDER_MESSAGE_PREFIX: &str = "Reminder sent to ";
+
+/// Whether `entry` records a reminder, and to which address (as the entry says it).
+pub fn reminded_address(entry: &crate::model::AuditEntry) -> Option<&str> {
+    match entry.event {
+        AuditEvent::Updated if entry.recipient_id.is_some() => {
+            entry.message.strip_prefix(REMINDER_MESSAGE_PREFIX)
+        }
+        _ => None,
+    }
+}
+
 impl DocumentEvent<'_> {
     /// The entry this event adds to the audit trail.
     pub fn audit_entry(&self) -> NewEntry {
@@ -149,7 +162,7 @@ impl DocumentEvent<'_> {
             ),
             Self::Reminded { recipient, .. } => (
                 AuditEvent::Updated,
-                format!("Reminder sent to {}", recipient.email),
+                format!("{REMINDER_MESSAGE_PREFIX}{}", recipient.email),
                 Some(recipient.id),
             ),
             Self::Viewed(r) => (

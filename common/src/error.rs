@@ -43,6 +43,17 @@ pub enum Rule {
     NotCancellable(String),
     #[error("Document is {0}; only SENT documents have signers to remind")]
     NotRemindable(String),
+    /// Every signer who would be reminded was reminded less than REMINDER_MIN_INTERVAL_HOURS
+    /// ago; `next_allowed_at` (whole seconds, rounded up) is when the first of them may be.
+    #[error(
+        "Signers were reminded less than {} ago; the next reminder can be sent after {}",
+        hours(*.interval_hours),
+        .next_allowed_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    )]
+    RemindedRecently {
+        interval_hours: u32,
+        next_allowed_at: chrono::DateTime<chrono::Utc>,
+    },
     #[error("Only signers can sign or decline this document")]
     NotASigner,
     #[error("Agree to use electronic records and signatures before signing")]
@@ -110,6 +121,13 @@ impl Error {
             }
             _ => false,
         }
+    }
+}
+
+fn hours(n: u32) -> String {
+    match n {
+        1 => "1 hour".to_owned(),
+        n => format!("{n} hours"),
     }
 }
 

@@ -251,6 +251,9 @@ pub struct Recipient {
     pub invited_at: Option<DateTime<Utc>>,
     /// When the sweep reminds this signer next; `None`: no reminder is due.
     pub next_reminder_at: Option<DateTime<Utc>>,
+    /// When the signer was last reminded (by anyone); another reminder waits
+    /// REMINDER_MIN_INTERVAL_HOURS after it.
+    pub last_reminded_at: Option<DateTime<Utc>>,
     /// When the signer agreed to use electronic records and signatures, from where, and the
     /// words they agreed to (docs/signing.md).
     pub consented_at: Option<DateTime<Utc>>,

@@ -4,6 +4,8 @@
 //! A message missing from a catalogue falls back to English; a test checks that no catalogue
 //! misses one.
 
+pub mod bidi;
+
 use std::{borrow::Cow, collections::HashMap};
 
 use fluent_templates::{LanguageIdentifier, Loader, static_loader};
@@ -15,8 +17,9 @@ static_loader! {
     static CATALOGUES = {
         locales: "./locales",
         fallback_language: "en",
-        // No Unicode isolation marks around arguments: the PDF's fonts have no glyphs for them
-        // and e-mail subjects would carry them; pages isolate names with `dir="auto"` instead.
+        // No Fluent isolation marks around every argument: each kind of output isolates the
+        // values it places its own way (`bidi`; `format_text`, `format_html`, the PDF's
+        // typesetter), and only where a value could reorder the sentence.
         customise: |bundle| bundle.set_use_isolating(false),
     };
 }
@@ -55,6 +58,23 @@ impl Language {
     ];
 
     /// The BCP 47 tag, as the API, the database and `lang` attributes spell it.
+    /// `time` for a person who reads this language, in UTC, to the minute: "1 Dec 2026,
+    /// 20:25" in English, "1 déc. 2026, 20:25" in French, "2026年12月1日 20:25" in Chinese.
+    /// Messages add "(UTC)" in their own words.
+    pub fn time(self, time: chrono::DateTime<chrono::Utc>) -> String {
+        use chrono::Locale;
+        let (locale, format) = match self {
+            Self::English => (Locale::en_GB, "%-d %b %Y, %H:%M"),
+            Self::German => (Locale::de_DE, "%-d. %b %Y, %H:%M"),
+            Self::French => (Locale::fr_FR, "%-d %b %Y, %H:%M"),
+            Self::Spanish => (Locale::es_ES, "%-d %b %Y, %H:%M"),
+            Self::Portuguese => (Locale::pt_PT, "%-d %b %Y, %H:%M"),
+            Self::ChineseSimplified => (Locale::zh_CN, "%Y年%-m月%-d日 %H:%M"),
+            Self::Arabic => (Locale::ar_EG, "%-d %B %Y، %H:%M"),
+        };
+        time.format_localized(format, locale).to_string()
+    }
+
     pub fn tag(self) -> &'static str {
         match self {
             Self::English => "en",
@@ -166,6 +186,56 @@ impl Language {
             .collect();
         CATALOGUES.lookup_with_args(&self.identifier(), id, &args)
     }
+
+    /// The message `id` as plain text, with its arguments (text people wrote, or values such as
+    /// times) placed by [`bidi::in_text`]: isolated wherever they could reorder the sentence.
+    pub fn format_text(self, id: &str, args: &[(&'static str, &str)]) -> String {
+        let args: Vec<(&'static str, FluentValue<'_>)> = args
+            .iter()
+            .map(|&(name, value)| {
+                let placed = bidi::in_text(value, self.is_right_to_left()).into_owned();
+                (name, FluentValue::from(placed))
+            })
+            .collect();
+        self.format(id, &args)
+    }
+
+    /// The message `id` as HTML: its words escaped, each argument escaped inside a `<bdi>`
+    /// ([`bidi::html`]).
+    pub fn format_html(self, id: &str, args: &[(&'static str, &str)]) -> String {
+        // Each argument goes in as a placeholder of private-use characters (which no catalogue
+        // has) and is replaced once the message is escaped, so a value is escaped exactly once.
+        let placeholder = |index: usize| format!("\u{E000}{index}\u{E001}");
+        let placeholders: Vec<(&'static str, FluentValue<'_>)> = args
+            .iter()
+            .enumerate()
+            .map(|(index, &(name, _))| (name, FluentValue::from(placeholder(index))))
+            .collect();
+        let escaped = bidi::escape_html(&self.format(id, &placeholders));
+        // One pass, so that a value holding the text of a placeholder stays as it is.
+        let mut html = String::with_capacity(escaped.len());
+        let mut rest = escaped.as_str();
+        while let Some(start) = rest.find('\u{E000}') {
+            html.push_str(&rest[..start]);
+            let after = &rest[start + '\u{E000}'.len_utf8()..];
+            let value = after.split_once('\u{E001}').and_then(|(index, tail)| {
+                let (_, value) = args.get(index.parse::<usize>().ok()?)?;
+                Some((value, tail))
+            });
+            match value {
+                Some((value, tail)) => {
+                    html.push_str(&bidi::html(value));
+                    rest = tail;
+                }
+                None => {
+                    html.push('\u{E000}');
+                    rest = after;
+                }
+            }
+        }
+        html.push_str(rest);
+        html
+    }
 }
 
 impl std::fmt::Display for Language {
@@ -262,6 +332,36 @@ mod tests {
     }
 
     #[test]
+    fn formatted_arguments_are_isolated_where_they_could_reorder_the_sentence() {
+        let say = |language: Language, title: &str| {
+            language.format_text("email-completed-subject", &[("title", title)])
+        };
+        assert_eq!(say(Language::English, "Lease"), "\"Lease\" is complete");
+        assert_eq!(
+            say(Language::English, "Lease \u{202E}fdp.exe"),
+            "\"\u{2068}Lease \u{202E}fdp.exe\u{2069}\" is complete"
+        );
+        assert!(say(Language::Arabic, "Lease").contains("\u{2068}Lease\u{2069}"));
+        let html = Language::English.format_html(
+            "email-declined-body",
+            &[("who", "<b>\u{202E}x"), ("title", "A & B")],
+        );
+        assert_eq!(
+            html,
+            "<bdi>&lt;b&gt;\u{202E}x</bdi> declined to sign &quot;<bdi>A &amp; B</bdi>&quot;, so it \
+             will not be completed."
+        );
+        // A value that holds a placeholder's text is placed as it is.
+        let html = Language::English.format_html(
+            "email-declined-body",
+            &[("who", "\u{E000}1\u{E001}"), ("title", "T")],
+        );
+        assert!(
+            html.starts_with("<bdi>\u{E000}1\u{E001}</bdi> declined to sign &quot;<bdi>T</bdi>")
+        );
+    }
+
+    #[test]
     fn every_language_reads_its_own_catalogue() {
         for language in Language::ALL {
             let heading = language.text("cert-heading");
@@ -277,5 +377,23 @@ mod tests {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod time_tests {
+    use super::Language;
+
+    #[test]
+    fn times_are_written_for_people_in_each_language() {
+        let time = "2026-12-01T20:25:20Z".parse().unwrap();
+        for language in Language::ALL {
+            println!("{}: {}", language.tag(), language.time(time));
+        }
+        assert_eq!(Language::English.time(time), "1 Dec 2026, 20:25");
+        assert_eq!(
+            Language::ChineseSimplified.time(time),
+            "2026年12月1日 20:25"
+        );
     }
 }

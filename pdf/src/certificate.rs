@@ -55,6 +55,14 @@ pub struct CertificateAuditLine {
     pub message: String,
     pub ip_address: String,
     pub user_agent: String,
+    /// How many entries of the audit trail the line stands for: more than one for a summary
+    /// of repeated reminders (its message says so); the section's heading counts entries.
+    #[serde(default = "one_entry")]
+    pub entries: usize,
+}
+
+fn one_entry() -> usize {
+    1
 }
 
 /// The certificate laid out on pages, with `stamped_sha256` the hash of the stamped document.
@@ -131,15 +139,13 @@ const DETAIL_INDENT: f64 = 14.0;
 /// The consent text a signer agreed to sits under its label, indented once more.
 const QUOTE_INDENT: f64 = 2.0 * DETAIL_INDENT;
 
-/// A value as recorded (a name, an address, a time, a hash), laid out in its own direction: in a
-/// right-to-left certificate it is isolated from the text around it, so that a time or an
-/// English sentence keeps its order among Arabic words.
-fn as_written(language: Language, value: &str) -> String {
-    if language.is_right_to_left() {
-        typeset::isolate(value)
-    } else {
-        value.to_owned()
-    }
+/// A value as recorded (a title, a name, an address, a time, a hash, a user agent, an audit
+/// message), laid out in its own direction and isolated from the text around it in every
+/// language, so that a time or an English sentence keeps its order among Arabic words and no
+/// value reorders its label or its neighbours; bidi controls and invisible characters in it are
+/// drawn as escapes (`typeset::recorded`).
+fn as_written(value: &str) -> String {
+    typeset::recorded(value)
 }
 
 /// The base direction of a certificate in `language`.
@@ -194,20 +200,11 @@ impl Line {
     }
 
     /// `label: value` as the language writes it (`label : value` in French, a full-width
-    /// colon in Chinese), the value isolated in right-to-left text.
+    /// colon in Chinese), the value as recorded ([`as_written`]).
     fn detail(language: Language, label: &str, value: &str) -> Line {
         Line {
             indent: DETAIL_INDENT,
-            ..Line::new(
-                &language.format(
-                    "cert-detail",
-                    &[
-                        ("label", language.text(label).into()),
-                        ("value", as_written(language, value).into()),
-                    ],
-                ),
-                9.5,
-            )
+            ..Line::new(&detail_text(language, label, &as_written(value)), 9.5)
         }
     }
 
@@ -272,17 +269,19 @@ impl Line {
         if !current.is_empty() || texts.is_empty() {
             texts.push(current);
         }
-        // A value isolated from the right-to-left text around it (`typeset::isolate`) and
-        // broken over lines stays isolated on each of them.
-        let mut open = 0;
+        // A value isolated from the text around it (`typeset::isolate`, and the escapes in
+        // it) and broken over lines stays isolated on each of them.
+        let mut open: Vec<char> = Vec::new();
         let texts: Vec<String> = texts
             .into_iter()
             .map(|text| {
-                let continued = typeset::FSI.to_string().repeat(open);
+                let continued: String = open.iter().collect();
                 for c in text.chars() {
                     match c {
-                        typeset::FSI => open += 1,
-                        typeset::PDI => open = usize::saturating_sub(open, 1),
+                        '\u{2066}'..='\u{2068}' => open.push(c),
+                        typeset::PDI => {
+                            open.pop();
+                        }
                         _ => {}
                     }
                 }
@@ -303,6 +302,17 @@ impl Line {
             })
             .collect()
     }
+}
+
+/// `label: value` as the language writes it, `value` already placed ([`as_written`]).
+fn detail_text(language: Language, label: &str, value: &str) -> String {
+    language.format(
+        "cert-detail",
+        &[
+            ("label", language.text(label).into()),
+            ("value", value.into()),
+        ],
+    )
 }
 
 /// Where the longest start of `range` of `text` that fits in `limit` thousandths of the font
@@ -365,15 +375,21 @@ fn certificate_lines(certificate: &Certificate, stamped_sha256: &str) -> Vec<Lin
                 space_before: 6.0,
                 keep_with_next: true,
                 ..Line::new(
-                    &format!("{}. {}", index + 1, as_written(language, &recipient.name)),
+                    &format!("{}. {}", index + 1, as_written(&recipient.name)),
                     11.0,
                 )
             },
             detail("cert-email", &recipient.email),
             detail("cert-role", &word(language, "cert-role", &recipient.role)),
+            // In words for the reader of a legal record, by role: a viewer who never opened
+            // the document "has not opened" it (never "PENDING").
             detail(
                 "cert-status",
-                &word(language, "cert-status", &recipient.status),
+                &word(
+                    language,
+                    &format!("cert-status-{}", recipient.role.to_ascii_lowercase()),
+                    &recipient.status,
+                ),
             ),
             detail("cert-viewed-at", &or_none(&recipient.viewed_at)),
             detail("cert-signed-at", &or_none(&recipient.signed_at)),
@@ -386,7 +402,7 @@ fn certificate_lines(certificate: &Certificate, stamped_sha256: &str) -> Vec<Lin
     }
     lines.push(Line::section(&count(
         "cert-section-audit",
-        certificate.audit.len(),
+        certificate.audit.iter().map(|line| line.entries).sum(),
     )));
     for entry in &certificate.audit {
         let event = word(language, "cert-event", &entry.event);
@@ -394,32 +410,30 @@ fn certificate_lines(certificate: &Certificate, stamped_sha256: &str) -> Vec<Lin
             Line {
                 space_before: 5.0,
                 keep_with_next: true,
-                ..Line::new(
-                    &format!("{} · {}", as_written(language, &entry.at), event),
-                    9.5,
-                )
+                ..Line::new(&format!("{} · {}", as_written(&entry.at), event), 9.5)
             },
             Line {
                 indent: DETAIL_INDENT,
                 keep_with_next: true,
-                ..Line::new(&as_written(language, &entry.message), 9.5)
+                ..Line::new(&as_written(&entry.message), 9.5)
             },
             Line {
-                size: 8.5,
-                ..Line::detail(
-                    language,
-                    "cert-ip-address",
-                    &format!(
-                        "{} · {}",
-                        entry.ip_address,
-                        language.format(
-                            "cert-detail",
-                            &[
-                                ("label", text("cert-user-agent").into()),
-                                ("value", as_written(language, &entry.user_agent).into()),
-                            ],
-                        )
+                indent: DETAIL_INDENT,
+                ..Line::new(
+                    &detail_text(
+                        language,
+                        "cert-ip-address",
+                        &format!(
+                            "{} · {}",
+                            as_written(&entry.ip_address),
+                            detail_text(
+                                language,
+                                "cert-user-agent",
+                                &as_written(&entry.user_agent)
+                            ),
+                        ),
                     ),
+                    8.5,
                 )
             },
         ]);
@@ -444,14 +458,11 @@ fn consent_lines(language: Language, recipient: &CertificateRecipient, at: &str)
             &language.format(
                 "cert-consent",
                 &[
-                    ("time", as_written(language, at).into()),
-                    (
-                        "ip",
-                        as_written(language, &or_none(&recipient.consent_ip)).into(),
-                    ),
+                    ("time", as_written(at).into()),
+                    ("ip", as_written(&or_none(&recipient.consent_ip)).into()),
                     (
                         "agent",
-                        as_written(language, &or_none(&recipient.consent_user_agent)).into(),
+                        as_written(&or_none(&recipient.consent_user_agent)).into(),
                     ),
                 ],
             ),
@@ -483,7 +494,7 @@ fn consent_lines(language: Language, recipient: &CertificateRecipient, at: &str)
         });
         lines.extend(paragraphs.iter().map(|paragraph| Line {
             indent: QUOTE_INDENT,
-            ..Line::new(&as_written(language, paragraph), 8.0)
+            ..Line::new(&as_written(paragraph), 8.0)
         }));
     }
     lines
@@ -495,7 +506,8 @@ fn word(language: Language, prefix: &str, value: &str) -> String {
     let id = format!("{prefix}-{}", value.to_ascii_lowercase());
     let known: &[&str] = match prefix {
         "cert-role" => &["signer", "viewer"],
-        "cert-status" => &["pending", "viewed", "signed", "declined"],
+        "cert-status-signer" => &["pending", "viewed", "signed", "declined"],
+        "cert-status-viewer" => &["pending", "viewed"],
         "cert-event" => &[
             "created",
             "sent",
@@ -652,5 +664,39 @@ mod tests {
         }
         let joined: String = lines.iter().map(|line| line.text.as_str()).collect();
         assert_eq!(joined, format!("Hash:{}", "f".repeat(400)));
+    }
+
+    /// A summary line of five reminders counts as five events in the section's heading.
+    #[test]
+    fn the_audit_heading_counts_the_entries_summary_lines_stand_for() {
+        let line = |message: &str, entries| CertificateAuditLine {
+            at: "2026-11-21T22:38:39.123Z".into(),
+            event: "UPDATED".into(),
+            message: message.into(),
+            ip_address: "192.0.2.1".into(),
+            user_agent: "agent".into(),
+            entries,
+        };
+        let certificate = Certificate {
+            language: Language::English,
+            title: "Lease".into(),
+            code: "ABC".into(),
+            document_id: "id".into(),
+            original_sha256: "0".repeat(64),
+            completed_at: "2026-11-21T22:38:39.123Z".into(),
+            recipients: Vec::new(),
+            audit: vec![
+                line("Document sent to 1 recipient", 1),
+                line("Reminders sent to a@x (5 times, from … to …)", 5),
+            ],
+        };
+        let texts: Vec<String> = certificate_lines(&certificate, "0")
+            .into_iter()
+            .map(|line| line.text)
+            .collect();
+        assert!(
+            texts.iter().any(|t| t.contains("Audit trail (6 events)")),
+            "{texts:#?}"
+        );
     }
 }

@@ -10,6 +10,7 @@
 use lopdf::Document;
 
 use crate::certificate::{self, Certificate};
+use crate::inspect::Limits;
 use crate::page_tree::{self, PageTreeError};
 use crate::revisions;
 use crate::sha256_hex;
@@ -29,7 +30,7 @@ pub struct FinalPdf {
     pub certificate_pages: usize,
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum StampError {
     #[error("cannot read the original PDF: {0}")]
     Read(String),
@@ -53,9 +54,19 @@ pub fn render_final(
     fields: &[StampField],
     certificate: &Certificate,
 ) -> Result<FinalPdf, StampError> {
+    render_final_with(original, fields, certificate, Limits::default())
+}
+
+/// [`render_final`], reading the original within `limits`, as its upload was read.
+pub fn render_final_with(
+    original: &[u8],
+    fields: &[StampField],
+    certificate: &Certificate,
+    limits: Limits,
+) -> Result<FinalPdf, StampError> {
     // lopdf is a large parser and the original is untrusted: a bug in it must not bring down
     // the caller.
-    std::panic::catch_unwind(|| render(original, fields, certificate))
+    std::panic::catch_unwind(|| render(original, fields, certificate, limits))
         .unwrap_or_else(|_| Err(StampError::Read("the PDF parser failed on it".into())))
 }
 
@@ -63,8 +74,9 @@ fn render(
     original: &[u8],
     fields: &[StampField],
     certificate: &Certificate,
+    limits: Limits,
 ) -> Result<FinalPdf, StampError> {
-    let mut doc = load(original)?;
+    let mut doc = load(original, limits)?;
     // The pages that inspection counted at upload: see `page_tree`.
     let pages = page_tree::leaf_pages(&mut doc).map_err(|error| match error {
         PageTreeError::NoCatalog(_) => StampError::Read(error.to_string()),
@@ -89,8 +101,9 @@ fn render(
     })
 }
 
-fn load(bytes: &[u8]) -> Result<Document, StampError> {
-    let doc = Document::load_mem(bytes).map_err(|error| StampError::Read(error.to_string()))?;
+fn load(bytes: &[u8], limits: Limits) -> Result<Document, StampError> {
+    let doc =
+        crate::inspect::load(bytes, limits).map_err(|error| StampError::Read(error.to_string()))?;
     // lopdf decrypts a file that the empty password opens; writing it back would either drop
     // its protection or leave an /Encrypt that no longer matches.
     if doc.trailer.has(b"Encrypt") || doc.was_encrypted() {

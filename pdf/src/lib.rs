@@ -22,6 +22,7 @@
 //! - `revisions`: saving the stamped document, the incremental update that appends pages, and
 //!   finding the stamped revision again.
 //! - `final_pdf`: [`render_final`], which runs the above in order.
+//! - `sandbox`: the tasks above as a child process takes them, for untrusted files.
 //! - `typeset`: shaping, bidi, font choice and embedded font subsets; `content_stream`: how
 //!   numbers are written in the operators everything draws with.
 
@@ -32,6 +33,7 @@ mod inspect;
 mod page_geometry;
 mod page_tree;
 mod revisions;
+pub mod sandbox;
 pub mod seal;
 mod signature_image;
 mod stamp;
@@ -40,9 +42,10 @@ mod typeset;
 use sha2::{Digest, Sha256};
 
 pub use certificate::{Certificate, CertificateAuditLine, CertificateRecipient};
-pub use final_pdf::{FinalPdf, StampError, render_final};
+pub use final_pdf::{FinalPdf, StampError, render_final, render_final_with};
 pub use inspect::{
-    InspectedPdf, Limits, MAX_PAGES, MAX_UPLOAD_BYTES, PdfError, inspect, inspect_with,
+    InspectedPdf, Limits, MAX_NESTING, MAX_PAGES, MAX_UPLOAD_BYTES, MAX_VALUES, PdfError, inspect,
+    inspect_with,
 };
 pub use page_geometry::PageSize;
 pub use revisions::stamped_revision;

@@ -48,8 +48,9 @@ use x509_cert::{
 pub use x509_cert::Certificate as X509Certificate;
 
 mod ltv;
-pub use ltv::{LongTermData, RevocationSource, ValidationPlan};
+pub use ltv::{LongTermData, RevocationSource, ValidationData, ValidationPlan, with_dss};
 
+use crate::inspect::{Limits, PdfError};
 use crate::revisions::stamped_revision;
 use crate::sha256_hex;
 
@@ -352,7 +353,24 @@ pub fn prepare(
     key: &SealKey,
     details: &SealDetails<'_>,
 ) -> Result<PreparedSeal, SealError> {
-    let mut bytes = with_empty_signature(pdf, details)?;
+    sign(with_empty_signature(pdf, details, Limits::default())?, key)
+}
+
+/// The part of [`prepare`] that reads the PDF: `pdf` with the seal's incremental update, its
+/// `/Contents` zeros and its `/ByteRange` a placeholder. It parses a file that holds the
+/// original upload, so Signet runs it in the PDF sandbox, within `limits`; [`sign`] then
+/// needs no parsing.
+pub fn with_placeholder(
+    pdf: &[u8],
+    details: &SealDetails<'_>,
+    limits: Limits,
+) -> Result<Vec<u8>, SealError> {
+    with_empty_signature(pdf, details, limits)
+}
+
+/// The rest of [`prepare`]: fills in the byte range of a file from [`with_placeholder`] and
+/// signs it. Reads only the places the placeholder left.
+pub fn sign(mut bytes: Vec<u8>, key: &SealKey) -> Result<PreparedSeal, SealError> {
     let (contents_start, contents_end) = placeholder(&bytes, b'<', b'>', SIGNATURE_ROOM * 2)
         .ok_or_else(|| SealError::Pdf("the signature's place was not written".into()))?;
     let range_text = format!(
@@ -515,9 +533,13 @@ fn timestamp_info(token: &ContentInfo) -> Result<x509_tsp::TstInfo, String> {
 
 /// The final PDF with the seal's incremental update, its `/Contents` zeros and its
 /// `/ByteRange` a placeholder.
-fn with_empty_signature(pdf: &[u8], details: &SealDetails<'_>) -> Result<Vec<u8>, SealError> {
+fn with_empty_signature(
+    pdf: &[u8],
+    details: &SealDetails<'_>,
+    limits: Limits,
+) -> Result<Vec<u8>, SealError> {
     let read = |e: lopdf::Error| SealError::Pdf(e.to_string());
-    let doc = Document::load_mem(pdf).map_err(read)?;
+    let doc = crate::inspect::load(pdf, limits).map_err(|e| SealError::Pdf(e.to_string()))?;
     let catalog_id = doc
         .trailer
         .get(b"Root")
@@ -720,7 +742,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 /// What [`verify`] found in a sealed file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SealReport {
     /// The seal certificate's subject.
     pub signer: String,
@@ -747,8 +769,38 @@ pub struct SealReport {
 /// failed, in words for a person. It parses the whole file: check an untrusted file with
 /// [`crate::inspect_with`] first, which bounds the work its streams can cause.
 pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String> {
-    let doc = Document::load_mem(pdf).map_err(|e| format!("not a readable PDF: {e}"))?;
-    let signature = last_signature(&doc)?;
+    check_file(pdf, anchors, Limits::default()).map_err(|e| e.to_string())
+}
+
+/// Why [`check_file`] found no seal that holds.
+#[derive(Debug, thiserror::Error, serde::Serialize, serde::Deserialize)]
+pub enum Unverified {
+    /// The file is not one Signet can read: the upload's checks refused it.
+    #[error("not a readable PDF: {0}")]
+    Unreadable(PdfError),
+    /// The file reads, but its seal does not hold; in words for a person.
+    #[error("{0}")]
+    Broken(String),
+}
+
+/// [`verify`] for a file from anyone: the upload's checks first, within `limits`, on the one
+/// parse of the file that the seal's check then uses too.
+pub fn check_file(
+    pdf: &[u8],
+    anchors: &[Certificate],
+    limits: Limits,
+) -> Result<SealReport, Unverified> {
+    let (doc, _) = crate::inspect::read(pdf, limits).map_err(Unverified::Unreadable)?;
+    check_seal(pdf, &doc, anchors, limits).map_err(Unverified::Broken)
+}
+
+fn check_seal(
+    pdf: &[u8],
+    doc: &Document,
+    anchors: &[Certificate],
+    limits: Limits,
+) -> Result<SealReport, String> {
+    let signature = last_signature(doc)?;
     let range: Vec<usize> = signature
         .get(b"ByteRange")
         .and_then(Object::as_array)
@@ -765,7 +817,7 @@ pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String>
         .filter(|&end| start == 0 && end <= pdf.len())
         .ok_or("the seal's /ByteRange does not fit the file")?;
     // Only long-term validation data may follow the seal's own revision.
-    let dss = ltv::check_update(pdf, signed_len, &doc)?;
+    let dss = ltv::check_update(pdf, signed_len, doc, limits)?;
     if first_len >= second_start
         || pdf.get(first_len) != Some(&b'<')
         || pdf[second_start - 1] != b'>'
@@ -776,7 +828,28 @@ pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String>
         .get(b"Contents")
         .and_then(Object::as_str)
         .map_err(|_| "the seal has no /Contents".to_owned())?;
-    let info = ContentInfo::from_der(trim_padding(contents))
+    // Signet's seals fit the room it keeps for them; a larger one is not Signet's, and the
+    // certificates in a CMS are decoded with a cost that grows with the square of their count.
+    if contents.len() > SIGNATURE_ROOM {
+        return Err(format!(
+            "the signature is larger than the {} KiB Signet keeps for its seals",
+            SIGNATURE_ROOM / 1024
+        ));
+    }
+    // The signature's place is left out of the digest: the zeros after the signature must be
+    // zeros still, or the file is not byte for byte what was sealed.
+    let signature_der = trim_padding(contents);
+    if contents[signature_der.len()..]
+        .iter()
+        .any(|&byte| byte != 0)
+    {
+        return Err(
+            "the file was changed after it was sealed: bytes inside the signature's place \
+             differ from what was sealed"
+                .into(),
+        );
+    }
+    let info = ContentInfo::from_der(signature_der)
         .map_err(|e| format!("the signature is not CMS: {e}"))?;
     let signed_data: SignedData = info
         .content
@@ -844,7 +917,7 @@ pub fn verify(pdf: &[u8], anchors: &[Certificate]) -> Result<SealReport, String>
                 seen.push(cert.clone());
                 first
             });
-            Some(ltv::statuses(&doc, &dss, &all)?)
+            Some(ltv::statuses(doc, &dss, &all)?)
         }
     };
     let root = chain.last().expect("the chain starts with the leaf");
@@ -1055,6 +1128,18 @@ fn order_chain<'a>(
 /// Reads PEM certificates (trust anchors, a chain).
 pub fn certificates_from_pem(pem: &str) -> Result<Vec<Certificate>, String> {
     Certificate::load_pem_chain(pem.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// `certificates` as PEM, one after another, as [`certificates_from_pem`] reads them.
+pub fn certificates_to_pem<'a>(
+    certificates: impl IntoIterator<Item = &'a Certificate>,
+) -> Result<String, String> {
+    use der::EncodePem;
+    certificates
+        .into_iter()
+        .map(|cert| cert.to_pem(der::pem::LineEnding::LF))
+        .collect::<Result<String, _>>()
+        .map_err(|e| e.to_string())
 }
 
 /// The certificates a CMS SignedData carries.

@@ -111,8 +111,10 @@ const BLACK: [f64; 3] = [0.0, 0.0, 0.0];
 const INK: [f64; 3] = [0.05, 0.15, 0.45];
 
 fn mark(doc: &mut Document, shared: &mut Shared, field: &StampField) -> Result<Mark, StampError> {
+    // Laid out in its own direction, with any bidi control or invisible character drawn as an
+    // escape: a filled field shows what was stored, in stored order.
     let text = |value: &str, color| Mark::Text {
-        text: typeset::shape(value.trim()),
+        text: typeset::shape(&typeset::escaped(value.trim())),
         color,
     };
     Ok(match field.kind {

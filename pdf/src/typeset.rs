@@ -222,15 +222,49 @@ impl Shaped {
 pub(crate) const FSI: char = '\u{2068}';
 pub(crate) const PDI: char = '\u{2069}';
 
+/// Left-to-right isolate: the text up to the next [`PDI`] is laid out left to right.
+const LRI: char = '\u{2066}';
+
 /// `text` isolated from the line around it (see [`FSI`]): a time, an address or a name inside
 /// right-to-left text keeps its own order (`2026-11-21T22:38:39.123Z` after Arabic words would
-/// otherwise be read as Arabic numbers and separators, and reordered).
+/// otherwise be read as Arabic numbers and separators, and reordered). `text` must hold no bidi
+/// controls of its own: a recorded value goes through [`recorded`].
 pub(crate) fn isolate(text: &str) -> String {
     format!("{FSI}{text}{PDI}")
 }
 
+/// A value someone wrote (a title, a name, a typed value, a reason, a user agent), as the legal
+/// record draws it: every character that would reorder text or draw nothing
+/// ([`signet_i18n::bidi::is_hidden`]: bidi controls and marks, zero-width and other invisible
+/// format characters) drawn as a visible escape, `<U+202E>`, in stored order, each escape an
+/// isolate of its own that reads left to right in any line. What remains is laid out by the
+/// bidi algorithm as letters, digits and punctuation, which cannot make stored text read
+/// otherwise than it is.
+pub(crate) fn escaped(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        if signet_i18n::bidi::is_hidden(c) {
+            out.push(LRI);
+            out.push('<');
+            out.push_str(&signet_i18n::bidi::code_point(c));
+            out.push('>');
+            out.push(PDI);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// [`escaped`], isolated from the line it is placed in ([`isolate`]): neither the value nor its
+/// neighbours can reorder the other.
+pub(crate) fn recorded(value: &str) -> String {
+    isolate(&escaped(value))
+}
+
 /// The invisible characters that direct the bidi algorithm: they take part in laying a line
-/// out but are not drawn, and are left out of its extracted text.
+/// out but are not drawn, and are left out of its extracted text. Only Signet's own isolates
+/// reach the layout: stored ones are [`escaped`] first.
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
@@ -739,6 +773,65 @@ mod tests {
             line.glyphs.len(),
             "تاريخ: 2026-11-21T22:38:39.123Z".chars().count()
         );
+    }
+
+    /// The line's text in the order it is drawn, left to right, as `pdftotext` reads it back.
+    fn drawn(line: &Shaped) -> String {
+        line.runs
+            .iter()
+            .map(|run| {
+                if run.actual.chars().any(|c| {
+                    unicode_bidi::bidi_class(c) == unicode_bidi::BidiClass::R
+                        || unicode_bidi::bidi_class(c) == unicode_bidi::BidiClass::AL
+                }) {
+                    run.actual.chars().rev().collect::<String>()
+                } else {
+                    run.actual.clone()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn recorded_values_show_their_controls_in_stored_order() {
+        // Drawn as bare text, the override reverses the digits: $10000.00.
+        let spoofed = shape("$\u{202E}00.00001\u{202C}");
+        assert_eq!(drawn(&spoofed), "$10000.00");
+        let line = shape_as(
+            &format!("Value: {}", recorded("$\u{202E}00.00001\u{202C}")),
+            Base::Ltr,
+        );
+        assert_eq!(drawn(&line), "Value: $<U+202E>00.00001<U+202C>");
+        let line = shape_as(
+            &format!("Title: {}", recorded("Lease \u{202E}fdp.exe")),
+            Base::Ltr,
+        );
+        assert_eq!(drawn(&line), "Title: Lease <U+202E>fdp.exe");
+        // Marks alone reorder too: with right-to-left marks around its dot, "pdf.exe" reads
+        // "exe.pdf".
+        assert_eq!(drawn(&shape("\u{200F}pdf\u{200F}.\u{200F}exe")), "exe.pdf");
+        assert_eq!(
+            drawn(&shape_as(
+                &recorded("\u{200F}pdf\u{200F}.\u{200F}exe"),
+                Base::Ltr
+            )),
+            "<U+200F>pdf<U+200F>.<U+200F>exe"
+        );
+        // Marks, isolates, zero-width and other invisible characters too.
+        assert_eq!(
+            escaped("a\u{200F}b\u{2067}c\u{2069}\u{200B}d\u{FEFF}"),
+            "a\u{2066}<U+200F>\u{2069}b\u{2066}<U+2067>\u{2069}c\u{2066}<U+2069>\u{2069}\
+             \u{2066}<U+200B>\u{2069}d\u{2066}<U+FEFF>\u{2069}"
+        );
+        // In a right-to-left line an escape still reads left to right, where the mark was.
+        let line = shape_as(&recorded("דוד\u{200F}"), Base::Rtl);
+        let runs: Vec<&str> = line.runs.iter().map(|run| run.actual.as_str()).collect();
+        assert!(runs.contains(&"<U+200F>"), "{runs:?}");
+        // Real right-to-left names and joiners are laid out as before, nothing escaped.
+        for name in ["محمد الأحمد", "דוד כהן", "प्रिया शर्मा", "می\u{200C}خواهم"]
+        {
+            assert_eq!(escaped(name), name);
+        }
     }
 
     #[test]

@@ -33,7 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "target" / "release"
-FIXTURES = ROOT.parent / "shared" / "fixtures" / "pdf"
+FIXTURES = ROOT / "tests" / "fixtures" / "pdf"
 SECONDS = int(os.environ.get("BENCH_SECONDS", "5"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))

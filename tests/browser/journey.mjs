@@ -47,6 +47,10 @@ try {
     await owner.selectOption("#type", "SIGNATURE");
     await owner.mouse.click(canvas.x + x, canvas.y + 120);
   }
+  // Where Ann's click put her field: its bottom edge at the click, 120 px = 96 points down.
+  findings.annPlaced = await owner.locator(".field").first().evaluate((el) => ({
+    bottom: (parseFloat(el.style.top) + parseFloat(el.style.height)) / 1.25,
+  }));
   // Drag Bob's field down by 100 px (80 points at the page's 1.25 scale).
   const bob = await owner.locator(".field").nth(1).boundingBox();
   await owner.mouse.move(bob.x + 10, bob.y + 10);
@@ -63,7 +67,7 @@ try {
   // Reopened, the placement page shows the saved fields; resize Ann's by dragging its corner
   // 50 px right and 25 px down (40 and 20 points), then save again.
   await go(owner, owner.click("#place-fields"));
-  await owner.waitForFunction(() => document.getElementById("placement-status").textContent.includes("2 saved field(s)"));
+  await owner.waitForFunction(() => document.getElementById("placement-status").textContent.includes("2 saved fields"));
   findings.savedFieldsShown = await owner.locator(".field").count();
   const corner = await owner.locator(".field .resize").first().boundingBox();
   await owner.mouse.move(corner.x + 5, corner.y + 5);
@@ -119,6 +123,13 @@ try {
       }));
     }
     await signer.click("#dialog-apply");
+    if (email === "bob@signet.test") {
+      // On the page, the value is as large as the stamp will draw it: 70 % of the box's height.
+      findings.typedOnPage = await signer.locator("button.field .typed").first().evaluate((el) => ({
+        fontSize: parseFloat(getComputedStyle(el).fontSize),
+        boxHeight: parseFloat(el.closest(".field").style.height),
+      }));
+    }
     await go(signer, signer.click("#sign"));
     findings[`${email} state`] = await signer.textContent("#state");
     await signer.close();

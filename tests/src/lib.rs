@@ -2,6 +2,8 @@
 //! migrated template), the real application on a loopback socket, generated PDFs, and the
 //! paths of the real binaries.
 
+pub mod hostile;
+
 use std::{
     collections::HashMap,
     net::SocketAddr,
@@ -559,6 +561,11 @@ impl TestApp {
             // Tests share the machine's PostgreSQL with each other (and with whatever else runs
             // there): each in-process API keeps to a small budget.
             ("DATABASE_MAX_CONNECTIONS".into(), "4".into()),
+            // The in-process API is the test binary, which is no sandbox child: the real one is.
+            (
+                "PDF_SANDBOX_PROGRAM".into(),
+                binary("signet-api").display().to_string(),
+            ),
         ]);
         for (k, v) in settings {
             vars.insert((*k).into(), (*v).into());
@@ -634,10 +641,11 @@ impl TestApp {
             AccountId(account_id),
             title,
             bytes,
-            (
+            &signet_common::infra::pdf_sandbox::PdfSandbox::new(
+                &self.config.limits.pdf_sandbox,
                 self.config.limits.pdf,
-                &signet_common::infra::limits::Workers::new("pdf", 1),
-            ),
+            )
+            .expect("the PDF sandbox"),
             &Actor::operator(),
         )
         .await
@@ -765,9 +773,9 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The shared real-world PDF fixtures (beside the repository).
+/// The real-world PDF fixtures, in the repository (`tests/fixtures/pdf`).
 pub fn fixtures_dir() -> PathBuf {
-    repo_root().join("../shared/fixtures/pdf")
+    repo_root().join("tests/fixtures/pdf")
 }
 
 /// A real SMTP server on loopback (aiosmtpd, from PyPI) delivering into a Maildir.

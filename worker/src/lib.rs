@@ -26,6 +26,7 @@ use apalis::{
 use apalis_cron::CronScheduler;
 use apalis_postgres::{Config as QueueConfig, PostgresStorage};
 use signet_common::infra::config::SealSource;
+use signet_common::infra::pdf_sandbox::PdfSandbox;
 use signet_common::{
     Config,
     delivery::{retry::RetryPolicy, sms::StatusCallbacks},
@@ -75,6 +76,8 @@ pub struct WorkerState {
     pub seal: Arc<SealKey>,
     /// The seal's timestamp authority (TSA_URL), if there is one, and revocation services.
     pub trust: trust::TrustClient,
+    /// Where the originals of final PDFs are read: child processes the OS bounds.
+    pub pdf: PdfSandbox,
     pub supervisor: Arc<supervision::Supervisor>,
     pub listener: Arc<listener::QueueListener>,
     /// E-mails and webhook deliveries that went out but whose outcome is not yet written
@@ -162,6 +165,8 @@ pub enum StartError {
     Seal(String),
     #[error("FILE_STORE: {0}")]
     FileStore(String),
+    #[error("PDF_SANDBOX_PROGRAM: {0}")]
+    PdfSandbox(String),
     #[error("--jobs / WORKER_JOBS names no kind of work (email, completion, webhook, sms, sweep)")]
     NoJobs,
     #[error("workers stopped with an error: {0}")]
@@ -184,6 +189,9 @@ pub async fn run(
     let schedule = cron::Schedule::from_str(&config.expiry_sweep_cron)
         .map_err(|e| StartError::Cron(config.expiry_sweep_cron.clone(), e.to_string()))?;
     let mailer = mail::Mailer::from_config(&config).map_err(StartError::Mail)?;
+    if let Some(warning) = config.generated_secret_warning() {
+        tracing::warn!("{warning}");
+    }
     // Only a process that sends SMS needs the provider (and its credentials).
     let sms = if kinds.contains(JobKind::Sms) {
         sms::SmsSender::from_config(&config)
@@ -221,6 +229,8 @@ pub async fn run(
         sms_callbacks: StatusCallbacks::new(&config.public_url, &config.file_url_secret),
         seal,
         trust,
+        pdf: PdfSandbox::new(&config.limits.pdf_sandbox, config.limits.pdf)
+            .map_err(|e| StartError::PdfSandbox(e.to_string()))?,
         supervisor: Arc::new(supervision::Supervisor::new(&kinds.queue_labels())),
         listener: Arc::new(listener::QueueListener::default()),
         unrecorded: Mutex::new(HashSet::new()),

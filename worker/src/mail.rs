@@ -1,7 +1,6 @@
 //! E-mail: rendering each kind of outbox row (text and HTML parts) and sending it over SMTP
 //! with lettre, or writing `.eml` files when no SMTP server is configured.
 
-use chrono::SecondsFormat;
 use lettre::{
     AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor,
     message::{Mailbox, MultiPart},
@@ -11,7 +10,7 @@ use signet_common::{
     model::{EmailKind, RecipientRole},
     store::emails::OutgoingEmail,
 };
-use signet_i18n::{FluentValue, Language};
+use signet_i18n::Language;
 
 pub enum Mailer {
     /// `smtp://` (plain or STARTTLS): connections of our own with Nagle off (see `smtp`).
@@ -149,31 +148,43 @@ pub fn message(
         .map_err(|e| e.to_string())
 }
 
+/// One paragraph of an e-mail, as plain text and as HTML (the `<p>`'s content).
+struct Paragraph {
+    text: String,
+    html: String,
+    /// The sender's own words: the HTML paragraph takes its direction from them.
+    own: bool,
+}
+
 /// The subject and parts of an outbox row in `language`: every sentence is a message of
 /// `i18n/locales/<tag>/email.ftl`; the sender's own message and description are kept as given.
+/// Every value placed in a sentence (names, titles, addresses, reasons, times) is isolated so
+/// that it cannot reorder the sentence: in the text part and the subject by Unicode isolates
+/// where it could ([`Language::format_text`]), in the HTML part in a `<bdi>`
+/// ([`Language::format_html`]).
 pub fn render(email: &OutgoingEmail, link: Option<&str>, language: Language) -> Rendered {
     let title = email.document_title.as_str();
     let sender = email.sender_name.as_str();
-    // In right-to-left text each argument is isolated (U+2068 … U+2069, as `<bdi>` does), so
-    // that a time, an address or a Latin title keeps its own order among Arabic words: without
-    // it `2099-01-01T00:00:00Z` after Arabic reads as Arabic numbers and is reordered.
-    let say = |id: &str, args: &[(&'static str, &str)]| {
-        let args: Vec<(&'static str, FluentValue<'_>)> = args
-            .iter()
-            .map(|&(name, value)| {
-                let value = if language.is_right_to_left() {
-                    format!("\u{2068}{value}\u{2069}")
-                } else {
-                    value.to_owned()
-                };
-                (name, FluentValue::from(value))
-            })
-            .collect();
-        language.format(id, &args)
+    let say = |id: &str, args: &[(&'static str, &str)]| Paragraph {
+        text: language.format_text(id, args),
+        html: language.format_html(id, args),
+        own: false,
     };
-    let mut lines: Vec<String> = vec![
+    // The sender's message and description are paragraphs of their own, in their own
+    // direction: a line of plain text is a bidi paragraph already, an HTML one gets `dir=auto`.
+    let own = |words: &str| Paragraph {
+        text: words.to_owned(),
+        html: escape(words),
+        own: true,
+    };
+    let blank = || Paragraph {
+        text: String::new(),
+        html: String::new(),
+        own: false,
+    };
+    let mut paragraphs: Vec<Paragraph> = vec![
         say("email-greeting", &[("name", email.recipient_name.as_str())]),
-        String::new(),
+        blank(),
     ];
     let subject;
     let mut action = None;
@@ -184,97 +195,92 @@ pub fn render(email: &OutgoingEmail, link: Option<&str>, language: Language) -> 
                 RecipientRole::Viewer => "view",
             };
             let about = [("sender", sender), ("title", title)];
-            subject = say(&format!("email-invitation-subject-{verb}"), &about);
-            lines.push(say(&format!("email-invitation-body-{verb}"), &about));
+            subject = language.format_text(&format!("email-invitation-subject-{verb}"), &about);
+            paragraphs.push(say(&format!("email-invitation-body-{verb}"), &about));
             if let Some(message) = email.send_message.as_deref().filter(|m| !m.is_empty()) {
-                lines.extend([String::new(), message.to_owned()]);
+                paragraphs.extend([blank(), own(message)]);
             }
             if let Some(description) = email.send_description.as_deref().filter(|d| !d.is_empty()) {
-                lines.extend([String::new(), description.to_owned()]);
+                paragraphs.extend([blank(), own(description)]);
             }
             if let Some(expiry) = email.expiry_date {
-                let expiry = expiry.to_rfc3339_opts(SecondsFormat::Secs, true);
-                lines.extend([
-                    String::new(),
+                let expiry = language.time(expiry);
+                paragraphs.extend([
+                    blank(),
                     say("email-link-expires", &[("expiry", expiry.as_str())]),
                 ]);
             }
-            action = link.map(|l| {
-                (
-                    say(&format!("email-invitation-action-{verb}"), &[]),
-                    l.to_owned(),
-                )
-            });
+            action = link.map(|l| (format!("email-invitation-action-{verb}"), l.to_owned()));
         }
         EmailKind::Completed => {
-            subject = say("email-completed-subject", &[("title", title)]);
-            lines.push(say("email-completed-body", &[("title", title)]));
-            action = link.map(|l| (say("email-completed-action", &[]), l.to_owned()));
+            subject = language.format_text("email-completed-subject", &[("title", title)]);
+            paragraphs.push(say("email-completed-body", &[("title", title)]));
+            action = link.map(|l| ("email-completed-action".to_owned(), l.to_owned()));
         }
         EmailKind::Declined => {
-            subject = say("email-declined-subject", &[("title", title)]);
-            let someone = say("email-declined-someone", &[]);
+            subject = language.format_text("email-declined-subject", &[("title", title)]);
+            let someone = language.text("email-declined-someone");
             let who = email.declined_by.as_deref().unwrap_or(&someone);
-            lines.push(say(
+            paragraphs.push(say(
                 "email-declined-body",
                 &[("who", who), ("title", title)],
             ));
             if let Some(reason) = email.decline_reason.as_deref() {
-                lines.extend([
-                    String::new(),
-                    say("email-declined-reason", &[("reason", reason)]),
-                ]);
+                paragraphs.extend([blank(), say("email-declined-reason", &[("reason", reason)])]);
             }
         }
         EmailKind::Expired => {
-            subject = say("email-expired-subject", &[("title", title)]);
-            lines.push(say("email-expired-body", &[("title", title)]));
+            subject = language.format_text("email-expired-subject", &[("title", title)]);
+            paragraphs.push(say("email-expired-body", &[("title", title)]));
         }
         EmailKind::Cancelled => {
-            subject = say("email-cancelled-subject", &[("title", title)]);
-            lines.push(say(
+            subject = language.format_text("email-cancelled-subject", &[("title", title)]);
+            paragraphs.push(say(
                 "email-cancelled-body",
                 &[("sender", sender), ("title", title)],
             ));
             if let Some(reason) = email.cancel_reason.as_deref() {
-                lines.extend([
-                    String::new(),
+                paragraphs.extend([
+                    blank(),
                     say("email-cancelled-reason", &[("reason", reason)]),
                 ]);
             }
         }
         EmailKind::Reminder => {
             let about = [("sender", sender), ("title", title)];
-            subject = say("email-reminder-subject", &about);
-            lines.push(say("email-reminder-body", &about));
+            subject = language.format_text("email-reminder-subject", &about);
+            paragraphs.push(say("email-reminder-body", &about));
             if let Some(expiry) = email.expiry_date {
-                let expiry = expiry.to_rfc3339_opts(SecondsFormat::Secs, true);
-                lines.extend([
-                    String::new(),
+                let expiry = language.time(expiry);
+                paragraphs.extend([
+                    blank(),
                     say("email-link-expires", &[("expiry", expiry.as_str())]),
                 ]);
             }
-            action = link.map(|l| (say("email-invitation-action-sign", &[]), l.to_owned()));
+            action = link.map(|l| ("email-invitation-action-sign".to_owned(), l.to_owned()));
         }
     }
-    let mut text = lines.join("\n");
-    let mut html: String = lines
+    let mut text = paragraphs
         .iter()
-        .map(|l| {
-            if l.is_empty() {
-                String::new()
-            } else {
-                format!("<p>{}</p>", escape(l))
-            }
+        .map(|p| p.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut html: String = paragraphs
+        .iter()
+        .map(|p| match (p.html.is_empty(), p.own) {
+            (true, _) => String::new(),
+            (false, true) => format!("<p dir=\"auto\">{}</p>", p.html),
+            (false, false) => format!("<p>{}</p>", p.html),
         })
         .collect();
     if let Some((label, url)) = &action {
+        let label = language.text(label);
         text.push_str(&format!("\n\n{label}:\n{url}\n"));
         html.push_str(&format!(
             "<p><a href=\"{}\" style=\"display:inline-block;padding:10px 16px;background:#1f4fd1;color:#fff;text-decoration:none;border-radius:4px\">{}</a></p><p style=\"color:#666;font-size:12px\">{}</p>",
             escape(url),
-            escape(label),
-            escape(&say("email-paste-link", &[("url", url.as_str())]))
+            escape(&label),
+            language.format_html("email-paste-link", &[("url", url.as_str())])
         ));
     }
     let code = say(
@@ -282,11 +288,10 @@ pub fn render(email: &OutgoingEmail, link: Option<&str>, language: Language) -> 
         &[("code", email.document_code.as_str())],
     );
     let sent_by = say("email-sent-by", &[("sender", sender)]);
-    text.push_str(&format!("\n\n{code}\n-- \n{sent_by}\n"));
+    text.push_str(&format!("\n\n{}\n-- \n{}\n", code.text, sent_by.text));
     html.push_str(&format!(
         "<p style=\"color:#666;font-size:12px\">{}<br>{}</p>",
-        escape(&code),
-        escape(&sent_by)
+        code.html, sent_by.html
     ));
     Rendered {
         subject,
@@ -300,8 +305,91 @@ pub fn render(email: &OutgoingEmail, link: Option<&str>, language: Language) -> 
 }
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    signet_i18n::bidi::escape_html(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use signet_common::model::{
+        AccountId, DeliveryStatus, DocumentId, DocumentStatus, RecipientId, RecipientStatus,
+    };
+    use uuid::Uuid;
+
+    use super::*;
+
+    fn invitation(title: &str, name: &str) -> OutgoingEmail {
+        OutgoingEmail {
+            id: Uuid::now_v7(),
+            recipient_id: RecipientId::new(),
+            account_id: AccountId::new(),
+            document_id: DocumentId::new(),
+            kind: EmailKind::Invitation,
+            message_id: "<id@signet.test>".to_owned(),
+            link_token: Some("token".to_owned()),
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            recipient_name: name.to_owned(),
+            recipient_email: "ann@signet.test".to_owned(),
+            recipient_role: RecipientRole::Signer,
+            recipient_status: RecipientStatus::Pending,
+            document_title: title.to_owned(),
+            document_code: "ABC".to_owned(),
+            document_status: DocumentStatus::Sent,
+            send_message: Some("Pay <now>\u{202E}!".to_owned()),
+            send_description: None,
+            expiry_date: None,
+            sender_name: "Acme".to_owned(),
+            declined_by: None,
+            decline_reason: None,
+            cancel_reason: None,
+            recipient_language: None,
+            document_language: None,
+        }
+    }
+
+    #[test]
+    fn values_that_could_reorder_a_sentence_are_isolated_in_both_parts() {
+        let email = invitation("Lease \u{202E}fdp.exe", "Mallory \u{2069}\u{202E}x");
+        let rendered = render(
+            &email,
+            Some("https://signet.test/sign/t"),
+            Language::English,
+        );
+        assert_eq!(
+            rendered.subject,
+            "Acme sent you \"\u{2068}Lease \u{202E}fdp.exe\u{2069}\" to sign"
+        );
+        assert!(
+            rendered
+                .text
+                .contains("Acme has sent you \"\u{2068}Lease \u{202E}fdp.exe\u{2069}\" to sign."),
+            "{}",
+            rendered.text
+        );
+        // The stray PDI that would have closed the isolate early is left out.
+        assert!(
+            rendered
+                .text
+                .starts_with("Hello \u{2068}Mallory \u{202E}x\u{2069},"),
+            "{}",
+            rendered.text
+        );
+        assert!(
+            rendered.html.contains(
+                "<bdi>Acme</bdi> has sent you &quot;<bdi>Lease \u{202E}fdp.exe</bdi>&quot; to sign."
+            ),
+            "{}",
+            rendered.html
+        );
+        assert!(
+            rendered
+                .html
+                .contains("<p dir=\"auto\">Pay &lt;now&gt;\u{202E}!</p>")
+        );
+        // Plain values are left as they are.
+        let plain = render(&invitation("Lease", "Ann"), None, Language::English);
+        assert_eq!(plain.subject, "Acme sent you \"Lease\" to sign");
+        assert!(plain.text.starts_with("Hello Ann,"));
+        assert!(plain.html.contains("<p>Hello <bdi>Ann</bdi>,</p>"));
+    }
 }

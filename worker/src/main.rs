@@ -31,8 +31,12 @@ struct Cli {
     jobs: Vec<JobKind>,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    // Started as a PDF sandbox child, it does that one task and nothing else.
+    signet_common::infra::pdf_sandbox::main_unless_child(run)
+}
+
+async fn run() -> ExitCode {
     let cli = Cli::parse();
     let kinds = JobKinds::new(cli.jobs);
     let config = match Config::from_env() {

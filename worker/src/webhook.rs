@@ -134,7 +134,10 @@ impl Resolve for GuardedResolver {
             if !allow_internal
                 && let Some(internal) = addresses.iter().find(|a| ssrf::is_internal(a.ip()))
             {
-                return Err(ssrf::Refusal::Internal(internal.ip()).to_string().into());
+                // The error reaches the account's delivery log: the address is for the
+                // operator's log only.
+                tracing::warn!(host = name.as_str(), address = %internal.ip(), "refused to dial a host that resolves to an internal address");
+                return Err(ssrf::Refusal::ResolvesInternal.to_string().into());
             }
             let addrs: Addrs = Box::new(addresses.into_iter());
             Ok(addrs)

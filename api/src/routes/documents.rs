@@ -285,14 +285,17 @@ async fn cancel_document(
 }
 
 /// Additive: remind now, by e-mail, every invited signer of a SENT document who has not
-/// signed. Each reminder carries a signing link of its own; earlier links keep working. An
-/// automatic reminder due sooner than the document's interval waits for it.
+/// signed, but those reminded less than the server's interval ago (REMINDER_MIN_INTERVAL_HOURS,
+/// default 24; listed in `skipped`). Every reminder to a signer carries the same link of its
+/// own; the invitation's link keeps working. An automatic reminder due sooner than the
+/// document's interval waits for it. When every signer who has not signed was reminded within
+/// the interval: 400, nothing sent or recorded.
 #[utoipa::path(
     post, path = "/documents/{id}/remind", tag = "documents", security(("api_key" = [])),
     params(("id" = uuid::Uuid, Path, description = "Document id")),
     responses(
         (status = 200, description = "Reminders sent successfully", body = Envelope<Reminded>),
-        (status = 400, description = "Document is <status>; only SENT documents have signers to remind", body = Envelope<Empty>),
+        (status = 400, description = "Document is <status>; only SENT documents have signers to remind / Signers were reminded less than <N> hours ago; the next reminder can be sent after <RFC 3339 time>", body = Envelope<Empty>),
         Unauthenticated, DocumentNotFound, RateLimited,
     )
 )]
@@ -304,8 +307,5 @@ async fn remind_signers(
 ) -> Result<Response, ApiError> {
     let reminded =
         reminders::remind_now(&state.db.pool, account_id, id, &actor, &state.notifier).await?;
-    Ok(success(
-        "Reminders sent successfully",
-        Reminded { reminded },
-    ))
+    Ok(success("Reminders sent successfully", reminded))
 }

@@ -20,7 +20,7 @@ use signet_common::{
     store::documents,
 };
 
-use crate::{AppState, error::ApiError};
+use crate::{AppState, error::ApiError, extract::query_once};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/files/{id}", get(download))
@@ -33,19 +33,14 @@ async fn download(
     request_headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let id = DocumentId(id.parse().map_err(|_| ApiError::InvalidFileLink)?);
-    let (mut expires, mut sig, mut original) = (None, None, false);
-    for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
-        match name.as_ref() {
-            "expires" => expires = value.parse::<i64>().ok(),
-            "sig" => sig = Some(value.into_owned()),
-            // The link's authority is the document; which of its files is the reader's choice.
-            "original" => original = value == "1",
-            _ => {}
-        }
-    }
-    let (Some(expires), Some(sig)) = (expires, sig) else {
+    let query = query.as_deref();
+    let expires = query_once(query, "expires").and_then(|value| value.parse::<i64>().ok());
+    let (Some(expires), Some(sig)) = (expires, query_once(query, "sig")) else {
         return Err(ApiError::InvalidFileLink);
     };
+    // The link's authority is the document; which of its files is the reader's choice.
+    let original = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .any(|(name, value)| name == "original" && value == "1");
     if !state.links.verify(id, expires, &sig, Utc::now()) {
         return Err(ApiError::InvalidFileLink);
     }

@@ -28,7 +28,7 @@ use crate::{
     AppState,
     error::{ApiError, Empty, success},
     extract::{ApiJson, AskedLanguage, ClientActor},
-    html::{layout_in, time_rfc3339},
+    html::layout_in,
 };
 
 pub fn router() -> Router<AppState> {
@@ -127,7 +127,7 @@ async fn consent(
     ApiJson(body): ApiJson<ConsentInput>,
 ) -> Result<Response, ApiError> {
     let text = consent_text(&state, body.language);
-    signing::consent(&state.db.pool, &token, &text, &actor).await?;
+    signing::consent(&state.db.pool, &token, &text, &actor, &state.notifier).await?;
     Ok(success("Consent recorded", Empty {}))
 }
 
@@ -151,15 +151,16 @@ async fn decline(
     Ok(success("Document declined successfully", Empty {}))
 }
 
-/// The page a signer opens from the e-mail. It records VIEWED like the session endpoint.
+/// The page a signer opens from the e-mail. Fetching it records nothing (link scanners and
+/// previews fetch it too); its script asks for the session, which records VIEWED, once it has
+/// drawn the document.
 async fn page(
     State(state): State<AppState>,
     Path(token): Path<String>,
-    ClientActor(actor): ClientActor,
     AskedLanguage(asked): AskedLanguage,
 ) -> Response {
     let default = state.config.default_language;
-    match signing::open(&state.db.pool, &token, &actor, &state.notifier).await {
+    match signing::look(&state.db.pool, &token).await {
         Ok(session) => {
             // What the reader asked for, else the language their e-mails are in.
             let language = asked.unwrap_or_else(|| {
@@ -249,10 +250,11 @@ fn state_message(session: &SigningSession, language: Language) -> Option<String>
         (DocumentStatus::Declined, _) => text("sign-state-declined"),
         (DocumentStatus::Expired, _) => text("sign-state-expired"),
         (DocumentStatus::Cancelled, _) => match &session.document.cancel_reason {
-            // Isolated (as `<bdi>` does), so that a reason in another direction keeps its order.
+            // Isolated (as `<bdi>` does), so that a reason in another direction keeps its order
+            // and cannot reorder the sentence.
             Some(reason) => Some(language.format(
                 "sign-state-cancelled-reason",
-                &[("reason", format!("\u{2068}{reason}\u{2069}").into())],
+                &[("reason", signet_i18n::bidi::isolate(reason).into())],
             )),
             None => text("sign-state-cancelled"),
         },
@@ -423,7 +425,7 @@ impl SigningPage<'_> {
                     }
                 }
                 h1 dir="auto" { (document.title) }
-                p { bdi { (l.format("sign-for", &[("name", recipient.name.as_str().into())])) } }
+                p { (PreEscaped(l.format_html("sign-for", &[("name", &recipient.name)]))) }
                 @if let Some(note) = state_message(session, l) { p.banner id="state" role="status" { (note) } }
                 @if let Some(message) = document.send_message.as_deref().filter(|m| !m.is_empty()) {
                     div.card dir="auto" { p { (message) } @if let Some(d) = document.send_description.as_deref().filter(|d| !d.is_empty()) { p { (d) } } }
@@ -444,7 +446,8 @@ impl SigningPage<'_> {
                     div #pages
                         data-pdfjs-url=(format!("{}/pdf.min.mjs", assets::BASE))
                         data-worker-url=(format!("{}/pdf.worker.min.mjs", assets::BASE))
-                        data-file-url=(file_url) {}
+                        data-file-url=(file_url)
+                        data-failed-text=(l.text("sign-pages-failed")) {}
                     p { a href=(file_url) { (l.text("sign-download")) } }
                 }
                 @if can_act {
@@ -482,7 +485,7 @@ impl SigningPage<'_> {
                     }
                 }
                 @if let Some(expiry) = document.expiry_date {
-                    p { small { (l.format("sign-valid-until", &[("time", time_rfc3339(expiry).into())])) } }
+                    p { small { (l.format("sign-valid-until", &[("time", l.time(expiry).into())])) } }
                 }
                 style { (PreEscaped(format!("{}{SIGNING_STYLE}", assets::font_faces()))) }
                 @if self.file_url.is_some() {

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::{
+    Error,
     delivery::{
         retry::SendFailure,
         sms_text::{self, SmsText},
@@ -90,21 +91,49 @@ pub fn provider_answer(status: u16, body: &str) -> Result<Option<String>, SendFa
     })
 }
 
+/// The most digits an `ErrorCode` of a delivery report may have (Twilio's have five).
+const MAX_ERROR_CODE_DIGITS: usize = 10;
+/// The longest provider message id (`MessageSid`) a delivery report may name (Twilio's have 34
+/// characters).
+const MAX_MESSAGE_SID_CHARS: usize = 64;
+
 /// Reads a delivery report as Twilio posts it (`MessageStatus`, `ErrorCode`): `None` for the
-/// intermediate states (queued, sending, sent, …), which change nothing.
+/// intermediate states (queued, sending, sent, …), which change nothing. The reason recorded
+/// (in the row and the audit trail) holds only the status's own name and an error code of
+/// digits; any other `ErrorCode` is recorded as an unknown one, never as given.
 pub fn report(message_status: &str, error_code: Option<&str>) -> Option<Report> {
-    match message_status.to_ascii_lowercase().as_str() {
-        "delivered" | "read" => Some(Report::Delivered),
-        "undelivered" | "failed" => Some(Report::Undelivered {
-            error: match error_code.map(str::trim).filter(|c| !c.is_empty()) {
-                Some(code) => format!("the provider reported it {message_status} (error {code})"),
-                None => format!("the provider reported it {message_status}"),
-            }
-            .chars()
-            .take(MAX_ERROR_CHARS)
-            .collect(),
-        }),
-        _ => None,
+    let status = match message_status.to_ascii_lowercase().as_str() {
+        "delivered" | "read" => return Some(Report::Delivered),
+        "undelivered" => "undelivered",
+        "failed" => "failed",
+        _ => return None,
+    };
+    let error = match error_code.map(str::trim).filter(|c| !c.is_empty()) {
+        None => format!("the provider reported it {status}"),
+        Some(code)
+            if code.len() <= MAX_ERROR_CODE_DIGITS && code.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            format!("the provider reported it {status} (error {code})")
+        }
+        Some(_) => format!("the provider reported it {status} (an unknown error code)"),
+    };
+    Some(Report::Undelivered { error })
+}
+
+/// The provider's id for the message (`MessageSid`) as a delivery report gives it: at most 64
+/// visible ASCII characters, else the report is refused (a `400`, which the provider does not
+/// retry) rather than compared with the stored id.
+pub fn message_sid(given: Option<&str>) -> Result<Option<&str>, Error> {
+    match given {
+        Some(sid)
+            if sid.len() > MAX_MESSAGE_SID_CHARS || !sid.bytes().all(|b| b.is_ascii_graphic()) =>
+        {
+            Err(Error::invalid(
+                "MessageSid",
+                format!("must be at most {MAX_MESSAGE_SID_CHARS} visible ASCII characters"),
+            ))
+        }
+        sid => Ok(sid),
     }
 }
 
@@ -257,6 +286,36 @@ mod tests {
         );
         for passing in ["queued", "sending", "sent", "accepted"] {
             assert_eq!(report(passing, None), None);
+        }
+    }
+
+    #[test]
+    fn a_report_records_nothing_it_was_not_meant_to_say() {
+        let undelivered = |code| match report("UNDELIVERED", Some(code)) {
+            Some(Report::Undelivered { error }) => error,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            undelivered("30003"),
+            "the provider reported it undelivered (error 30003)"
+        );
+        for odd in [
+            "30\u{0}03",
+            "<script>",
+            "12345678901",
+            "-1",
+            "30003 then some words",
+        ] {
+            assert_eq!(
+                undelivered(odd),
+                "the provider reported it undelivered (an unknown error code)",
+                "{odd:?}"
+            );
+        }
+        assert_eq!(message_sid(Some("SM0123abcd")).unwrap(), Some("SM0123abcd"));
+        assert_eq!(message_sid(None).unwrap(), None);
+        for odd in ["SM\u{0}1", "SM 1", &"S".repeat(65)] {
+            assert!(message_sid(Some(odd)).is_err(), "{odd:?}");
         }
     }
 

@@ -8,19 +8,21 @@ use signet_i18n::Language;
 use std::sync::Arc;
 
 use signet_pdf::{
-    Certificate, CertificateAuditLine, CertificateRecipient, FinalPdf, StampField, StampKind,
-    seal::{RevocationSource, SealDetails, SealError, SealKey, ValidationPlan},
+    Certificate, CertificateAuditLine, CertificateRecipient, FinalPdf, StampError, StampField,
+    StampKind,
+    seal::{self, RevocationSource, SealError, SealKey, ValidationPlan},
 };
 use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::{
     effects::{self, DocumentEvent, Subject},
-    error::{Error, Result},
+    error::Result,
     infra::{
         files::FileStore,
         jobs::{self, CheckCompletion},
         notify::Notifier,
+        pdf_sandbox::PdfSandbox,
     },
     model::{
         Actor, AuditEntry, AuditEvent, Document, DocumentId, DocumentStatus, Field, FieldType,
@@ -54,8 +56,7 @@ const RENDER_ATTEMPTS: usize = 3;
 pub async fn check(
     pool: &PgPool,
     store: &FileStore,
-    seal: &Arc<SealKey>,
-    services: &dyn TrustServices,
+    sealer: &Sealer<'_>,
     document_id: DocumentId,
     notifier: &Notifier,
     default_language: Language,
@@ -114,16 +115,15 @@ pub async fn check(
             default_language,
         );
         let stamps = stamp_fields(&fields);
-        let rendered = render_and_seal(
-            original,
-            stamps,
-            certificate,
-            seal,
-            services,
-            format!("Completed in Signet, document {}", document.code),
-            completed_at,
-        )
-        .await?;
+        let rendered = sealer
+            .render_and_seal(
+                &original,
+                stamps,
+                certificate,
+                format!("Completed in Signet, document {}", document.code),
+                completed_at,
+            )
+            .await?;
         // A key of its own per rendering: a concurrent completion never overwrites the file
         // that another one recorded.
         let final_key = format!(
@@ -179,72 +179,81 @@ pub trait TrustServices: Send + Sync {
     fn revocation<'a>(&'a self, source: &'a RevocationSource) -> ServiceAnswer<'a>;
 }
 
-/// The final PDF, sealed, timestamped when there is an authority, and with its long-term
-/// validation data when its certificates name revocation services: rendering, signing and
-/// embedding run on a blocking thread; the services are asked in between. A seal is never
-/// written without its timestamp when one is configured, nor without the revocation data its
-/// chain names: a service that cannot be reached fails the completion, which is retried.
-async fn render_and_seal(
-    original: bytes::Bytes,
-    stamps: Vec<StampField>,
-    certificate: Certificate,
-    seal: &Arc<SealKey>,
-    services: &dyn TrustServices,
-    reason: String,
-    completed_at: DateTime<Utc>,
-) -> Result<FinalPdf> {
-    let blocking_failed =
-        |e: tokio::task::JoinError| std::io::Error::other(format!("rendering task failed: {e}"));
-    let key = Arc::clone(seal);
-    let (rendered, prepared) = tokio::task::spawn_blocking(move || {
-        let rendered = signet_pdf::render_final(&original, &stamps, &certificate)?;
-        let details = SealDetails {
-            reason: &reason,
-            signing_time: completed_at,
-            stamped_sha256: &rendered.stamped_sha256,
+/// What makes a final PDF: the seal, the network services it needs, and the sandbox the
+/// original (an upload, untrusted) is read in.
+pub struct Sealer<'a> {
+    pub key: &'a Arc<SealKey>,
+    pub services: &'a dyn TrustServices,
+    pub sandbox: &'a PdfSandbox,
+}
+
+impl Sealer<'_> {
+    /// The final PDF, sealed, timestamped when there is an authority, and with its long-term
+    /// validation data when its certificates name revocation services. Everything that reads
+    /// the PDF (rendering, the seal's place, the DSS update) runs in the PDF sandbox; signing
+    /// reads no PDF and runs on a blocking thread; the services are asked in between. A seal
+    /// is never written without its timestamp when one is configured, nor without the
+    /// revocation data its chain names: a service that cannot be reached fails the
+    /// completion, which is retried.
+    async fn render_and_seal(
+        &self,
+        original: &[u8],
+        stamps: Vec<StampField>,
+        certificate: Certificate,
+        reason: String,
+        completed_at: DateTime<Utc>,
+    ) -> Result<FinalPdf> {
+        let blocking_failed = |e: tokio::task::JoinError| {
+            std::io::Error::other(format!("rendering task failed: {e}"))
         };
-        let prepared = signet_pdf::seal::prepare(&rendered.bytes, &key, &details)?;
-        Ok::<_, Error>((rendered, prepared))
-    })
-    .await
-    .map_err(blocking_failed)??;
-    let token = if services.timestamps() {
-        let signature = prepared.signature_value().to_vec();
-        let (request, nonce) = signet_pdf::seal::timestamp_request(&signature)?;
-        let response = services
-            .timestamp(request)
+        let (rendered, with_placeholder) = self
+            .sandbox
+            .render(original, stamps, certificate, reason, completed_at)
             .await
-            .map_err(SealError::Timestamp)?;
-        Some(signet_pdf::seal::timestamp_token(
-            &response, &nonce, &signature,
-        )?)
-    } else {
-        None
-    };
-    let plan = ValidationPlan::new(seal, token.as_deref())?;
-    let mut answers = Vec::new();
-    for source in plan.sources() {
-        answers.push(
-            services
-                .revocation(source)
+            .map_err(StampError::Read)?;
+        let key = Arc::clone(self.key);
+        let prepared = tokio::task::spawn_blocking(move || seal::sign(with_placeholder, &key))
+            .await
+            .map_err(blocking_failed)??;
+        let token = if self.services.timestamps() {
+            let signature = prepared.signature_value().to_vec();
+            let (request, nonce) = seal::timestamp_request(&signature)?;
+            let response = self
+                .services
+                .timestamp(request)
                 .await
-                .map_err(SealError::Revocation)?,
-        );
-    }
-    let bytes = tokio::task::spawn_blocking(move || {
-        let sealed = prepared.finish(token.as_deref())?;
-        if plan.is_empty() {
-            return Ok(sealed);
+                .map_err(SealError::Timestamp)?;
+            Some(seal::timestamp_token(&response, &nonce, &signature)?)
+        } else {
+            None
+        };
+        let plan = ValidationPlan::new(self.key, token.as_deref())?;
+        let mut answers = Vec::new();
+        for source in plan.sources() {
+            answers.push(
+                self.services
+                    .revocation(source)
+                    .await
+                    .map_err(SealError::Revocation)?,
+            );
         }
-        plan.embed(&sealed, &answers, Utc::now())
-    })
-    .await
-    .map_err(blocking_failed)??;
-    Ok(FinalPdf {
-        sha256: signet_pdf::sha256_hex(&bytes),
-        bytes,
-        ..rendered
-    })
+        let sealed = prepared.finish(token.as_deref())?;
+        let bytes = if plan.is_empty() {
+            sealed
+        } else {
+            let data = plan.check(&answers, Utc::now())?;
+            self.sandbox
+                .embed(&sealed, data)
+                .await
+                .map_err(SealError::Pdf)?
+        };
+        Ok(FinalPdf {
+            sha256: signet_pdf::sha256_hex(&bytes),
+            bytes,
+            stamped_sha256: rendered.stamped_sha256,
+            certificate_pages: rendered.certificate_pages,
+        })
+    }
 }
 
 /// Queues completion again for SENT documents whose signers have all signed but whose
@@ -342,16 +351,84 @@ fn certificate(
                 }
             })
             .collect(),
-        audit: trail
+        audit: audit_lines(trail),
+    }
+}
+
+/// The certificate's audit lines: one per entry of the trail, in order, except that a run of
+/// consecutive reminders gives one line per address reminded in it, "Reminders sent to a@x
+/// (5 times, from … to …)" when there were several, at the time of the first. (The trail
+/// itself keeps every entry; before reminders were throttled, a few hundred of them made a
+/// certificate of dozens of pages.)
+fn audit_lines(trail: &[AuditEntry]) -> Vec<CertificateAuditLine> {
+    let line = |e: &AuditEntry| CertificateAuditLine {
+        at: time(e.created_at),
+        event: e.event.to_string(),
+        message: e.message.clone(),
+        ip_address: e.ip_address.clone(),
+        user_agent: e.user_agent.clone(),
+        entries: 1,
+    };
+    let mut lines = Vec::new();
+    let mut rest = trail;
+    while let Some(first) = rest.first() {
+        if effects::reminded_address(first).is_none() {
+            lines.push(line(first));
+            rest = &rest[1..];
+            continue;
+        }
+        let run = rest
             .iter()
-            .map(|e| CertificateAuditLine {
-                at: time(e.created_at),
-                event: e.event.to_string(),
-                message: e.message.clone(),
-                ip_address: e.ip_address.clone(),
-                user_agent: e.user_agent.clone(),
-            })
-            .collect(),
+            .position(|e| effects::reminded_address(e).is_none())
+            .unwrap_or(rest.len());
+        let (reminders, after) = rest.split_at(run);
+        let mut addresses: Vec<&str> = Vec::new();
+        for entry in reminders {
+            let address = effects::reminded_address(entry).unwrap_or_default();
+            if !addresses.contains(&address) {
+                addresses.push(address);
+            }
+        }
+        for address in addresses {
+            let to: Vec<&AuditEntry> = reminders
+                .iter()
+                .filter(|e| effects::reminded_address(e) == Some(address))
+                .collect();
+            match to.as_slice() {
+                [only] => lines.push(line(only)),
+                [first, .., last] => lines.push(CertificateAuditLine {
+                    message: format!(
+                        "Reminders sent to {address} ({} times, from {} to {})",
+                        to.len(),
+                        time(first.created_at),
+                        time(last.created_at)
+                    ),
+                    ip_address: distinct(to.iter().map(|e| e.ip_address.as_str())),
+                    user_agent: distinct(to.iter().map(|e| e.user_agent.as_str())),
+                    entries: to.len(),
+                    ..line(first)
+                }),
+                [] => {}
+            }
+        }
+        rest = after;
+    }
+    lines
+}
+
+/// The different values among `values`, in order, the first three of them named.
+fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> String {
+    const NAMED: usize = 3;
+    let mut seen: Vec<&str> = Vec::new();
+    for value in values {
+        if !seen.contains(&value) {
+            seen.push(value);
+        }
+    }
+    let named = seen[..seen.len().min(NAMED)].join(", ");
+    match seen.len().saturating_sub(NAMED) {
+        0 => named,
+        more => format!("{named} (+{more} more)"),
     }
 }
 
@@ -384,6 +461,7 @@ mod tests {
             signing_order: None,
             invited_at: None,
             next_reminder_at: None,
+            last_reminded_at: None,
             consented_at: None,
             consent_ip: None,
             consent_user_agent: None,
@@ -416,6 +494,104 @@ mod tests {
             hash: Vec::new(),
             format: audit::FORMAT,
         }
+    }
+
+    /// Runs of reminders shrink to a line per address, with how many, when, and from where;
+    /// a lone reminder and every other entry keep their own line, in order, and the lines
+    /// still account for every entry of the trail.
+    #[test]
+    fn repeated_reminders_are_summarised_on_the_certificate() {
+        let ann = recipient("ann@example.com", RecipientRole::Signer);
+        let ben = recipient("ben@example.com", RecipientRole::Signer);
+        let start = Utc::now().trunc_subsecs(3);
+        let at = |minute: i64, mut e: AuditEntry| {
+            e.created_at = start + chrono::TimeDelta::minutes(minute);
+            e
+        };
+        let reminder = |minute, who: &Recipient, ip: &str| {
+            let message = format!("Reminder sent to {}", who.email);
+            at(
+                minute,
+                entry(AuditEvent::Updated, &message, Some(who.id), ip),
+            )
+        };
+        let trail = [
+            at(
+                0,
+                entry(
+                    AuditEvent::Sent,
+                    "Document sent to 2 recipients",
+                    None,
+                    "192.0.2.1",
+                ),
+            ),
+            reminder(1, &ann, "192.0.2.1"),
+            reminder(2, &ben, "192.0.2.1"),
+            reminder(3, &ann, "192.0.2.2"),
+            reminder(4, &ben, "192.0.2.1"),
+            reminder(5, &ann, "192.0.2.1"),
+            at(
+                6,
+                entry(
+                    AuditEvent::Viewed,
+                    "Document viewed by ann@example.com",
+                    Some(ann.id),
+                    "198.51.100.1",
+                ),
+            ),
+            reminder(7, &ann, "192.0.2.3"),
+        ];
+        let lines = audit_lines(&trail);
+        let said: Vec<(&str, &str, &str)> = lines
+            .iter()
+            .map(|l| (l.at.as_str(), l.message.as_str(), l.ip_address.as_str()))
+            .collect();
+        let t = |minute| time(start + chrono::TimeDelta::minutes(minute));
+        let ann_summary = format!(
+            "Reminders sent to ann@example.com (3 times, from {} to {})",
+            t(1),
+            t(5)
+        );
+        let ben_summary = format!(
+            "Reminders sent to ben@example.com (2 times, from {} to {})",
+            t(2),
+            t(4)
+        );
+        assert_eq!(
+            said,
+            [
+                (t(0).as_str(), "Document sent to 2 recipients", "192.0.2.1"),
+                (t(1).as_str(), ann_summary.as_str(), "192.0.2.1, 192.0.2.2"),
+                (t(2).as_str(), ben_summary.as_str(), "192.0.2.1"),
+                (
+                    t(6).as_str(),
+                    "Document viewed by ann@example.com",
+                    "198.51.100.1"
+                ),
+                (
+                    t(7).as_str(),
+                    "Reminder sent to ann@example.com",
+                    "192.0.2.3"
+                ),
+            ]
+        );
+        assert_eq!(lines[1].event, "UPDATED");
+        assert_eq!(
+            lines[1].user_agent,
+            "agent of 192.0.2.1, agent of 192.0.2.2"
+        );
+        let entries: Vec<usize> = lines.iter().map(|l| l.entries).collect();
+        assert_eq!(entries, [1, 3, 2, 1, 1]);
+        assert_eq!(entries.iter().sum::<usize>(), trail.len());
+    }
+
+    #[test]
+    fn many_sources_of_reminders_are_named_up_to_three() {
+        assert_eq!(distinct(["a", "b", "a"].into_iter()), "a, b");
+        assert_eq!(
+            distinct(["a", "b", "c", "d", "e"].into_iter()),
+            "a, b, c (+2 more)"
+        );
     }
 
     /// The certificate attributes a signature by the entry's recipient, not by its words: a

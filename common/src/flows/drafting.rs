@@ -9,7 +9,7 @@ use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Error, Result, Rule},
     flows::invitations,
-    infra::{files::FileStore, limits::Workers, notify::Notifier},
+    infra::{files::FileStore, notify::Notifier, pdf_sandbox::PdfSandbox},
     model::{
         AccountId, Actor, AuditEntry, Document, DocumentId, DocumentStatus, Field, Recipient,
         RecipientId,
@@ -35,7 +35,7 @@ pub const PALETTE: [&str; 12] = [
 ];
 
 /// Stores a PDF and creates its DRAFT document with the CREATED audit entry. The PDF is
-/// inspected within `limits` on one of `workers`' threads: it never holds up the async runtime.
+/// inspected in the PDF sandbox: a child process the OS bounds.
 #[tracing::instrument(name = "drafting::upload_document", skip_all)]
 pub async fn upload_document(
     pool: &PgPool,
@@ -43,27 +43,18 @@ pub async fn upload_document(
     account_id: AccountId,
     title: &str,
     bytes: Vec<u8>,
-    (limits, workers): (signet_pdf::Limits, &Workers),
+    sandbox: &PdfSandbox,
     actor: &Actor,
 ) -> Result<Document> {
     let title = inputs::validate_title(title)?;
-    let span = tracing::Span::current();
-    let (bytes, inspected) = workers
-        .run(move || {
-            let _entered = span.enter();
-            let inspected = signet_pdf::inspect_with(&bytes, limits);
-            (bytes, inspected)
-        })
-        .await
-        .ok_or_else(|| signet_pdf::PdfError::Corrupt("the PDF parser failed on it".into()))?;
-    let inspected = inspected?;
+    let inspected = sandbox.inspect(&bytes, ()).await?;
     accounts::find(pool, account_id).await?;
     let id = DocumentId::new();
     let file_key = FileStore::original_key(account_id, id);
     // Recorded before the write, so that a file whose document is never committed is found
     // and removed by the sweep, whatever happens after the write.
     pending_files::record(pool, &file_key, id).await?;
-    // The upload's own buffer, which inspection needed whole, is what is stored: no copy.
+    // The upload's own buffer is what is stored: no copy.
     if let Err(e) = store.put(&file_key, bytes.into()).await {
         let _ = pending_files::forget(pool, &file_key).await;
         return Err(e.into());

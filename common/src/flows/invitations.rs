@@ -97,6 +97,7 @@ mod tests {
             signing_order: order,
             invited_at: None,
             next_reminder_at: None,
+            last_reminded_at: None,
             consented_at: None,
             consent_ip: None,
             consent_user_agent: None,

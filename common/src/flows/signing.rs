@@ -56,7 +56,18 @@ impl SigningSession {
     }
 }
 
-/// Opens the link: the first opening while the document is out for signing records VIEWED.
+/// What the link's page shows, recording nothing: fetching the page is not viewing the
+/// document (mail scanners and chat previews fetch links too). The page's script then asks
+/// for the session ([`open`]) once it has drawn the document.
+#[tracing::instrument(name = "signing::look", skip_all)]
+pub async fn look(pool: &PgPool, token: &str) -> Result<SigningSession> {
+    let (mut tx, document, recipient) = begin(pool, token).await?;
+    let session = session(&mut tx, document, recipient.id).await?;
+    tx.commit().await?;
+    Ok(session)
+}
+
+/// Opens the session: the first opening while the document is out for signing records VIEWED.
 #[tracing::instrument(name = "signing::open", skip_all)]
 pub async fn open(
     pool: &PgPool,
@@ -76,10 +87,20 @@ pub async fn open(
 /// Records the signer's agreement to use electronic records and signatures, with the words
 /// they were shown (`text`), before their first field. The first agreement stands; agreeing
 /// again changes nothing.
+/// A person who consents has seen the document: VIEWED is recorded first if it was not yet.
 #[tracing::instrument(name = "signing::consent", skip_all)]
-pub async fn consent(pool: &PgPool, token: &str, text: &str, actor: &Actor) -> Result<()> {
+pub async fn consent(
+    pool: &PgPool,
+    token: &str,
+    text: &str,
+    actor: &Actor,
+    notifier: &Notifier,
+) -> Result<()> {
     let (mut tx, document, recipient) = begin(pool, token).await?;
     require_can_act(&document, &recipient)?;
+    if recipient.status == RecipientStatus::Pending {
+        record_view(&mut tx, &document, &recipient, actor, notifier).await?;
+    }
     recipients::record_consent(&mut tx, recipient.id, actor, text).await?;
     tx.commit().await?;
     Ok(())

@@ -38,6 +38,9 @@ pub struct Config {
     /// REMINDER_FIRST_AFTER_DAYS (0: none) and REMINDER_EVERY_DAYS (0: just one): the reminder
     /// schedule of documents sent without one of their own.
     pub reminders: crate::wire::inputs::ReminderDefaults,
+    /// REMINDER_MIN_INTERVAL_HOURS: at most one reminder per recipient in this many hours,
+    /// whoever asks (0: no throttle; docs/security.md, "Reminders").
+    pub reminder_min_interval_hours: u32,
     /// Where PDFs are stored: FILE_STORE=local (FILE_STORE_DIR) or s3 (FILE_STORE_S3_*).
     pub file_store: FileStoreConfig,
     /// FILE_DOWNLOADS: how `GET /files/{id}` serves a file from a bucket.
@@ -314,6 +317,36 @@ pub struct Limits {
     /// SIGN_IN_FIRST_DELAY_SECS: the first wait once the free failures are used up; it doubles
     /// with each further failure, up to 15 minutes.
     pub sign_in_first_delay_secs: i32,
+    /// The child processes untrusted PDFs are parsed in.
+    pub pdf_sandbox: SandboxSettings,
+    /// The public `/verify` page's own admission.
+    pub verify: VerifyLimits,
+}
+
+/// The PDF sandbox (`infra::pdf_sandbox`): its children's limits, set by the OS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// PDF_SANDBOX_PROGRAM: the binary started as a child (default: the running one).
+    pub program: Option<std::path::PathBuf>,
+    /// PDF_SANDBOX_MEMORY_MIB: each child's address space (RLIMIT_AS).
+    pub memory_mib: u64,
+    /// PDF_SANDBOX_CHILDREN: children at once per process.
+    pub children: usize,
+    /// PDF_SANDBOX_RENDER_SECS: the deadline of a final PDF's rendering (reading an upload or
+    /// a file to verify has PDF_MAX_INSPECT_SECS).
+    pub render_time: Duration,
+}
+
+/// `/verify` takes files from anyone: how many it checks at once and from one client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyLimits {
+    /// VERIFY_CONCURRENCY: files checked at once, over all clients; none wait.
+    pub concurrency: usize,
+    /// VERIFY_PER_CLIENT_PER_MINUTE: checks one client (IP address, or the /64 of an IPv6
+    /// one) may start per minute.
+    pub per_client_per_minute: u32,
+    /// VERIFY_MAX_MIB: the largest file it takes.
+    pub max_bytes: usize,
 }
 
 impl std::fmt::Debug for Config {
@@ -331,6 +364,17 @@ impl std::fmt::Debug for Config {
 pub const DEFAULT_DATABASE_URL: &str = "postgres://signet:signet@127.0.0.1:5432/signet";
 
 impl Config {
+    /// What the API and every worker say at start when FILE_URL_SECRET is unset: each process
+    /// then signs with a secret of its own, which no other process accepts.
+    pub fn generated_secret_warning(&self) -> Option<&'static str> {
+        self.file_url_secret_generated.then_some(
+            "FILE_URL_SECRET is unset: file links are signed with a random per-process secret; \
+             they stop working on restart, and links one process signs (a worker's completion \
+             e-mails, say) are refused by every other. Set the same FILE_URL_SECRET on every API \
+             and worker",
+        )
+    }
+
     pub fn from_env() -> Result<Self, ConfigError> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
@@ -430,6 +474,10 @@ impl Config {
                 )?,
                 every_days: reminder_days("REMINDER_EVERY_DAYS", &or("REMINDER_EVERY_DAYS", "3"))?,
             },
+            reminder_min_interval_hours: reminder_interval_hours(&or(
+                "REMINDER_MIN_INTERVAL_HOURS",
+                "24",
+            ))?,
             file_store: file_store(&get)?,
             file_downloads: match or("FILE_DOWNLOADS", "stream").as_str() {
                 "stream" => FileDownloads::Stream,
@@ -554,6 +602,35 @@ impl Config {
                     &or("SIGN_IN_FIRST_DELAY_SECS", "1"),
                 )?
                 .min(900) as i32,
+                pdf_sandbox: SandboxSettings {
+                    program: get("PDF_SANDBOX_PROGRAM").map(std::path::PathBuf::from),
+                    // Less than that and a child cannot even map the binary and its heap.
+                    memory_mib: positive(
+                        "PDF_SANDBOX_MEMORY_MIB",
+                        &or("PDF_SANDBOX_MEMORY_MIB", "1024"),
+                    )?
+                    .clamp(256, 64 * 1024),
+                    children: positive("PDF_SANDBOX_CHILDREN", &or("PDF_SANDBOX_CHILDREN", "2"))?
+                        as usize,
+                    render_time: Duration::from_secs(positive(
+                        "PDF_SANDBOX_RENDER_SECS",
+                        &or("PDF_SANDBOX_RENDER_SECS", "120"),
+                    )?),
+                },
+                verify: VerifyLimits {
+                    concurrency: positive("VERIFY_CONCURRENCY", &or("VERIFY_CONCURRENCY", "2"))?
+                        as usize,
+                    per_client_per_minute: positive(
+                        "VERIFY_PER_CLIENT_PER_MINUTE",
+                        &or("VERIFY_PER_CLIENT_PER_MINUTE", "10"),
+                    )?
+                    .min(u32::MAX.into()) as u32,
+                    max_bytes: positive("VERIFY_MAX_MIB", &or("VERIFY_MAX_MIB", "25"))?
+                        .min(signet_pdf::sandbox::MAX_PAYLOAD_BYTES as u64 / (1024 * 1024))
+                        as usize
+                        * 1024
+                        * 1024,
+                },
             },
             sms: SmsConfig {
                 provider: match or("SMS_PROVIDER", "file").to_ascii_lowercase().as_str() {
@@ -683,6 +760,20 @@ fn reminder_days(name: &'static str, value: &str) -> Result<u32, ConfigError> {
         }),
     }
 }
+
+/// REMINDER_MIN_INTERVAL_HOURS: 0 (no throttle) to a year.
+fn reminder_interval_hours(value: &str) -> Result<u32, ConfigError> {
+    const NAME: &str = "REMINDER_MIN_INTERVAL_HOURS";
+    match parse::<u32>(NAME, value)? {
+        hours if hours <= MAX_REMINDER_INTERVAL_HOURS => Ok(hours),
+        _ => Err(ConfigError {
+            name: NAME,
+            reason: format!("at most {MAX_REMINDER_INTERVAL_HOURS} hours"),
+        }),
+    }
+}
+
+const MAX_REMINDER_INTERVAL_HOURS: u32 = 366 * 24;
 
 /// FILE_STORE and its settings.
 fn file_store(get: &impl Fn(&str) -> Option<String>) -> Result<FileStoreConfig, ConfigError> {
@@ -973,5 +1064,16 @@ mod tests {
         assert!(c.limits.sign_in_hash_concurrency >= 1);
         let err = config(&[("SIGN_IN_HASH_CONCURRENCY", "0")]).unwrap_err();
         assert_eq!(err.name, "SIGN_IN_HASH_CONCURRENCY");
+    }
+
+    #[test]
+    fn the_reminder_interval_defaults_to_a_day_and_zero_turns_it_off() {
+        assert_eq!(config(&[]).unwrap().reminder_min_interval_hours, 24);
+        let off = config(&[("REMINDER_MIN_INTERVAL_HOURS", "0")]).unwrap();
+        assert_eq!(off.reminder_min_interval_hours, 0);
+        for bad in ["-1", "1.5", "8785"] {
+            let err = config(&[("REMINDER_MIN_INTERVAL_HOURS", bad)]).unwrap_err();
+            assert_eq!(err.name, "REMINDER_MIN_INTERVAL_HOURS", "{bad}");
+        }
     }
 }

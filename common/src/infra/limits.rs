@@ -6,7 +6,10 @@ use std::{
     collections::HashMap,
     hash::Hash,
     sync::{Arc, Mutex},
+    time::{Duration, Instant},
 };
+
+use crate::infra::pdf_sandbox::PdfSandbox;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -186,19 +189,71 @@ pub struct Gates {
     pub sign_in: Gate,
     /// The threads that hash passwords, as many as may hash at once.
     pub hashing: Workers,
-    /// The threads that inspect PDFs, as many as may be uploaded at once.
-    pub inspecting: Workers,
+    /// Where uploads and files to verify are parsed.
+    pub pdf: PdfSandbox,
+    /// Files being checked by `/verify`, over all clients; none wait.
+    pub verify: Gate,
+    /// One check at a time per client (source: see `flows::sign_in::source_of`).
+    pub verify_per_client: PerKey<String>,
+    /// Checks started per client per minute.
+    pub verify_rate: PerMinute<String>,
 }
 
 impl Gates {
-    pub fn new(limits: &crate::infra::config::Limits) -> Self {
-        Self {
+    /// The gates, or why the PDF sandbox's program cannot be found.
+    pub fn new(limits: &crate::infra::config::Limits) -> std::io::Result<Self> {
+        Ok(Self {
             uploads: Gate::new(limits.upload_concurrency, 0),
             uploads_per_account: PerKey::new(limits.upload_concurrency_per_account),
             sign_in: Gate::new(limits.sign_in_hash_concurrency, limits.sign_in_hash_queue),
             hashing: Workers::new("hashing", limits.sign_in_hash_concurrency),
-            inspecting: Workers::new("pdf", limits.upload_concurrency),
+            pdf: PdfSandbox::new(&limits.pdf_sandbox, limits.pdf)?,
+            verify: Gate::new(limits.verify.concurrency, 0),
+            verify_per_client: PerKey::new(1),
+            verify_rate: PerMinute::new(limits.verify.per_client_per_minute),
+        })
+    }
+}
+
+/// At most `per_minute` events per key in any minute that starts with one of them (a window
+/// per key, opened by its first event). Keys whose window has closed are dropped as the map
+/// grows, so it holds at most the keys seen in the last minute.
+#[derive(Debug, Clone)]
+pub struct PerMinute<K: Eq + Hash + Clone> {
+    per_minute: u32,
+    windows: Arc<Mutex<HashMap<K, (Instant, u32)>>>,
+}
+
+impl<K: Eq + Hash + Clone> PerMinute<K> {
+    pub fn new(per_minute: u32) -> Self {
+        Self {
+            per_minute,
+            windows: Arc::default(),
         }
+    }
+
+    /// Counts one event for `key`: `Ok` if it is within the rate, else `Err` with the time
+    /// until the key's window closes.
+    pub fn try_count(&self, key: K) -> Result<(), Duration> {
+        self.try_count_at(key, Instant::now())
+    }
+
+    fn try_count_at(&self, key: K, now: Instant) -> Result<(), Duration> {
+        const WINDOW: Duration = Duration::from_secs(60);
+        let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
+        if windows.len() >= 10_000 {
+            windows.retain(|_, (opened, _)| now.duration_since(*opened) < WINDOW);
+        }
+        let (opened, count) = windows.entry(key).or_insert((now, 0));
+        if now.duration_since(*opened) >= WINDOW {
+            *opened = now;
+            *count = 0;
+        }
+        if *count >= self.per_minute {
+            return Err(WINDOW - now.duration_since(*opened));
+        }
+        *count += 1;
+        Ok(())
     }
 }
 
@@ -235,6 +290,26 @@ mod tests {
             .run(|| std::thread::current().name().map(str::to_owned))
             .await;
         assert_eq!(name, Some(Some("test-0".to_owned())));
+    }
+
+    #[test]
+    fn a_key_gets_its_rate_per_minute_and_a_new_window_after_it() {
+        let rate = PerMinute::new(2);
+        let start = Instant::now();
+        assert!(rate.try_count_at("a", start).is_ok());
+        assert!(
+            rate.try_count_at("a", start + Duration::from_secs(1))
+                .is_ok()
+        );
+        let wait = rate
+            .try_count_at("a", start + Duration::from_secs(20))
+            .expect_err("the third in a minute");
+        assert_eq!(wait, Duration::from_secs(40));
+        assert!(rate.try_count_at("b", start).is_ok(), "b has its own");
+        assert!(
+            rate.try_count_at("a", start + Duration::from_secs(60))
+                .is_ok()
+        );
     }
 
     #[test]

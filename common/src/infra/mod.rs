@@ -7,6 +7,7 @@ pub mod files;
 pub mod jobs;
 pub mod limits;
 pub mod notify;
+pub mod pdf_sandbox;
 pub mod secrets;
 pub mod shutdown;
 pub mod ssrf;

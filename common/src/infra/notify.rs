@@ -1,11 +1,15 @@
 //! What the side effects of a change need besides the database: the domain of e-mail
 //! `Message-ID`s, the file links put into webhook payloads, whether (and within which daily
-//! caps) SMS are queued, and the default reminder schedule.
+//! caps) SMS are queued, the default reminder schedule, the reminders' throttle and the key of
+//! their links.
 
 use std::time::Duration;
 
 use crate::{
-    Config, infra::files::FileLinks, store::sms::DailyCaps, wire::inputs::ReminderDefaults,
+    Config,
+    infra::{files::FileLinks, secrets::ReminderLinkKey},
+    store::sms::DailyCaps,
+    wire::inputs::ReminderDefaults,
 };
 
 /// How long the `filePath` inside a webhook payload works: past the last retry of the default
@@ -20,6 +24,10 @@ pub struct Notifier {
     pub sms_caps: Option<DailyCaps>,
     /// The reminder schedule of documents sent without one of their own.
     pub reminders: ReminderDefaults,
+    /// At most one reminder per recipient in this many hours (0: no throttle).
+    pub reminder_min_interval_hours: u32,
+    /// Derives the clear token of each recipient's reminder link.
+    pub reminder_link_key: ReminderLinkKey,
 }
 
 impl Notifier {
@@ -36,6 +44,8 @@ impl Notifier {
                 per_account: config.sms.daily_cap_per_account,
             }),
             reminders: config.reminders,
+            reminder_min_interval_hours: config.reminder_min_interval_hours,
+            reminder_link_key: ReminderLinkKey::from_file_url_secret(&config.file_url_secret),
         }
     }
 }

@@ -38,6 +38,33 @@ pub fn signing_link_token() -> (String, [u8; 32]) {
     (token, hash)
 }
 
+/// The key of recipients' reminder links, derived from FILE_URL_SECRET (which every process that
+/// reminds has) for this one use. A reminder link's clear token is re-derived from it at each
+/// reminder instead of being stored (docs/security.md, "Reminders").
+#[derive(Clone)]
+pub struct ReminderLinkKey([u8; 32]);
+
+impl ReminderLinkKey {
+    pub fn from_file_url_secret(secret: &[u8]) -> Self {
+        Self(hmac_sha256(secret, b"signet reminder links v1"))
+    }
+
+    /// The token of the reminder link `link_id` of `recipient_id`, and its SHA-256 (what
+    /// `signing_links` keeps). Same shape as [`signing_link_token`]'s: 32 bytes, base64url.
+    pub fn token(&self, recipient_id: uuid::Uuid, link_id: uuid::Uuid) -> (String, [u8; 32]) {
+        let message = [recipient_id.as_bytes().as_slice(), link_id.as_bytes()].concat();
+        let token = base64url(&hmac_sha256(&self.0, &message));
+        let hash = sha256(token.as_bytes());
+        (token, hash)
+    }
+}
+
+impl std::fmt::Debug for ReminderLinkKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReminderLinkKey(..)")
+    }
+}
+
 pub fn base64url(bytes: &[u8]) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
@@ -89,6 +116,20 @@ mod tests {
         assert!(!constant_time_eq(b"abc", b"abd"));
         assert!(!constant_time_eq(b"abc", b"abcd"));
         assert!(!constant_time_eq(b"", b"a"));
+    }
+
+    #[test]
+    fn reminder_link_tokens_are_stable_per_link_and_differ_between_links_and_keys() {
+        let key = ReminderLinkKey::from_file_url_secret(b"0123456789abcdef0123456789abcdef");
+        let (recipient, link) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
+        let (token, hash) = key.token(recipient, link);
+        assert_eq!(key.token(recipient, link), (token.clone(), hash));
+        assert_eq!(hash, sha256(token.as_bytes()));
+        assert_eq!(token.len(), signing_link_token().0.len());
+        assert_ne!(key.token(recipient, uuid::Uuid::new_v4()).0, token);
+        assert_ne!(key.token(uuid::Uuid::new_v4(), link).0, token);
+        let other = ReminderLinkKey::from_file_url_secret(b"another secret of at least 32 bytes");
+        assert_ne!(other.token(recipient, link).0, token);
     }
 
     #[test]

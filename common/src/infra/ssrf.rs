@@ -14,12 +14,21 @@ pub enum Refusal {
     NotHttp,
     #[error("has no host")]
     NoHost,
+    /// An IP address written in the URL: naming it tells the caller nothing new.
     #[error(
         "resolves to {0}, a private, loopback, link-local or otherwise internal address (set WEBHOOK_ALLOW_PRIVATE=true to allow it in development)"
     )]
     Internal(IpAddr),
+    /// A host name that resolves to an internal address. The address is not named: it would
+    /// tell an account owner how the server's own network is laid out.
+    #[error(
+        "resolves to a private, loopback, link-local or otherwise internal address (set WEBHOOK_ALLOW_PRIVATE=true to allow it in development)"
+    )]
+    ResolvesInternal,
     #[error("cannot be resolved: {0}")]
     Unresolvable(String),
+    #[error("contains an invisible or direction-changing character ({0}), which no URL needs")]
+    HiddenCharacter(String),
 }
 
 pub fn is_internal(ip: IpAddr) -> bool {
@@ -100,16 +109,23 @@ pub async fn check_url(url: &str, allow_internal: bool) -> Result<Url, Refusal> 
     }
     let port = parsed.port_or_known_default().unwrap_or(443);
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    let addresses: Vec<IpAddr> = match host.parse::<IpAddr>() {
-        Ok(ip) => vec![ip],
-        Err(_) => tokio::net::lookup_host((host, port))
-            .await
-            .map_err(|e| Refusal::Unresolvable(e.to_string()))?
-            .map(|a| a.ip())
-            .collect(),
-    };
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return if is_internal(ip) {
+            Err(Refusal::Internal(ip))
+        } else {
+            Ok(parsed)
+        };
+    }
+    let addresses: Vec<IpAddr> = tokio::net::lookup_host((host, port))
+        .await
+        .map_err(|e| Refusal::Unresolvable(e.to_string()))?
+        .map(|a| a.ip())
+        .collect();
     match addresses.iter().find(|ip| is_internal(**ip)) {
-        Some(ip) => Err(Refusal::Internal(*ip)),
+        Some(ip) => {
+            tracing::warn!(host, address = %ip, "refused a URL whose host resolves to an internal address");
+            Err(Refusal::ResolvesInternal)
+        }
         None if addresses.is_empty() => Err(Refusal::Unresolvable("no addresses".into())),
         None => Ok(parsed),
     }
@@ -124,6 +140,13 @@ pub async fn webhook_url_setting(
     let given = given.trim();
     if given.is_empty() {
         return Ok(None);
+    }
+    // The URL parser would percent-encode it into the path: refused instead, so that the URL
+    // an operator reads back is the one they meant to give.
+    if let Some(hidden) = signet_i18n::bidi::first_hidden(given) {
+        return Err(Refusal::HiddenCharacter(signet_i18n::bidi::code_point(
+            hidden,
+        )));
     }
     check_url(given, allow_internal)
         .await
@@ -216,7 +239,6 @@ mod tests {
             "http://100.64.1.1/",
             "http://0.0.0.0/",
             "http://[::ffff:10.0.0.1]/",
-            "http://localhost:9000/hook",
         ] {
             assert!(
                 matches!(check_url(url, false).await, Err(Refusal::Internal(_))),
@@ -227,6 +249,16 @@ mod tests {
                 "{url} is allowed when private targets are"
             );
         }
+        let by_name = check_url("http://localhost:9000/hook", false)
+            .await
+            .unwrap_err();
+        assert_eq!(by_name, Refusal::ResolvesInternal);
+        let said = by_name.to_string();
+        assert!(
+            !said.contains("127.0.0.1") && !said.contains("::1"),
+            "a host name's address is not named: {said}"
+        );
+        assert!(check_url("http://localhost:9000/hook", true).await.is_ok());
         for url in [
             "ftp://example.com/",
             "not a url",
@@ -253,5 +285,18 @@ mod tests {
             webhook_url_setting("http://127.0.0.1/", false).await,
             Err(Refusal::Internal(_))
         ));
+    }
+
+    #[tokio::test]
+    async fn a_webhook_url_with_a_hidden_character_is_refused() {
+        for (url, named) in [
+            ("https://93.184.216.34/\u{202E}kooh", "U+202E"),
+            ("https://93.184.216.34/ho\u{200B}ok", "U+200B"),
+        ] {
+            assert_eq!(
+                webhook_url_setting(url, true).await,
+                Err(Refusal::HiddenCharacter(named.into()))
+            );
+        }
     }
 }

@@ -227,6 +227,46 @@ pub async fn authenticate(
     })
 }
 
+/// Counts one console action that makes Signet send e-mail (send, remind, resend, cancel)
+/// against the account's usage window, as [`authenticate`] counts an API request, with the
+/// same conditional UPDATE. `None`: counted; `Some(seconds)`: the limit is used up until the
+/// window ends, nothing was counted.
+pub async fn count_console_action(
+    pool: &PgPool,
+    id: AccountId,
+    window_secs: i64,
+) -> Result<Option<u64>> {
+    let counted = sqlx::query(
+        "UPDATE accounts a SET
+             api_usage_count = CASE WHEN a.usage_window_start <= now() - make_interval(secs => $2)
+                                    THEN 1 ELSE a.api_usage_count + 1 END,
+             usage_window_start = CASE WHEN a.usage_window_start <= now() - make_interval(secs => $2)
+                                       THEN now() ELSE a.usage_window_start END
+         WHERE a.id = $1 AND a.api_usage_limit > 0
+           AND (a.usage_window_start <= now() - make_interval(secs => $2)
+                OR a.api_usage_count < a.api_usage_limit)",
+    )
+    .bind(id)
+    .bind(window_secs as f64)
+    .execute(pool)
+    .await?
+    .rows_affected();
+    if counted == 1 {
+        return Ok(None);
+    }
+    let retry_after: i64 = sqlx::query_scalar(
+        "SELECT GREATEST(1, CEIL(EXTRACT(EPOCH FROM
+                    usage_window_start + make_interval(secs => $2) - now())))::bigint
+         FROM accounts WHERE id = $1",
+    )
+    .bind(id)
+    .bind(window_secs as f64)
+    .fetch_optional(pool)
+    .await?
+    .ok_or(Error::AccountNotFound(id))?;
+    Ok(Some(retry_after.max(1) as u64))
+}
+
 /// The account's webhook URL, if it has one, on the caller's transaction.
 pub async fn webhook_url(conn: &mut PgConnection, id: AccountId) -> Result<Option<String>> {
     Ok(

@@ -13,6 +13,16 @@ pub struct KeyedRequest {
     pub account_id: AccountId,
     pub key: String,
     pub fingerprint: [u8; 32],
+    /// The fingerprint an earlier release gave the same request, before it counted the
+    /// `Content-Type`: a key stored then still matches the retries of its request (until it
+    /// expires, 24 hours after) instead of calling them another request.
+    pub earlier_fingerprint: Option<[u8; 32]>,
+}
+
+impl KeyedRequest {
+    fn is_fingerprinted_as(&self, stored: &[u8]) -> bool {
+        stored == self.fingerprint || self.earlier_fingerprint.is_some_and(|e| stored == e)
+    }
 }
 
 /// The answer stored for a key, replayed to every repeat of its request.
@@ -71,7 +81,7 @@ pub async fn claim(
                 WHERE idempotency_keys.expires_at <= now()
                    OR (idempotency_keys.response_status IS NULL
                        AND idempotency_keys.locked_until <= now()
-                       AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
+                       AND idempotency_keys.fingerprint IN (EXCLUDED.fingerprint, $6))
              RETURNING true",
         )
         .bind(request.account_id.0)
@@ -79,6 +89,7 @@ pub async fn claim(
         .bind(&request.fingerprint[..])
         .bind(lease.as_secs_f64())
         .bind(retention.as_secs_f64())
+        .bind(request.earlier_fingerprint.as_ref().map(|f| &f[..]))
         .fetch_optional(pool)
         .await?;
         if claimed.is_some() {
@@ -94,7 +105,7 @@ pub async fn claim(
         .await?;
         match held {
             None => continue,
-            Some((fingerprint, _, _)) if fingerprint != request.fingerprint => {
+            Some((fingerprint, _, _)) if !request.is_fingerprinted_as(&fingerprint) => {
                 return Ok(Claim::OtherRequest);
             }
             Some((_, Some(status), body)) => {

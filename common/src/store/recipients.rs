@@ -1,7 +1,9 @@
 //! SQL of recipients.
 
+use chrono::{DateTime, Utc};
 use sqlx::AssertSqlSafe;
 use sqlx::PgConnection;
+use uuid::Uuid;
 
 use crate::{
     error::{Error, Result, Rule},
@@ -11,7 +13,7 @@ use crate::{
 const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_code, \
                        phone_number, phone_e164, status, color_code, position, viewed_at, signed_at, \
                        declined_at, decline_reason, language, signing_order, invited_at, \
-                       next_reminder_at, consented_at, consent_ip, consent_user_agent, \
+                       next_reminder_at, last_reminded_at, consented_at, consent_ip, consent_user_agent, \
                        consent_text, \
                        (SELECT e.status FROM outbound_emails e WHERE e.recipient_id = recipients.id \
                         AND e.kind = 'INVITATION') AS delivery_status, \
@@ -256,26 +258,98 @@ pub async fn stop_reminders(
     Ok(())
 }
 
-/// Adds a signing link to each recipient (a reminder's), besides the ones they have.
-pub async fn add_signing_links(
+/// Records that each of `ids` was reminded at `at`.
+pub async fn mark_reminded(
     conn: &mut PgConnection,
-    account_id: AccountId,
-    links: &[(RecipientId, [u8; 32])],
+    ids: &[RecipientId],
+    at: DateTime<Utc>,
+) -> Result<()> {
+    sqlx::query("UPDATE recipients SET last_reminded_at = $2 WHERE id = ANY($1)")
+        .bind(ids)
+        .bind(at)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Moves the due reminder of each of `ids`, reminded less than `interval_hours` ago, to when
+/// the interval ends (dropped if that falls on or after the expiry date).
+pub async fn defer_reminders(
+    conn: &mut PgConnection,
+    document_id: DocumentId,
+    ids: &[RecipientId],
+    interval_hours: u32,
 ) -> Result<()> {
     sqlx::query(
-        "INSERT INTO signing_links (token_hash, account_id, recipient_id)
-         SELECT hash, $1, id FROM UNNEST($2::uuid[], $3::bytea[]) AS t(id, hash)",
+        "UPDATE recipients r SET next_reminder_at = CASE
+                 WHEN d.expiry_date IS NULL
+                      OR r.last_reminded_at + make_interval(hours => $3) < d.expiry_date
+                 THEN r.last_reminded_at + make_interval(hours => $3) END
+         FROM documents d
+         WHERE d.id = $1 AND r.document_id = d.id AND r.id = ANY($2)",
     )
-    .bind(account_id)
-    .bind(links.iter().map(|(id, _)| *id).collect::<Vec<_>>())
-    .bind(links.iter().map(|(_, h)| h.to_vec()).collect::<Vec<_>>())
+    .bind(document_id)
+    .bind(ids)
+    .bind(interval_hours as i32)
     .execute(conn)
     .await?;
     Ok(())
 }
 
-/// Revokes every signing link of the recipient but `signing_token_hash` (their address was
-/// corrected: the links sent to the old one must stop working).
+/// A recipient's reminder link: the id its clear token is derived from, and the token's hash.
+#[derive(Debug, sqlx::FromRow)]
+pub struct ReminderLink {
+    pub recipient_id: RecipientId,
+    pub reminder_link_id: Uuid,
+    pub token_hash: Vec<u8>,
+}
+
+/// The reminder links of `ids` (one per recipient at most).
+pub async fn reminder_links(
+    conn: &mut PgConnection,
+    ids: &[RecipientId],
+) -> Result<Vec<ReminderLink>> {
+    Ok(sqlx::query_as(
+        "SELECT recipient_id, reminder_link_id, token_hash FROM signing_links
+         WHERE recipient_id = ANY($1) AND reminder_link_id IS NOT NULL",
+    )
+    .bind(ids)
+    .fetch_all(conn)
+    .await?)
+}
+
+/// Gives each recipient a new reminder link (id, hash of its token). A link it had before
+/// keeps working, but is no longer its reminder link: its token could not be derived again.
+pub async fn replace_reminder_links(
+    conn: &mut PgConnection,
+    account_id: AccountId,
+    links: &[(RecipientId, Uuid, [u8; 32])],
+) -> Result<()> {
+    let ids: Vec<_> = links.iter().map(|(id, _, _)| *id).collect();
+    sqlx::query(
+        "UPDATE signing_links SET reminder_link_id = NULL
+         WHERE recipient_id = ANY($1) AND reminder_link_id IS NOT NULL",
+    )
+    .bind(&ids)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "INSERT INTO signing_links (token_hash, account_id, recipient_id, reminder_link_id)
+         SELECT hash, $1, id, link FROM UNNEST($2::uuid[], $3::uuid[], $4::bytea[])
+              AS t(id, link, hash)",
+    )
+    .bind(account_id)
+    .bind(&ids)
+    .bind(links.iter().map(|(_, link, _)| *link).collect::<Vec<_>>())
+    .bind(links.iter().map(|(_, _, h)| h.to_vec()).collect::<Vec<_>>())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Revokes every signing link of the recipient but `signing_token_hash`, their reminder link
+/// included (their address was corrected: the links sent to the old one must stop working; the
+/// next reminder makes a new reminder link).
 pub async fn revoke_extra_signing_links(conn: &mut PgConnection, id: RecipientId) -> Result<()> {
     sqlx::query("DELETE FROM signing_links WHERE recipient_id = $1")
         .bind(id)

@@ -61,7 +61,7 @@ pub struct RecipientInput {
     #[serde(default)]
     #[schema(
         pattern = r"^\s*[ .()\-]*(?:[0-9][ .()\-]*){4,15}\s*$",
-        example = "7700 900123"
+        example = "7911 123456"
     )]
     pub phone_number: Option<String>,
     /// Additive: the language of this recipient's e-mails, one of the tags `en`, `de`, `fr`,
@@ -270,6 +270,18 @@ pub fn has_control_chars(value: &str) -> bool {
 }
 
 pub const CONTROL_CHARS: &str = "must not contain control characters";
+
+/// Whether `value` holds a character that reorders text or draws nothing (bidi controls and
+/// marks such as U+202E, zero-width spaces, the byte order mark: `signet_i18n::bidi::is_hidden`).
+/// Refused where no one needs them and a reader would be misled (addresses, URLs); names,
+/// titles and values keep them (right-to-left text uses the marks) and are isolated wherever
+/// they are drawn (docs/security.md, "Text drawn from user input").
+pub fn has_hidden_chars(value: &str) -> bool {
+    signet_i18n::bidi::first_hidden(value).is_some()
+}
+
+pub const HIDDEN_CHARS: &str =
+    "must not contain invisible or direction-changing characters (such as U+202E or U+200B)";
 
 fn check_text(
     problems: &mut Vec<Problem>,
@@ -559,6 +571,9 @@ pub const NON_ASCII_EMAIL: &str = "internationalised (non-ASCII) e-mail addresse
 /// two labels whose last is not all digits.
 pub fn mail_address(email: &str) -> Result<lettre::Address, &'static str> {
     const INVALID: &str = "not a valid e-mail address";
+    if has_hidden_chars(email) {
+        return Err(HIDDEN_CHARS);
+    }
     if !email.is_ascii() {
         return Err(NON_ASCII_EMAIL);
     }
@@ -714,6 +729,15 @@ mod tests {
         for international in ["ünï@exämple.de", "josé@bücher.example", "用户@例子.广告"]
         {
             assert_eq!(mail_address(international), Err(NON_ASCII_EMAIL));
+        }
+        for hidden in [
+            "ann\u{202E}@b.co",
+            "\u{200B}ann@b.co",
+            "ann@b.co\u{FEFF}",
+            "ann@\u{2066}b.co\u{2069}",
+            "ann\u{200F}@b.co",
+        ] {
+            assert_eq!(mail_address(hidden), Err(HIDDEN_CHARS), "{hidden:?}");
         }
         for bad in [
             "",

@@ -97,6 +97,20 @@ pub struct DocumentDetail {
 pub struct Reminded {
     /// The addresses of the signers reminded; empty when every signer has signed.
     pub reminded: Vec<String>,
+    /// Additive: the signers not reminded because they were reminded less than the server's
+    /// interval (REMINDER_MIN_INTERVAL_HOURS, default 24) ago.
+    pub skipped: Vec<SkippedReminder>,
+}
+
+/// A signer left out of a reminder: reminded too recently.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedReminder {
+    pub email: String,
+    /// When they were last reminded.
+    pub reminded_at: Timestamp,
+    /// When the next reminder to them can be sent.
+    pub next_reminder_after: Timestamp,
 }
 
 /// When the signers who have not signed are reminded, counted from each one's invitation.

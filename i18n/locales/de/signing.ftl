@@ -51,3 +51,4 @@ sign-state-closed = Dieses Dokument kann nicht mehr unterschrieben werden.
 sign-not-found-title = Link nicht gefunden
 sign-not-found-heading = Dieser Link zum Unterschreiben ist ungültig
 sign-not-found-text = Bitte prüfen Sie, ob Sie den vollständigen Link aus Ihrer E-Mail geöffnet haben.
+sign-pages-failed = Die Seiten dieses Dokuments können hier nicht angezeigt werden. Bitten Sie den Absender um eine neue Kopie, bevor Sie unterschreiben.

@@ -1,5 +1,7 @@
-# The e-mails Signet sends to recipients (worker/src/mail.rs). Arguments are plain text; the
-# HTML part escapes them. Times are RFC 3339 in UTC.
+# The e-mails Signet sends to recipients (worker/src/mail.rs). Arguments are plain text, placed
+# by the worker: isolated (Unicode FSI … PDI) in the text part and subject wherever they could
+# reorder the sentence, escaped inside a <bdi> in the HTML part (signet_i18n::bidi). Do not add
+# isolation marks here. Times are RFC 3339 in UTC.
 
 email-greeting = Hello { $name },
 email-invitation-subject-sign = { $sender } sent you "{ $title }" to sign

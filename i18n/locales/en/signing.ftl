@@ -51,3 +51,4 @@ sign-state-closed = This document can no longer be signed.
 sign-not-found-title = Link not found
 sign-not-found-heading = This signing link is not valid
 sign-not-found-text = Check that you opened the whole link from your e-mail.
+sign-pages-failed = This document's pages cannot be shown here. Ask the sender for a new copy before you sign.

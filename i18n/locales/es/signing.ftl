@@ -51,3 +51,4 @@ sign-state-closed = Este documento ya no se puede firmar.
 sign-not-found-title = Enlace no encontrado
 sign-not-found-heading = Este enlace de firma no es válido
 sign-not-found-text = Compruebe que ha abierto el enlace completo de su correo electrónico.
+sign-pages-failed = Las páginas de este documento no se pueden mostrar aquí. Pida una copia nueva al remitente antes de firmar.

@@ -51,3 +51,4 @@ sign-state-closed = Ce document ne peut plus être signé.
 sign-not-found-title = Lien introuvable
 sign-not-found-heading = Ce lien de signature n’est pas valide
 sign-not-found-text = Vérifiez que vous avez bien ouvert le lien complet figurant dans votre e-mail.
+sign-pages-failed = Les pages de ce document ne peuvent pas être affichées ici. Demandez une nouvelle copie à l'expéditeur avant de signer.

@@ -51,3 +51,4 @@ sign-state-closed = Este documento já não pode ser assinado.
 sign-not-found-title = Link não encontrado
 sign-not-found-heading = Este link de assinatura não é válido
 sign-not-found-text = Verifique se abriu o link completo que está no seu e-mail.
+sign-pages-failed = As páginas deste documento não podem ser mostradas aqui. Peça uma nova cópia ao remetente antes de assinar.

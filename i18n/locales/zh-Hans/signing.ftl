@@ -50,3 +50,4 @@ sign-state-closed = 本文件已无法签署。
 sign-not-found-title = 未找到链接
 sign-not-found-heading = 此签署链接无效
 sign-not-found-text = 请确认您打开的是电子邮件中的完整链接。
+sign-pages-failed = 此文件的页面无法在此显示。签署前请向发件人索取新的副本。

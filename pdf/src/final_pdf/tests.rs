@@ -12,7 +12,7 @@ use crate::render_final;
 use crate::revisions::stamped_revision;
 use crate::stamp::{StampKind, TEXT_PADDING};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/fixtures/pdf/");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/pdf/");
 
 // -- Building originals --------------------------------------------------------------------
 
@@ -170,6 +170,7 @@ fn certificate(original: &[u8], audit_entries: usize) -> Certificate {
                 message: format!("Auditmessage{n:03} recorded"),
                 ip_address: "198.51.100.23".into(),
                 user_agent: format!("Agent/{n}.0 {}", "x".repeat(150)),
+                entries: 1,
             })
             .collect(),
     }
@@ -1106,4 +1107,94 @@ fn certificates_are_labelled_in_the_documents_language() {
             assert!((heading.0 - 54.0).abs() < 2.0, "{heading:?}");
         }
     }
+}
+
+#[test]
+fn bidi_controls_in_values_are_drawn_as_escapes_in_stored_order() {
+    let original = original();
+    let spoofs = [
+        // (stored, what it reads as when the controls act)
+        ("$\u{202E}00.00001\u{202C}", "$10000.00"),
+        ("Lease \u{202E}fdp.exe", "exe.pdf"),
+    ];
+    let fields = vec![
+        field(1, (72.0, 60.0, 300.0, 36.0), StampKind::Text, spoofs[0].0),
+        field(
+            1,
+            (72.0, 120.0, 300.0, 36.0),
+            StampKind::Signature,
+            "Mallory \u{202E}<moc.knab@oec>",
+        ),
+    ];
+    for language in [
+        signet_i18n::Language::English,
+        signet_i18n::Language::Arabic,
+    ] {
+        let mut certificate = certificate(&original, 2);
+        certificate.language = language;
+        certificate.title = spoofs[1].0.into();
+        certificate.recipients[0].name = "Mallory \u{202E}<moc.knab@oec>".into();
+        certificate.recipients[0].user_agent = Some("Agent\u{2069}\u{202E}/1.0 \u{200B}x".into());
+        let result = render_final(&original, &fields, &certificate).expect("render");
+        if !poppler_installed() {
+            return;
+        }
+        let stamped = pdftotext(&result.bytes, &["-f", "1", "-l", "1"]);
+        let certified = pdftotext(&result.bytes, &["-f", "4"]);
+        assert!(stamped.contains("$<U+202E>00.00001<U+202C>"), "{stamped}");
+        assert!(
+            stamped.contains("Mallory <U+202E><moc.knab@oec>"),
+            "{stamped}"
+        );
+        for expected in [
+            "Lease <U+202E>fdp.exe",
+            "Mallory <U+202E><moc.knab@oec>",
+            "Agent<U+2069><U+202E>/1.0 <U+200B>x",
+        ] {
+            assert!(
+                certified.contains(expected),
+                "{language}: no {expected:?} in {certified}"
+            );
+        }
+        for (_, spoofed) in spoofs {
+            assert!(
+                !stamped.contains(spoofed) && !certified.contains(spoofed),
+                "{language}"
+            );
+        }
+        assert!(
+            !certified.contains("ceo@bank.com"),
+            "{language}: {certified}"
+        );
+    }
+}
+
+/// Issue #30 item 4: the certificate says what each person did in words, by role: a viewer
+/// who never opened the document "has not opened" it, never "PENDING"; a signer "Signed".
+#[test]
+fn the_certificate_says_each_persons_state_in_words_by_role() {
+    if !poppler_installed() {
+        return;
+    }
+    let original = original();
+    let mut certificate = certificate(&original, 3);
+    certificate.recipients[1].status = "PENDING".into();
+    certificate.recipients[1].viewed_at = None;
+    let text = pdftotext(
+        &render_final(&original, &[], &certificate).unwrap().bytes,
+        &[],
+    );
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for expected in [
+        "Role: Signer",
+        "Status: Signed",
+        "Role: Viewer (receives a copy; signs nothing)",
+        "Status: Has not opened the document",
+    ] {
+        assert!(text.contains(expected), "{expected}: {text}");
+    }
+    assert!(
+        !text.contains("PENDING") && !text.contains("SIGNER"),
+        "{text}"
+    );
 }

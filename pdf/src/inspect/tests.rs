@@ -3,7 +3,7 @@ use lopdf::xref::XrefType;
 use lopdf::{Dictionary, EncryptionState, EncryptionVersion, ObjectId, Permissions, dictionary};
 use sha2::{Digest, Sha256};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/fixtures/pdf/");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/pdf/");
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = format!("{FIXTURES}{name}");

@@ -32,6 +32,7 @@ use x509_ocsp::{
 };
 
 use super::{SealError, SealKey, cms_certificates, verify_with};
+use crate::inspect::Limits;
 
 /// Where one certificate's revocation status is asked.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -120,6 +121,17 @@ impl ValidationPlan {
         answers: &[Vec<u8>],
         now: DateTime<Utc>,
     ) -> Result<Vec<u8>, SealError> {
+        let data = self.check(answers, now)?;
+        with_dss(sealed, &data, Limits::default())
+    }
+
+    /// The part of [`ValidationPlan::embed`] that reads no PDF: checks `answers` and gathers
+    /// what the DSS will hold; [`with_dss`] writes it.
+    pub fn check(
+        &self,
+        answers: &[Vec<u8>],
+        now: DateTime<Utc>,
+    ) -> Result<ValidationData, SealError> {
         if answers.len() != self.checks.len() {
             return Err(SealError::Revocation(format!(
                 "{} answers for {} questions",
@@ -167,12 +179,14 @@ impl ValidationPlan {
                 }
             }
         }
-        with_dss(sealed, &data)
+        Ok(data)
     }
 }
 
-#[derive(Default)]
-struct ValidationData {
+/// The long-term validation data checked by [`ValidationPlan::check`], as DER, for
+/// [`with_dss`].
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct ValidationData {
     certificates: Vec<Vec<u8>>,
     ocsps: Vec<Vec<u8>>,
     crls: Vec<Vec<u8>>,
@@ -370,9 +384,14 @@ fn system_time(time: DateTime<Utc>) -> std::time::Duration {
 
 /// The sealed file with a DSS (and a VRI entry for the seal's signature, which Adobe's
 /// validator reads) in an incremental update.
-fn with_dss(sealed: &[u8], data: &ValidationData) -> Result<Vec<u8>, SealError> {
+/// It parses a file that holds the original upload: Signet runs it in the PDF sandbox.
+pub fn with_dss(
+    sealed: &[u8],
+    data: &ValidationData,
+    limits: Limits,
+) -> Result<Vec<u8>, SealError> {
     let read = |e: lopdf::Error| SealError::Pdf(e.to_string());
-    let doc = Document::load_mem(sealed).map_err(read)?;
+    let doc = crate::inspect::load(sealed, limits).map_err(|e| SealError::Pdf(e.to_string()))?;
     let catalog_id = doc
         .trailer
         .get(b"Root")
@@ -423,7 +442,7 @@ fn with_dss(sealed: &[u8], data: &ValidationData) -> Result<Vec<u8>, SealError> 
 }
 
 /// The long-term validation data a sealed file carries, as [`super::verify`] reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LongTermData {
     /// For each certificate of the seal's chain and its timestamp authority's that has
     /// revocation data in the file: its subject and what the data says ("good (OCSP)").
@@ -437,6 +456,7 @@ pub(super) fn check_update(
     pdf: &[u8],
     signed_len: usize,
     full: &Document,
+    limits: Limits,
 ) -> Result<Option<Dictionary>, String> {
     if signed_len == pdf.len() {
         return Ok(None);
@@ -446,7 +466,7 @@ pub(super) fn check_update(
          long-term validation data"
             .to_owned()
     };
-    let signed = Document::load_mem(&pdf[..signed_len]).map_err(|_| changed())?;
+    let signed = crate::inspect::load(&pdf[..signed_len], limits).map_err(|_| changed())?;
     let catalog_id = full
         .trailer
         .get(b"Root")
@@ -489,25 +509,34 @@ pub(super) fn check_update(
     Ok(Some(dss.clone()))
 }
 
-/// Every object `object` refers to, directly or through others.
+/// The most bytes the revocation data in one file's DSS may take, all streams together.
+const MAX_DSS_BYTES: usize = 4 * 1024 * 1024;
+/// The most OCSP answers, and the most CRLs, read from one file's DSS.
+const MAX_DSS_ITEMS: usize = 64;
+
+fn too_much_dss() -> String {
+    format!(
+        "its long-term validation data is larger than the {} MiB a seal's may be",
+        MAX_DSS_BYTES / (1024 * 1024)
+    )
+}
+
+/// Every object `object` refers to, directly or through others. Walked with a stack of its
+/// own: the chain of references is the file's, of any length.
 fn collect_references(doc: &Document, object: &Object, seen: &mut BTreeSet<ObjectId>) {
-    match object {
-        Object::Reference(id) if seen.insert(*id) => {
-            if let Ok(target) = doc.get_object(*id) {
-                collect_references(doc, target, seen);
+    let mut pending = vec![object];
+    while let Some(object) = pending.pop() {
+        match object {
+            Object::Reference(id) if seen.insert(*id) => {
+                if let Ok(target) = doc.get_object(*id) {
+                    pending.push(target);
+                }
             }
+            Object::Array(items) => pending.extend(items),
+            Object::Dictionary(dict) => pending.extend(dict.iter().map(|(_, value)| value)),
+            Object::Stream(stream) => pending.extend(stream.dict.iter().map(|(_, value)| value)),
+            _ => {}
         }
-        Object::Array(items) => items
-            .iter()
-            .for_each(|item| collect_references(doc, item, seen)),
-        Object::Dictionary(dict) => dict
-            .iter()
-            .for_each(|(_, value)| collect_references(doc, value, seen)),
-        Object::Stream(stream) => stream
-            .dict
-            .iter()
-            .for_each(|(_, value)| collect_references(doc, value, seen)),
-        _ => {}
     }
 }
 
@@ -519,29 +548,39 @@ pub(super) fn statuses(
     dss: &Dictionary,
     certificates: &[Certificate],
 ) -> Result<LongTermData, String> {
-    let streams = |key: &[u8]| -> Vec<Vec<u8>> {
-        dss.get_deref(key, doc)
-            .and_then(Object::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|item| {
-                        let (_, object) = doc.dereference(item).ok()?;
-                        let stream = object.as_stream().ok()?;
-                        stream
-                            .decompressed_content()
-                            .ok()
-                            .or_else(|| Some(stream.content.clone()))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+    // The file's DSS is read within a budget of its own, all its streams together: Signet
+    // writes a few answers of a few kilobytes each.
+    let mut budget = MAX_DSS_BYTES;
+    let mut streams = |key: &[u8]| -> Result<Vec<Vec<u8>>, String> {
+        let Ok(items) = dss.get_deref(key, doc).and_then(Object::as_array) else {
+            return Ok(Vec::new());
+        };
+        let mut ders = Vec::new();
+        for item in items.iter().take(MAX_DSS_ITEMS) {
+            let Some(stream) = doc
+                .dereference(item)
+                .ok()
+                .and_then(|(_, object)| object.as_stream().ok())
+            else {
+                continue;
+            };
+            let der = if stream.filters().is_ok_and(|filters| !filters.is_empty()) {
+                stream
+                    .decompressed_content_with_limit(budget)
+                    .map_err(|_| too_much_dss())?
+            } else {
+                stream.content.clone()
+            };
+            budget = budget.checked_sub(der.len()).ok_or_else(too_much_dss)?;
+            ders.push(der);
+        }
+        Ok(ders)
     };
-    let ocsps: Vec<BasicOcspResponse> = streams(b"OCSPs")
+    let ocsps: Vec<BasicOcspResponse> = streams(b"OCSPs")?
         .iter()
         .filter_map(|der| ocsp_basic_response(der).ok())
         .collect();
-    let crls: Vec<CertificateList> = streams(b"CRLs")
+    let crls: Vec<CertificateList> = streams(b"CRLs")?
         .iter()
         .filter_map(|der| CertificateList::from_der(der).ok())
         .collect();

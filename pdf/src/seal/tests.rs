@@ -3,7 +3,7 @@ use std::process::Command;
 use super::*;
 use crate::{Certificate as Record, CertificateRecipient, FinalPdf, render_final};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/fixtures/pdf/");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/pdf/");
 
 fn final_pdf() -> FinalPdf {
     let original = std::fs::read(format!("{FIXTURES}pdflatex-4-pages.pdf")).expect("fixture");
@@ -293,4 +293,26 @@ fn only_long_term_validation_data_may_follow_the_seal() {
     update.save_to(&mut tampered).unwrap();
     let error = verify(&tampered, &[]).expect_err("a page changed after the seal");
     assert!(error.contains("does not cover the whole file"), "{error}");
+}
+
+/// Issue #30 item 10: the signature's place is outside the digest, so a byte changed in its
+/// zero padding used to verify as valid; the file is not what was sealed, and says so.
+#[test]
+fn a_byte_changed_inside_the_signatures_padding_is_caught() {
+    let (bytes, _, _) = sealed();
+    let open = bytes
+        .windows(10)
+        .rposition(|window| window == b"/Contents<" || window == b"/Contents ")
+        .expect("the signature's place");
+    let start = open + bytes[open..].iter().position(|&b| b == b'<').unwrap() + 1;
+    let end = start + bytes[start..].iter().position(|&b| b == b'>').unwrap();
+    // The last hex digit of the place: padding, far past the signature's own DER.
+    let mut changed = bytes.clone();
+    assert_eq!(changed[end - 1], b'0');
+    changed[end - 1] = b'1';
+    let error = verify(&changed, &[]).expect_err("caught");
+    assert!(
+        error.contains("bytes inside the signature's place differ from what was sealed"),
+        "{error}"
+    );
 }

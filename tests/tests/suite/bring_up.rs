@@ -521,3 +521,42 @@ fn sign_the_demo_document(stdout: &str, data: &Path, port: u16, boxes: &Boxes) {
     );
     assert!(inside(&boxes.viewer).is_empty(), "{stamped:?}");
 }
+
+/// Issue #30 item 7: a port already taken stops `scripts/up.sh` before it builds, migrates or
+/// creates anything, naming the address, where it used to fail after making a demo account,
+/// a key and a document.
+#[tokio::test]
+async fn bring_up_stops_at_once_when_a_port_is_taken() {
+    let db = TestDb::new().await;
+    let data = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken_addr = taken.local_addr().unwrap().to_string();
+    let env = [
+        ("SIGNET_SKIP_BUILD", "1".to_owned()),
+        ("DATABASE_URL", db.url()),
+        ("SIGNET_DATA_DIR", data.path().display().to_string()),
+        (
+            "BIND_ADDR",
+            format!("127.0.0.1:{}", signet_tests::free_port()),
+        ),
+        ("WORKER_ADMIN_ADDR", taken_addr.clone()),
+    ];
+    let run = script("up.sh", &env, &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("something already listens on {taken_addr}")),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("migrating"),
+        "nothing done before: {stderr}"
+    );
+    // The test database is a migrated template's copy: up.sh added no demo account to it.
+    let accounts: i64 = sqlx::query_scalar("SELECT count(*) FROM accounts")
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(accounts, 0, "no demo account");
+    drop(taken);
+}

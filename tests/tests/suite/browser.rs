@@ -109,6 +109,13 @@ async fn from_upload_to_signed_pdf_in_a_browser() {
         "Ann drew her signature"
     );
     assert_eq!(fields[1].3.as_deref(), Some("Bob Typed"));
+    // A click on a line puts the field on it (issue #30 item 2): its bottom edge at the click.
+    let ann_bottom = findings["annPlaced"]["bottom"].as_f64().unwrap();
+    assert!(
+        (ann_bottom - 96.0).abs() <= 1.0,
+        "{}",
+        findings["annPlaced"]
+    );
     // Bob's field was dropped at (420, 120) px = (336, 96) pt and dragged down: saved exactly
     // where the page showed it.
     let shown = &findings["bobAfterDrag"];
@@ -123,6 +130,16 @@ async fn from_upload_to_signed_pdf_in_a_browser() {
         fields[1]
     );
     assert_eq!(findings["typedPreview"]["text"], "Bob Typed", "{findings}");
+    // The value on the page is the stamp's size (issue #30 item 2), not a fixed small font.
+    let on_page = &findings["typedOnPage"];
+    let (size, box_height) = (
+        on_page["fontSize"].as_f64().unwrap(),
+        on_page["boxHeight"].as_f64().unwrap(),
+    );
+    assert!(
+        size <= 0.7 * box_height + 0.5 && size >= 0.5 * box_height,
+        "{on_page}"
+    );
     assert!(
         findings["typedPreview"]["font"]
             .as_str()

@@ -114,7 +114,8 @@ async fn each_recipient_is_written_to_in_their_language_else_the_documents() {
         "Guten Tag Dora Example,",
         "Owner hat Ihnen „Mietvertrag“ zum Unterschreiben gesendet.",
         "Bitte unterschreiben / please sign.",
-        "Der Link ist bis 2099-01-01T00:00:00Z (UTC) gültig.",
+        // A time for people, in German (issue #30 item 9), not RFC 3339.
+        "Der Link ist bis 1. Jan 2099, 00:00 (UTC) gültig.",
         "Dokument öffnen und unterschreiben:",
         "Gesendet von Signet im Auftrag von Owner",
     ] {
@@ -134,7 +135,7 @@ async fn each_recipient_is_written_to_in_their_language_else_the_documents() {
     );
     assert!(
         arabic.text.contains(
-            "يظل الرابط صالحًا حتى \u{2068}2099-01-01T00:00:00Z\u{2069} (بالتوقيت العالمي المنسق)."
+            "يظل الرابط صالحًا حتى \u{2068}1 يناير 2099، 00:00\u{2069} (بالتوقيت العالمي المنسق)."
         ),
         "{arabic:#?}"
     );

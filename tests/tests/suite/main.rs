@@ -2,6 +2,7 @@
 //! real binaries. One test binary (modules below) keeps link time down.
 
 mod audit_chain;
+mod bidi_isolation;
 mod bring_up;
 mod browser;
 mod concurrency;
@@ -11,6 +12,8 @@ mod delivery_failures;
 mod draft_editing;
 mod errors;
 mod files;
+mod hardening;
+mod hostile_pdfs;
 mod idempotency;
 mod isolation;
 mod job_kinds;
@@ -22,6 +25,7 @@ mod observability;
 mod openapi;
 mod phone_numbers;
 mod real_names;
+mod reminder_throttle;
 mod scale_out;
 mod schemathesis;
 mod seal;

@@ -90,3 +90,41 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         "X-API-KEY"
     );
 }
+
+/// Issue #30 item 11: a client that builds a recipient from the document's own examples is
+/// accepted (the phone example was in Ofcom's drama range, which the server's validation
+/// rightly refuses).
+#[tokio::test]
+async fn a_recipient_made_of_the_documents_examples_is_accepted() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let doc = app.document(account, "Contract", &[LETTER]).await;
+    let served = signet_api::openapi_document().to_json().unwrap();
+    let served: Value = serde_json::from_str(&served).unwrap();
+    let properties = &served["components"]["schemas"]["RecipientInput"]["properties"];
+    let mut recipient = serde_json::Map::new();
+    for (name, property) in properties.as_object().expect("RecipientInput's properties") {
+        if let Some(example) = property
+            .get("example")
+            .or_else(|| property["examples"].get(0))
+        {
+            recipient.insert(name.clone(), example.clone());
+        }
+    }
+    for (name, fallback) in [
+        ("name", "Ann Lee"),
+        ("email", "ann@example.com"),
+        ("role", "SIGNER"),
+    ] {
+        recipient.entry(name).or_insert(json!(fallback));
+    }
+    assert!(recipient.contains_key("phoneNumber"), "{recipient:?}");
+    let (status, body) = app
+        .post(
+            &format!("/documents/{doc}/recipients"),
+            &key,
+            &json!([recipient]),
+        )
+        .await;
+    assert_eq!(status, 200, "{recipient:?}: {body}");
+}

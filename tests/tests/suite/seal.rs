@@ -184,7 +184,8 @@ async fn the_final_pdf_is_sealed_once_and_real_validators_accept_it() {
             .replace('&', "&amp;")
             .replace('<', "&lt;")
             .replace('>', "&gt;")
-            .replace('"', "&quot;");
+            .replace('"', "&quot;")
+            .replace('\'', "&#39;");
         assert!(page.contains(&escaped), "{name}: {page}");
     }
     // ...and nothing about any document for a changed file, or for one sealed elsewhere.
@@ -214,7 +215,11 @@ async fn the_final_pdf_is_sealed_once_and_real_validators_accept_it() {
     assert_eq!(status, 422);
     assert!(page.contains("Not verified"), "{page}");
     // A decompression bomb is refused within the upload's inflation budget.
-    let (status, page) = verify_page(&app, &crate::security::bomb(&[250_000_000])).await;
+    let (status, page) = verify_page(
+        &app,
+        &signet_tests::hostile::decompression_bomb(&[250_000_000]),
+    )
+    .await;
     assert_eq!(status, 422);
     assert!(page.contains("not a PDF Signet can read"), "{page}");
 }

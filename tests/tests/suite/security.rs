@@ -17,7 +17,7 @@ use signet_tests::*;
 
 pub const PASSWORD: &str = "a long enough password";
 /// The API's resident memory must stay under this during every attack (issue 11).
-const RSS_CAP_KIB: u64 = 256 * 1024;
+pub(crate) const RSS_CAP_KIB: u64 = 256 * 1024;
 
 /// A browser on the console of a real `signet-api`.
 pub struct Console {
@@ -136,7 +136,12 @@ pub fn csrf(body: &str) -> String {
 
 /// The API process's peak resident memory so far (VmHWM), in KiB.
 pub fn peak_rss_kib(api: &ApiProcess) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", api.pid())).expect("status");
+    peak_rss_kib_of(api.pid())
+}
+
+/// A process's peak resident memory so far (VmHWM), in KiB.
+pub fn peak_rss_kib_of(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
     status
         .lines()
         .find_map(|line| line.strip_prefix("VmHWM:"))
@@ -212,51 +217,7 @@ impl Probe {
     }
 }
 
-/// A one-page PDF that also holds an object stream for each of `inflated`, inflating to that
-/// many zero bytes: the decompression bomb of the probe. Written by hand, as lopdf drops object
-/// streams when it saves.
-pub fn bomb(inflated: &[usize]) -> Vec<u8> {
-    let mut objects: Vec<Vec<u8>> = vec![
-        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>".to_vec(),
-    ];
-    for &size in inflated {
-        let mut stream = lopdf::Stream::new(lopdf::Dictionary::new(), vec![0; size]);
-        stream.compress().expect("compress");
-        let mut object = format!(
-            "<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length {} >>\nstream\n",
-            stream.content.len()
-        )
-        .into_bytes();
-        object.extend(&stream.content);
-        object.extend(b"\nendstream");
-        objects.push(object);
-    }
-    let mut pdf = b"%PDF-1.7\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, object) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.extend(format!("{} 0 obj\n", i + 1).as_bytes());
-        pdf.extend(object);
-        pdf.extend(b"\nendobj\n");
-    }
-    let xref = pdf.len();
-    pdf.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for offset in offsets {
-        pdf.extend(format!("{offset:010} 00000 n \n").as_bytes());
-    }
-    pdf.extend(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .as_bytes(),
-    );
-    pdf
-}
-
-async fn signed_in(app: &TestApp, api: &ApiProcess) -> (uuid::Uuid, Console) {
+pub(crate) async fn signed_in(app: &TestApp, api: &ApiProcess) -> (uuid::Uuid, Console) {
     let (account, email) = app.console_account(PASSWORD).await;
     let mut console = Console::new(&api.base);
     assert_eq!(
@@ -266,7 +227,7 @@ async fn signed_in(app: &TestApp, api: &ApiProcess) -> (uuid::Uuid, Console) {
     (account, console)
 }
 
-async fn documents_of(app: &TestApp, account: uuid::Uuid) -> i64 {
+pub(crate) async fn documents_of(app: &TestApp, account: uuid::Uuid) -> i64 {
     sqlx::query_scalar("SELECT count(*) FROM documents WHERE account_id = $1")
         .bind(account)
         .fetch_one(&app.db.pool)
@@ -284,7 +245,7 @@ async fn a_decompression_bomb_upload_is_refused_and_the_api_keeps_answering() {
     let (_, key) = app.account(100_000).await;
     let (first, mut first_console) = signed_in(&app, &api).await;
     let (second, mut second_console) = signed_in(&app, &api).await;
-    let bytes = bomb(&[250_000_000; 3]);
+    let bytes = signet_tests::hostile::decompression_bomb(&[250_000_000; 3]);
     println!("bomb: {} KB inflating to 750 MB", bytes.len() / 1000);
 
     let probe = Probe::start(&api.base, &key);

@@ -15,11 +15,11 @@ use crate::{
     webhooks::{account_with_webhook, verify},
 };
 
-const WAIT: Duration = Duration::from_secs(120);
+pub(crate) const WAIT: Duration = Duration::from_secs(120);
 
 /// A DRAFT whose `people` (email, role, signingOrder) each have a SIGNATURE field (the contract
 /// asks every recipient to have one; a viewer's is never filled).
-async fn draft(
+pub(crate) async fn draft(
     app: &TestApp,
     account: Uuid,
     key: &str,
@@ -56,7 +56,7 @@ async fn draft(
     doc
 }
 
-async fn send(app: &TestApp, key: &str, doc: Uuid, extra: Value) {
+pub(crate) async fn send(app: &TestApp, key: &str, doc: Uuid, extra: Value) {
     let mut body =
         json!({"message": "Please sign.", "description": "", "expiryDate": "2099-01-01T00:00:00Z"});
     body.as_object_mut()
@@ -69,7 +69,7 @@ async fn send(app: &TestApp, key: &str, doc: Uuid, extra: Value) {
 }
 
 /// The link in a mail that carries one.
-fn link_in(mail: &Mail) -> String {
+pub(crate) fn link_in(mail: &Mail) -> String {
     let at = mail.text.find("/sign/").expect("a signing link");
     let begin = mail.text[..at].rfind("http").unwrap();
     mail.text[begin..]
@@ -92,7 +92,7 @@ fn invitations(mailbox: &Mailbox) -> HashMap<String, Vec<String>> {
     by_recipient
 }
 
-async fn wait_for_invitation(mailbox: &Mailbox, to: &str) -> String {
+pub(crate) async fn wait_for_invitation(mailbox: &Mailbox, to: &str) -> String {
     let mails = mailbox
         .wait_for(1, WAIT, |m| m.to == to && m.subject.contains("sent you"))
         .await;
@@ -101,7 +101,7 @@ async fn wait_for_invitation(mailbox: &Mailbox, to: &str) -> String {
 }
 
 /// Queued e-mails (the outbox, written in the transaction of the change) of a kind, by recipient.
-async fn queued(app: &TestApp, doc: Uuid, kind: &str) -> Vec<String> {
+pub(crate) async fn queued(app: &TestApp, doc: Uuid, kind: &str) -> Vec<String> {
     sqlx::query_scalar(
         "SELECT r.email FROM outbound_emails e JOIN recipients r ON r.id = e.recipient_id
          WHERE e.document_id = $1 AND e.kind = $2 ORDER BY r.email, e.created_at",
@@ -113,7 +113,7 @@ async fn queued(app: &TestApp, doc: Uuid, kind: &str) -> Vec<String> {
     .unwrap()
 }
 
-async fn audit_messages(app: &TestApp, key: &str, doc: Uuid) -> Vec<(String, String)> {
+pub(crate) async fn audit_messages(app: &TestApp, key: &str, doc: Uuid) -> Vec<(String, String)> {
     let (status, trail) = app.get(&format!("/documents/{doc}/audit"), key).await;
     assert_eq!(status, 200);
     trail["data"]
@@ -313,7 +313,7 @@ async fn a_bad_signing_order_is_refused_by_name_and_changes_nothing() {
 
 /// Makes every reminder of the document's listed recipients due now, as the passing of days
 /// would.
-async fn make_due(app: &TestApp, doc: Uuid, emails: &[&str]) {
+pub(crate) async fn make_due(app: &TestApp, doc: Uuid, emails: &[&str]) {
     sqlx::query(
         "UPDATE recipients SET next_reminder_at = now() - interval '1 second'
          WHERE document_id = $1 AND email = ANY($2)",
@@ -325,7 +325,7 @@ async fn make_due(app: &TestApp, doc: Uuid, emails: &[&str]) {
     .unwrap();
 }
 
-async fn next_reminders(
+pub(crate) async fn next_reminders(
     app: &TestApp,
     doc: Uuid,
 ) -> HashMap<String, Option<chrono::DateTime<chrono::Utc>>> {
@@ -342,7 +342,7 @@ async fn next_reminders(
 
 /// Waits until sweeps that began after this call have finished: the last finish time moves
 /// three times (the first move may be a sweep already under way on either worker).
-async fn sweeps_pass(app: &TestApp) {
+pub(crate) async fn sweeps_pass(app: &TestApp) {
     let finished = || async {
         sqlx::query_scalar::<_, chrono::DateTime<chrono::Utc>>(
             "SELECT finished_at FROM sweep_runs WHERE sweep = $1",
@@ -371,10 +371,12 @@ async fn sweeps_pass(app: &TestApp) {
 
 #[tokio::test]
 async fn reminders_go_once_per_due_time_across_two_workers_and_stop_when_the_document_closes() {
-    let app = TestApp::spawn().await;
+    // Due times come closer together than a day here: no throttle (reminder_throttle.rs has it).
+    let no_throttle = ("REMINDER_MIN_INTERVAL_HOURS", "0");
+    let app = TestApp::spawn_with(&[no_throttle]).await;
     let mailbox = Mailbox::start().await;
     let (account, key) = app.account(10_000).await;
-    let sweep_every_second = [("EXPIRY_SWEEP_CRON", "* * * * * *")];
+    let sweep_every_second = [("EXPIRY_SWEEP_CRON", "* * * * * *"), no_throttle];
     let _first = WorkerProcess::start(&app, &mailbox.url(), &sweep_every_second);
     let _second = WorkerProcess::start(&app, &mailbox.url(), &sweep_every_second);
 
@@ -436,7 +438,8 @@ async fn reminders_go_once_per_due_time_across_two_workers_and_stop_when_the_doc
             "{next}"
         );
     }
-    // A reminder's link is one of its own, and works; so does the invitation's.
+    // A reminder's link is one of its own (not the invitation's), and works; so does the
+    // invitation's.
     let ben_reminder = reminders
         .iter()
         .find(|m| m.to == "ben@signet.test")
@@ -684,7 +687,7 @@ async fn a_document_is_cancelled_with_a_reason_from_the_api_the_console_and_the_
     assert!(
         after
             .body
-            .contains("Cancelled because: Signed on paper instead")
+            .contains("Cancelled because: <bdi>Signed on paper instead</bdi>")
     );
     let mails = mailbox
         .wait_for(2, WAIT, |m| m.subject.contains("was cancelled"))

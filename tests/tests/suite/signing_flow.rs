@@ -227,7 +227,8 @@ async fn sent_document_is_signed_and_completed_with_a_stamped_pdf() {
     for expected in [
         "Please sign the MSA.",
         "Countersigned copy follows.",
-        "2099-01-01T00:00:00Z",
+        // The expiry, written for people (issue #30 item 9).
+        "1 Jan 2099, 00:00",
     ] {
         assert!(
             invitation.text.contains(expected) && invitation.html.contains(expected),
@@ -686,3 +687,81 @@ async fn e_mails_are_retried_until_the_smtp_server_answers() {
         "sent, and the clear token is gone"
     );
 }
+
+/// Issue #30 item 3: a link scanner or a chat preview fetching the signing page is not a person
+/// viewing the document. Fetching the page records nothing; the page's script asks for the
+/// session once it has drawn the document, and that records VIEWED, with that client's agent.
+#[tokio::test]
+async fn fetching_the_page_is_not_viewing_it() {
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let (account, key) = app.account(1000).await;
+    let doc =
+        crate::real_names::send_to(&app, account, &key, &[("Ann Lee", "ann@signet.test", "x")])
+            .await;
+    let link = invitations(&mailbox, 1).await["ann@signet.test"].clone();
+    for agent in [
+        "Slackbot-LinkExpanding 1.0",
+        "Mozilla/5.0 (compatible; SafeLinks scanner)",
+    ] {
+        let page = app
+            .client
+            .get(&link)
+            .header("user-agent", agent)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(page.status(), 200);
+    }
+    let viewed = |trail: &[Value]| trail.iter().filter(|e| e["event"] == "VIEWED").count();
+    assert_eq!(
+        viewed(&audit(&app, &key, doc).await),
+        0,
+        "a fetch of the page is no view"
+    );
+    let detail = app.get(&format!("/documents/{doc}"), &key).await.1;
+    assert_eq!(detail["data"]["recipients"][0]["status"], "PENDING");
+
+    // The console says it in words (issue #30 item 4), as the certificate does.
+    let mut console = owners_console(&app, account).await;
+    let state = |page: &str| {
+        let at = page.find("class=\"state\"").expect("the recipient's state");
+        page[at..]
+            .split('>')
+            .nth(1)
+            .unwrap()
+            .split('<')
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    let page = console.get(&format!("/app/documents/{doc}")).await.body;
+    assert!(page.contains("Signer · <span class=\"state\""), "{page}");
+    assert_eq!(state(&page), "has not opened the document");
+
+    session(&app, &link).await;
+    let trail = audit(&app, &key, doc).await;
+    assert_eq!(viewed(&trail), 1);
+    let view = trail.iter().find(|e| e["event"] == "VIEWED").unwrap();
+    assert_eq!(view["userAgent"], UA, "{view}");
+    let page = console.get(&format!("/app/documents/{doc}")).await.body;
+    assert_eq!(state(&page), "opened the document; has not signed");
+}
+
+/// The console of `account`, signed in.
+async fn owners_console(app: &TestApp, account: Uuid) -> crate::security::Console {
+    let password = crate::security::PASSWORD;
+    let id = signet_common::model::AccountId(account);
+    signet_common::flows::sign_in::set_password(&app.db.pool, id, password)
+        .await
+        .unwrap();
+    let email = signet_common::store::accounts::find(&app.db.pool, id)
+        .await
+        .unwrap()
+        .email;
+    let mut console = crate::security::Console::new(&app.base);
+    assert_eq!(console.sign_in(&email, password).await.status, 303);
+    console
+}
+

@@ -93,6 +93,20 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
     assert!(findings.get("error").is_none(), "{}", findings["error"]);
     assert_eq!(findings["consoleErrors"], json!([]), "{findings}");
     let [ann, laila] = [&findings["signers"][0], &findings["signers"][1]];
+    // Each person's page recorded their view once, from the browser that drew the document
+    // (the HTML fetch alone records nothing: signing_flow::fetching_the_page_is_not_viewing_it).
+    let views: Vec<(String, String)> = sqlx::query_as(
+        "SELECT message, user_agent FROM audit_entries WHERE document_id = $1 AND event = 'VIEWED' ORDER BY seq",
+    )
+    .bind(doc)
+    .fetch_all(&app.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(views.len(), 2, "{views:?}");
+    assert!(
+        views.iter().all(|(_, agent)| agent.contains("Chrome")),
+        "{views:?}"
+    );
 
     let ann_fields = [
         "sign-field-signature",

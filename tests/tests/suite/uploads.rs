@@ -76,7 +76,7 @@ async fn real_world_fixtures_have_their_true_page_counts() {
     let cli = Cli::new().await;
     let account = cli.account();
     let manifest = std::fs::read_to_string(fixtures_dir().join("MANIFEST.tsv"))
-        .expect("the shared PDF fixtures (../shared/fixtures/pdf) must be present");
+        .expect("the PDF fixtures (tests/fixtures/pdf) are in the repository");
     let mut checked = 0;
     for line in manifest.lines().skip(1).filter(|l| !l.trim().is_empty()) {
         let cols: Vec<&str> = line.split('\t').collect();
@@ -173,7 +173,19 @@ async fn refusals_say_why_and_leave_nothing_behind() {
     let real = std::fs::read(fixtures_dir().join("minimal-document.pdf")).unwrap();
     let mut corrupt = real[..200.min(real.len())].to_vec();
     corrupt.extend(b"\x00garbage that is no PDF object\x00".repeat(20));
-    let cases: [(&str, Vec<u8>, &str); 4] = [
+    // A download cut short (issue #30 item 1): lopdf rebuilds it and finds one page of two.
+    let demo = std::fs::read(signet_tests::repo_root().join("demo/demo-agreement.pdf")).unwrap();
+    let cases: [(&str, Vec<u8>, &str); 6] = [
+        (
+            "half.pdf",
+            demo[..1203].to_vec(),
+            "the PDF is damaged (its structure had to be rebuilt) and only 1 of its 2 pages can be read",
+        ),
+        (
+            "most.pdf",
+            demo[..2000].to_vec(),
+            "the PDF is damaged (its structure had to be rebuilt) and page 2 cannot be read completely",
+        ),
         ("empty.pdf", Vec::new(), "empty"),
         (
             "notes.pdf",
@@ -222,6 +234,21 @@ async fn operator_commands_answer_in_json_and_refuse_bad_input() {
     assert_eq!(key["display"], signet_common::store::api_keys::mask(full));
     let shown = cli.json(&["account", "show", "--id", &account]);
     assert_eq!(shown["apiKey"], key["display"]);
+    // --account takes the e-mail too, as `account show --email` does (issue #30 item 10).
+    let secret = cli.json(&["webhook", "secret", "--account", "owner@example.com"]);
+    assert!(secret["secret"].as_str().unwrap().starts_with("whsec_"));
+    let (code, _, stderr) = cli.run(&["webhook", "secret", "--account", "nobody@example.com"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("no account has the e-mail \"nobody@example.com\""),
+        "{stderr}"
+    );
+    let (code, _, stderr) = cli.run(&["webhook", "secret", "--account", "owner"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("neither an account id nor an e-mail address"),
+        "{stderr}"
+    );
     assert_eq!(shown["usageLimit"], 1000);
     let updated = cli.json(&[
         "account",
@@ -300,4 +327,31 @@ async fn operator_commands_answer_in_json_and_refuse_bad_input() {
         assert!(stdout.is_empty(), "{args:?}: {stdout}");
         assert!(stderr.contains(expect), "{args:?}: {stderr}");
     }
+}
+
+/// A plain clone passes its own tests: nothing in the repository (tests, scripts, docs) reads
+/// the directory beside it that the project's planning lives in.
+#[test]
+fn the_repository_reads_nothing_beside_it() {
+    let beside = format!("..{}shared", std::path::MAIN_SEPARATOR);
+    let root = signet_tests::repo_root();
+    let mut pending = vec![root.clone()];
+    let mut readers = Vec::new();
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            if [".git", "target", "node_modules", "data"].contains(&name.to_str().unwrap_or("")) {
+                continue;
+            }
+            if path.is_dir() {
+                pending.push(path);
+            } else if let Ok(text) = std::fs::read_to_string(&path)
+                && text.contains(&beside)
+            {
+                readers.push(path.strip_prefix(&root).unwrap().display().to_string());
+            }
+        }
+    }
+    assert!(readers.is_empty(), "these read {beside}: {readers:?}");
 }

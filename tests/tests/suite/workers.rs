@@ -176,3 +176,19 @@ async fn two_workers_deliver_each_e_mail_once_and_stop_gracefully() {
         );
     }
 }
+
+/// Issue #30 item 10: a worker without FILE_URL_SECRET signs its links (completion e-mails, SMS
+/// delivery reports) with a secret of its own that the API refuses; it says so at start, as
+/// the API does.
+#[tokio::test]
+async fn a_worker_without_a_file_url_secret_says_its_links_will_be_refused() {
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let worker = WorkerProcess::start(&app, &mailbox.url(), &[("FILE_URL_SECRET", "")]);
+    let line = worker.wait_for_log("FILE_URL_SECRET is unset").await;
+    assert!(
+        line.contains("are refused by every other")
+            && line.contains("Set the same FILE_URL_SECRET"),
+        "{line}"
+    );
+}

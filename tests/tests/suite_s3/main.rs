@@ -27,6 +27,8 @@ mod draft_editing;
 mod errors;
 #[path = "../suite/files.rs"]
 mod files;
+#[path = "../suite/hardening.rs"]
+mod hardening;
 #[path = "../suite/isolation.rs"]
 mod isolation;
 #[path = "../suite/job_kinds.rs"]
@@ -67,13 +69,21 @@ mod workers;
 /// Modules of `suite` that this binary leaves out, on purpose.
 const LEFT_OUT: &[&str] = &[
     "bring_up",
+    // What the final PDF and the e-mails draw of a value; the PDF is stored and read back
+    // through the paths real_names checks here.
+    "bidi_isolation",
     "database_restart",
+    // Attacks on the PDF parser, which runs in the sandbox before anything is stored; the
+    // hostile original of the completion test is read through the store as signing_flow's is.
+    "hostile_pdfs",
     "idempotency",
     "object_storage",
     "schemathesis",
     // Signing order, reminders and cancellation are rows in PostgreSQL and e-mails; the final
     // PDF of a completed document is stored through the paths signing_flow checks here.
     "sender_workflow",
+    // The reminder throttle too: rows, e-mails and links.
+    "reminder_throttle",
     // The page's PDF comes through the same download link the browser journey, which runs
     // here, already checks against a bucket.
     "signing_page",

@@ -16,12 +16,16 @@ pub async fn check_completion(
 ) -> Result<(), BoxDynError> {
     let state = Arc::clone(&state);
     run_job(async move {
+        let sealer = completion::Sealer {
+            key: &state.seal,
+            services: &state.trust,
+            sandbox: &state.pdf,
+        };
         let outcome = until_available(|| {
             completion::check(
                 &state.db.pool,
                 &state.store,
-                &state.seal,
-                &state.trust,
+                &sealer,
                 job.document_id,
                 &state.notifier,
                 state.config.default_language,

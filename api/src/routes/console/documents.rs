@@ -13,7 +13,7 @@ use chrono::Utc;
 use signet_common::{
     flows::{delivery_failures, drafting, reminders},
     model::{DocumentId, RecipientRole},
-    store::documents,
+    store::{accounts, documents},
     wire::inputs::{
         CancelInput, FieldInput, FieldPlacement, RecipientInput, RemindersInput, SendInput,
     },
@@ -91,30 +91,52 @@ async fn render_detail(
     Ok(views::page(status, &document.title, body))
 }
 
-/// A change the API would refuse with a 400 is shown on the document page, which is left as
-/// it was; done, the browser goes back to the page.
+/// A change the API would refuse with a 400 (or a 429, the account's usage being used up) is
+/// shown on the document page, which is left as it was; done, the browser goes back to the page.
 async fn refused_or(
     state: &AppState,
     console: &Console,
     id: DocumentId,
-    outcome: signet_common::error::Result<impl Sized>,
+    outcome: Result<impl Sized, impl Into<ApiError>>,
 ) -> Result<Response, Failure> {
-    match outcome.map_err(ApiError::from) {
+    match outcome.map_err(Into::into) {
         Ok(_) => Ok(Redirect::to(&format!("/app/documents/{id}")).into_response()),
-        Err(error @ (ApiError::Rule(_) | ApiError::InvalidBody(_))) => {
+        Err(
+            error @ (ApiError::Rule(_) | ApiError::InvalidBody(_) | ApiError::RateLimited { .. }),
+        ) => {
             // The problems, property by property, stand in for the envelope's general message.
-            let message = match error.problems() {
-                Some(problems) => problems
+            let message = match (&error, error.problems()) {
+                (_, Some(problems)) => problems
                     .iter()
                     .map(|p| format!("{}: {}", p.field, p.reason))
                     .collect::<Vec<_>>()
                     .join("; "),
-                None => error.to_string(),
+                (ApiError::RateLimited { retry_after_secs }, _) => {
+                    format!("{error}; try again in {retry_after_secs} seconds")
+                }
+                _ => error.to_string(),
             };
             render_detail(state, console, id, Some(&message), error.status()).await
         }
         Err(error) => Err(error.into()),
     }
+}
+
+/// Runs `action`, a console action that makes Signet send e-mail, once it is counted against
+/// the account's usage like an API request (docs/console.md); over the limit, it does not run.
+async fn counted<T>(
+    state: &AppState,
+    console: &Console,
+    action: impl Future<Output = signet_common::error::Result<T>>,
+) -> Result<T, ApiError> {
+    let window_secs = state.config.api_usage_window_secs;
+    let account_id = console.session.account_id;
+    if let Some(retry_after_secs) =
+        accounts::count_console_action(&state.db.pool, account_id, window_secs).await?
+    {
+        return Err(ApiError::RateLimited { retry_after_secs });
+    }
+    Ok(action.await?)
 }
 
 pub(super) async fn add_recipient(
@@ -177,7 +199,7 @@ pub(super) async fn send(
         language: chosen_language(&form),
         reminders: Some(reminders_from(&form)),
     };
-    let outcome = drafting::send_document(
+    let sending = drafting::send_document(
         &state.db.pool,
         console.session.account_id,
         id,
@@ -185,8 +207,8 @@ pub(super) async fn send(
         &actor,
         &state.notifier,
         None,
-    )
-    .await;
+    );
+    let outcome = counted(&state, &console, sending).await;
     refused_or(&state, &console, id, outcome).await
 }
 
@@ -290,7 +312,7 @@ pub(super) async fn resend_invitation(
     let DocumentPath(id) = id?;
     let outcome = match recipient {
         Some(recipient) => {
-            delivery_failures::resend_invitation(
+            let resending = delivery_failures::resend_invitation(
                 &state.db.pool,
                 console.session.account_id,
                 id,
@@ -298,11 +320,11 @@ pub(super) async fn resend_invitation(
                 form.get("email").map(String::as_str),
                 &actor,
                 &state.notifier,
-            )
-            .await
+            );
+            counted(&state, &console, resending).await
         }
         // What `resend_invitation` answers for any id that is no invitation of the document.
-        None => Err(signet_common::Rule::NotResendable.into()),
+        None => Err(ApiError::Rule(signet_common::Rule::NotResendable)),
     };
     refused_or(&state, &console, id, outcome).await
 }
@@ -353,19 +375,19 @@ pub(super) async fn cancel(
     let input = CancelInput {
         reason: form.get("reason").cloned(),
     };
-    let outcome = drafting::cancel_document(
+    let cancelling = drafting::cancel_document(
         &state.db.pool,
         console.session.account_id,
         id,
         input,
         &actor,
         &state.notifier,
-    )
-    .await;
+    );
+    let outcome = counted(&state, &console, cancelling).await;
     refused_or(&state, &console, id, outcome).await
 }
 
-/// Reminds every signer who has not signed, now.
+/// Reminds every signer who has not signed, now (but those reminded within the interval).
 pub(super) async fn remind(
     State(state): State<AppState>,
     console: Console,
@@ -375,14 +397,14 @@ pub(super) async fn remind(
 ) -> Result<Response, Failure> {
     console.check(&form)?;
     let DocumentPath(id) = id?;
-    let outcome = reminders::remind_now(
+    let reminding = reminders::remind_now(
         &state.db.pool,
         console.session.account_id,
         id,
         &actor,
         &state.notifier,
-    )
-    .await;
+    );
+    let outcome = counted(&state, &console, reminding).await;
     refused_or(&state, &console, id, outcome).await
 }
 

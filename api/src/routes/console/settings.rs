@@ -115,7 +115,10 @@ pub(super) async fn set_webhook_url(
             }
             Err(refusal) => {
                 let flash = Flash {
-                    error: Some(format!("The webhook URL {url} {refusal}.")),
+                    error: Some(format!(
+                        "The webhook URL {} {refusal}.",
+                        crate::html::isolated_text(url, false)
+                    )),
                     ..Flash::default()
                 };
                 (flash, StatusCode::BAD_REQUEST)

@@ -90,7 +90,7 @@ pub(super) async fn upload(
         console.session.account_id,
         &title,
         form.bytes,
-        (state.config.limits.pdf, &state.gates.inspecting),
+        &state.gates.pdf,
         &actor,
     )
     .await;

@@ -1,6 +1,6 @@
 //! `/verify`: the public page where anyone checks a final PDF's seal without signing in. The
-//! seal is checked offline (`signet_pdf::seal::verify`, on the PDF threads, within the upload
-//! gate); only when it holds *and* the file is byte for byte the final PDF of a completed
+//! seal is checked offline (`signet_pdf::seal::check_file`, in the PDF sandbox, within its
+//! own gates: a rate and one check at a time per client, `VERIFY_CONCURRENCY` overall); only when it holds *and* the file is byte for byte the final PDF of a completed
 //! document here does the page show that document's code, title, signers and completion time —
 //! what the file's own certificate page says. Anything else reveals nothing about documents.
 
@@ -9,35 +9,48 @@ use axum::{
     http::{HeaderValue, StatusCode, header},
     response::Response,
 };
-use signet_common::store::documents;
+use signet_common::{flows::sign_in, store::documents};
+use signet_pdf::seal::Unverified;
 
 use super::views::{self, Verdict, page};
-use crate::AppState;
+use crate::{AppState, extract::ClientActor, html::count};
 
 pub(super) async fn form() -> Response {
     page(StatusCode::OK, "Verify", views::verify(&Verdict::Ask))
 }
 
-pub(super) async fn check(State(state): State<AppState>, multipart: Multipart) -> Response {
-    // Before the body is read, as for uploads: each holds up to 50 MiB and a PDF thread.
-    let Some(ticket) = state.gates.uploads.admit() else {
-        let busy =
-            Verdict::Refused("Too many files are being checked. Try again in a moment.".into());
-        let mut response = page(
-            StatusCode::TOO_MANY_REQUESTS,
-            "Verify",
-            views::verify(&busy),
+pub(super) async fn check(
+    State(state): State<AppState>,
+    ClientActor(actor): ClientActor,
+    multipart: Multipart,
+) -> Response {
+    // Before the body is read, as for uploads: each check holds up to VERIFY_MAX_MIB and a
+    // sandbox child. The client's rate, then its one place, then a place overall.
+    let client = actor
+        .ip_address
+        .parse()
+        .map_or(actor.ip_address, sign_in::source_of);
+    let gates = &state.gates;
+    if let Err(wait) = gates.verify_rate.try_count(client.clone()) {
+        let seconds = wait.as_secs().clamp(1, 60);
+        let refusal = format!(
+            "You have checked {} files in the last minute. Try again in {}.",
+            state.config.limits.verify.per_client_per_minute,
+            count(seconds as i64, "second", "seconds")
         );
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-        return response;
+        return refused(StatusCode::TOO_MANY_REQUESTS, refusal, Some(seconds));
+    }
+    let client_slot = gates.verify_per_client.try_acquire(client);
+    let (Some(client_slot), Some(ticket)) = (client_slot, gates.verify.admit()) else {
+        let busy = "Too many files are being checked. Try again in a moment.";
+        return refused(StatusCode::TOO_MANY_REQUESTS, busy.into(), Some(5));
     };
-    let _running = ticket.run().await;
-    let verdict = match read_pdf(multipart).await {
-        Err(reason) => Verdict::Refused(reason.into()),
-        Ok(pdf) => verdict(&state, pdf).await,
+    let running = ticket.run().await;
+    let pdf = match read_pdf(multipart, state.config.limits.verify.max_bytes).await {
+        Err((status, reason)) => return refused(status, reason, None),
+        Ok(pdf) => pdf,
     };
+    let verdict = verdict(&state, pdf, (client_slot, running)).await;
     let status = match verdict {
         Verdict::Refused(_) => StatusCode::UNPROCESSABLE_ENTITY,
         _ => StatusCode::OK,
@@ -45,26 +58,36 @@ pub(super) async fn check(State(state): State<AppState>, multipart: Multipart) -
     page(status, "Verify", views::verify(&verdict))
 }
 
-async fn verdict(state: &AppState, pdf: Vec<u8>) -> Verdict {
-    let anchors = state.seal_anchors.clone();
-    let limits = state.config.limits.pdf;
+fn refused(status: StatusCode, reason: String, retry_after: Option<u64>) -> Response {
+    let mut response = page(status, "Verify", views::verify(&Verdict::Refused(reason)));
+    if let Some(seconds) = retry_after {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    response
+}
+
+/// The verdict on `pdf`. Its places (`hold`) are kept until the sandbox child is gone, even
+/// if the request ends first.
+async fn verdict(state: &AppState, pdf: Vec<u8>, hold: impl Send + 'static) -> Verdict {
     let checked = state
         .gates
-        .inspecting
-        .run(move || {
-            // The upload's checks first, within the same inflation and time budget: the file
-            // is untrusted, and the seal's check parses it whole.
-            signet_pdf::inspect_with(&pdf, limits)
-                .map_err(|e| format!("it is not a PDF Signet can read ({e})"))?;
-            let sha256 = signet_pdf::sha256_hex(&pdf);
-            signet_pdf::seal::verify(&pdf, &anchors).map(|report| (report, sha256))
-        })
+        .pdf
+        .verify(&pdf, state.seal_anchors.clone(), hold)
         .await;
-    let (report, sha256) = match checked {
-        None => return Verdict::Refused("The file could not be read.".into()),
-        Some(Err(reason)) => return Verdict::Refused(format!("The seal does not hold: {reason}.")),
-        Some(Ok(checked)) => checked,
+    let report = match checked {
+        Err(Unverified::Unreadable(e)) => {
+            return Verdict::Refused(format!(
+                "The seal does not hold: it is not a PDF Signet can read ({e})."
+            ));
+        }
+        Err(Unverified::Broken(reason)) => {
+            return Verdict::Refused(format!("The seal does not hold: {reason}."));
+        }
+        Ok(report) => report,
     };
+    let sha256 = signet_pdf::sha256_hex(&pdf);
     match documents::issued_with_final_sha256(&state.db.pool, &sha256).await {
         Ok(Some(document)) => Verdict::Issued {
             document,
@@ -83,24 +106,39 @@ async fn verdict(state: &AppState, pdf: Vec<u8>) -> Verdict {
     }
 }
 
-/// The uploaded file, up to the largest PDF Signet accepts.
-async fn read_pdf(mut multipart: Multipart) -> Result<Vec<u8>, &'static str> {
+/// The uploaded file, up to `max_bytes`.
+async fn read_pdf(
+    mut multipart: Multipart,
+    max_bytes: usize,
+) -> Result<Vec<u8>, (StatusCode, String)> {
+    let choose = || {
+        (
+            StatusCode::BAD_REQUEST,
+            "Choose a PDF file to verify.".to_owned(),
+        )
+    };
     while let Ok(Some(mut field)) = multipart.next_field().await {
         if field.name() != Some("file") {
             continue;
         }
         let mut bytes = Vec::new();
         while let Ok(Some(chunk)) = field.chunk().await {
-            if bytes.len() + chunk.len() > signet_pdf::MAX_UPLOAD_BYTES {
-                return Err("The file is larger than any final PDF Signet makes.");
+            if bytes.len() + chunk.len() > max_bytes {
+                return Err((
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!(
+                        "The file is larger than the {} MiB this page checks.",
+                        max_bytes / (1024 * 1024)
+                    ),
+                ));
             }
             bytes.extend_from_slice(&chunk);
         }
         return if bytes.is_empty() {
-            Err("Choose a PDF file to verify.")
+            Err(choose())
         } else {
             Ok(bytes)
         };
     }
-    Err("Choose a PDF file to verify.")
+    Err(choose())
 }

@@ -9,7 +9,7 @@ use signet_common::{
 use super::{csrf_field, nav};
 use crate::{
     extract::ListParams,
-    html::{count, time},
+    html::{count, isolated, time},
 };
 
 pub(in crate::routes::console) struct DocumentList<'a> {
@@ -86,7 +86,7 @@ pub(in crate::routes::console) fn document_list(view: DocumentList<'_>) -> Marku
             tr { th { "Title" } th { "Status" } th { "Code" } th { "Pages" } th { "Created" } th { "Modified" } }
             @for d in found {
                 tr {
-                    td { a href=(format!("/app/documents/{}", d.id)) { (d.title) } }
+                    td { a href=(format!("/app/documents/{}", d.id)) { (isolated(&d.title)) } }
                     td { (d.status) } td { (d.code) } td { (d.pages) }
                     td { (time(d.created_at)) } td { (time(d.updated_at)) }
                 }

@@ -4,14 +4,15 @@
 use chrono::{DateTime, Utc};
 use maud::{Markup, html};
 use signet_common::model::{
-    AuditEntry, DeliveryStatus, Document, DocumentStatus, Field, Recipient, SmsStatus,
+    AuditEntry, DeliveryStatus, Document, DocumentStatus, Field, Recipient, RecipientRole,
+    RecipientStatus, SmsStatus,
 };
 
 use signet_common::wire::inputs::ReminderDefaults;
 use signet_i18n::Language;
 
 use super::{csrf_field, nav};
-use crate::html::{count, time};
+use crate::html::{count, isolated, time};
 
 pub(in crate::routes::console) struct DocumentPage<'a> {
     pub csrf: &'a str,
@@ -52,7 +53,7 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
         .to_string();
     html! {
         (nav(csrf))
-        h1 { (document.title) }
+        h1 { (isolated(&document.title)) }
         @if let Some(error) = error { p.error role="alert" id="error" { (error) } }
         p.banner id="status" { "Status: " strong { (document.status) } " · code " (document.code) " · " (count(document.pages, "page", "pages")) }
         div.card {
@@ -60,8 +61,9 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
             @if completed { p { a href=(link) id="final-pdf" { "Signed PDF with certificate" } } }
             p { small { "Created " (time(document.created_at)) " · modified " (time(document.updated_at))
                 @if let Some(expiry) = document.expiry_date { " · expires " (time(expiry)) } } }
-            @if let Some(reason) = &document.cancel_reason { p id="cancel-reason" { "Cancelled because: " (reason) } }
-            @if let Some(first) = document.reminder_first_after_days {
+            @if let Some(reason) = &document.cancel_reason { p id="cancel-reason" { "Cancelled because: " (isolated(reason)) } }
+            // The schedule is what will happen: only while the document is out for signing.
+            @if let (Some(first), DocumentStatus::Sent) = (document.reminder_first_after_days, document.status) {
                 p id="reminder-schedule" { small { "Reminders to signers who have not signed: first after " (days(first))
                     @match document.reminder_every_days.unwrap_or(0) { 0 => {}, every => { ", then every " (days(every)) } }
                     ", until the expiry date" } }
@@ -80,7 +82,7 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
             h2 { "Recipients" }
             @if recipients.is_empty() { p { "None yet." } }
             @for r in recipients {
-                h3 { span.swatch style=(format!("background:{}", r.color_code)) {} (r.name) " <" (r.email) "> · " (r.role) " · " (r.status)
+                h3 { span.swatch style=(format!("background:{}", r.color_code)) {} (isolated(&r.name)) " <" (isolated(&r.email)) "> · " (role_words(r.role)) " · " span.state data-status=(r.status) { (state_words(r.role, r.status)) }
                     @if let Some(language) = r.language.as_deref().and_then(Language::from_tag) { " · " span.language lang=(language.tag()) { (language.name()) } }
                     @if let Some(delivery) = r.delivery_status.0 { " · e-mail " span.delivery data-status=(delivery) { (delivery) } }
                     @if let Some(sms) = r.sms_status.0 { " · SMS " span.delivery.sms data-status=(sms) { (sms) } } }
@@ -88,17 +90,18 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                 @if !draft && r.invited_at.is_none() && matches!(document.status, DocumentStatus::Sent) {
                     p.waiting { small { "Invited when every signer of the earlier groups has signed" } }
                 }
+                @if let Some(last) = r.last_reminded_at { p.last-reminder { small { "Last reminded " (time(last)) } } }
                 @if let Some(next) = r.next_reminder_at { p.next-reminder { small { "Next reminder " (time(next)) } } }
                 @if let Some(phone) = &r.phone_e164 { p { small { "Phone " (phone) } } }
                 @if draft {
                     form.remove-recipient method="post" action=(format!("/app/documents/{}/recipients/{}/remove", document.id, r.id)) {
                         (csrf_field(csrf))
-                        button.danger type="submit" { "Remove " (r.name) " and their fields" }
+                        button.danger type="submit" { "Remove " (isolated(&r.name)) " and their fields" }
                     }
                 }
                 @if r.delivery_status.0 == Some(DeliveryStatus::Failed) {
                     div.failed-delivery {
-                        p.error { "The invitation could not be delivered: " (r.delivery_error.as_deref().unwrap_or("unknown reason")) }
+                        p.error { "The invitation could not be delivered: " (isolated(r.delivery_error.as_deref().unwrap_or("unknown reason"))) }
                         @if document.status == DocumentStatus::Sent {
                             form method="post" action=(format!("/app/documents/{}/recipients/{}/resend", document.id, r.id)) {
                                 (csrf_field(csrf))
@@ -110,12 +113,12 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                     }
                 }
                 @if r.sms_status.0 == Some(SmsStatus::Failed) {
-                    p.error.failed-sms { "The SMS invitation could not be delivered: " (r.sms_error.as_deref().unwrap_or("unknown reason")) }
+                    p.error.failed-sms { "The SMS invitation could not be delivered: " (isolated(r.sms_error.as_deref().unwrap_or("unknown reason"))) }
                 }
                 ul {
                     @for f in fields.iter().filter(|f| f.recipient_id == r.id) {
                         li { (f.field_type) " on page " (f.page) " at " (f.x) ", " (f.y) " (" (f.width) " × " (f.height) ")"
-                            @if let Some(value) = f.value.as_deref().filter(|v| !v.starts_with("data:")) { " — " (value) } }
+                            @if let Some(value) = f.value.as_deref().filter(|v| !v.starts_with("data:")) { " — " (isolated(value)) } }
                     }
                 }
             }
@@ -161,7 +164,7 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
             table {
                 tr { th { "Time" } th { "Event" } th { "Message" } th { "IP" } th { "User agent" } }
                 @for e in trail {
-                    tr { td { (time(e.created_at)) } td { (e.event) } td { (e.message) } td { (e.ip_address) } td { (e.user_agent) } }
+                    tr { td { (time(e.created_at)) } td { (e.event) } td { (isolated(&e.message)) } td { (isolated(&e.ip_address)) } td { (isolated(&e.user_agent)) } }
                 }
             }
         }
@@ -184,14 +187,14 @@ pub(in crate::routes::console) fn cancel_page(
         .collect();
     html! {
         (nav(csrf))
-        h1 { "Cancel “" (document.title) "”?" }
+        h1 { "Cancel “" (isolated(&document.title)) "”?" }
         form.card method="post" action=(format!("/app/documents/{}/cancel", document.id)) id="confirm-cancel" {
             (csrf_field(csrf))
             @if told.is_empty() {
                 p { "No one has been invited yet, so no one will be told." }
             } @else {
                 p { "The signing links stop working, and these recipients are told by e-mail, with your reason:" }
-                ul { @for r in &told { li { (r.name) " <" (r.email) ">" } } }
+                ul { @for r in &told { li { (isolated(&r.name)) " <" (isolated(&r.email)) ">" } } }
             }
             p { "The document moves to the trash (declined, expired or cancelled). This cannot be undone." }
             label for="reason" { "Reason (optional; at most 1000 characters)" }
@@ -213,5 +216,25 @@ fn language_select(id: &str, unset: &str) -> Markup {
                 option value=(language.tag()) lang=(language.tag()) { (language.name()) }
             }
         }
+    }
+}
+
+/// A recipient's role as the owner reads it.
+fn role_words(role: RecipientRole) -> &'static str {
+    match role {
+        RecipientRole::Signer => "Signer",
+        RecipientRole::Viewer => "Viewer (receives a copy; signs nothing)",
+    }
+}
+
+/// What a recipient has done, in words, by role (as the certificate says it): a viewer who has
+/// not opened the document is not "pending" anything.
+fn state_words(role: RecipientRole, status: RecipientStatus) -> &'static str {
+    match (role, status) {
+        (_, RecipientStatus::Pending) => "has not opened the document",
+        (RecipientRole::Signer, RecipientStatus::Viewed) => "opened the document; has not signed",
+        (RecipientRole::Viewer, RecipientStatus::Viewed) => "opened the document",
+        (_, RecipientStatus::Signed) => "signed",
+        (_, RecipientStatus::Declined) => "declined to sign",
     }
 }

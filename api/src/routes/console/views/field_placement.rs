@@ -4,7 +4,10 @@ use maud::{Markup, html};
 use signet_common::model::{Document, Field, Recipient};
 
 use super::nav;
-use crate::routes::assets;
+use crate::{
+    html::{isolated, isolated_text},
+    routes::assets,
+};
 
 pub(in crate::routes::console) struct Placement<'a> {
     pub csrf: &'a str,
@@ -26,7 +29,12 @@ pub(in crate::routes::console) fn field_placement(view: Placement<'_>) -> Markup
     let id = document.id;
     let people: Vec<serde_json::Value> = recipients
         .iter()
-        .map(|r| serde_json::json!({"email": r.email, "name": r.name, "color": r.color_code}))
+        // The name is drawn in a <bdi> by the page's script: balanced for it here, as
+        // `html::isolated` does (signet_i18n::bidi::balanced).
+        .map(|r| {
+            let name = signet_i18n::bidi::balanced(&r.name);
+            serde_json::json!({"email": r.email, "name": name, "color": r.color_code})
+        })
         .collect();
     // The fields already saved, to show, move, resize and remove.
     let saved: Vec<serde_json::Value> = fields
@@ -41,10 +49,10 @@ pub(in crate::routes::console) fn field_placement(view: Placement<'_>) -> Markup
         .collect();
     html! {
         (nav(csrf))
-        h1 { "Place fields · " (document.title) }
+        h1 { "Place fields · " (isolated(&document.title)) }
         div.card #toolbar {
             label for="recipient" { "Recipient" }
-            select id="recipient" { @for r in recipients { option value=(r.email) { (r.name) " <" (r.email) ">" } } }
+            select id="recipient" { @for r in recipients { option value=(r.email) { (isolated_text(&r.name, false)) " <" (isolated_text(&r.email, false)) ">" } } }
             label for="type" { "Field" }
             select id="type" { option { "SIGNATURE" } option { "INITIALS" } option { "DATE" } option { "TEXT" } }
             p { small { "Click a page to place a field; drag a field to move it, its corner to resize it; double-click it to remove it. Nothing changes until you save." } }
@@ -56,6 +64,7 @@ pub(in crate::routes::console) fn field_placement(view: Placement<'_>) -> Markup
             data-pdfjs-url=(format!("{}/pdf.min.mjs", assets::BASE))
             data-worker-url=(format!("{}/pdf.worker.min.mjs", assets::BASE))
             data-file-url=(format!("{file_link}&original=1"))
+            data-failed-text="This document's pages cannot be shown here, so fields cannot be placed on them. Reload the page; if it stays empty, upload the PDF again."
             data-save-url=(format!("/app/documents/{id}/fields"))
             data-done-url=(format!("/app/documents/{id}"))
             data-csrf=(csrf)

@@ -5,7 +5,10 @@ use maud::{Markup, html};
 use signet_common::store::{accounts::Account, api_keys::ActiveKey, webhooks::Delivery};
 
 use super::{csrf_field, nav};
-use crate::{html::time, routes::assets};
+use crate::{
+    html::{isolated, time},
+    routes::assets,
+};
 
 /// What the settings page shows once, right after an action.
 #[derive(Default)]
@@ -42,7 +45,7 @@ pub(in crate::routes::console) fn settings(view: Settings<'_>) -> Markup {
     html! {
         (nav(token))
         h1 { "API settings" }
-        p { (account.name) " · " (account.email) }
+        p { (isolated(&account.name)) " · " (isolated(&account.email)) }
         @if let Some(notice) = &flash.notice { p.banner role="status" { (notice) } }
         @if let Some(error) = &flash.error { p.error role="alert" { (error) } }
         section.card id="key" {
@@ -57,7 +60,7 @@ pub(in crate::routes::console) fn settings(view: Settings<'_>) -> Markup {
                 Some(key) => {
                     p { "Active key: " code id="masked-key" { (key.display) } }
                     p { small { "Created " (time(key.created_at)) @if let Some(used) = key.last_used_at { " · last used " (time(used)) } } }
-                    form method="post" action="/app/settings/api/key/generate" { (csrf) button.primary type="submit" { "Regenerate" } " " small { "The current key stops working at once." } }
+                    form method="post" action="/app/settings/api/key/generate" { (csrf) button.danger type="submit" { "Regenerate" } " " small { "The current key stops working at once." } }
                     form method="post" action="/app/settings/api/key/revoke" { (csrf) button.danger type="submit" { "Revoke" } }
                 }
                 None => {
@@ -94,7 +97,7 @@ pub(in crate::routes::console) fn settings(view: Settings<'_>) -> Markup {
                             td { (d.event_type) }
                             td { (d.status) }
                             td { (d.attempt) }
-                            td { (d.response_status.map(|s| s.to_string()).or_else(|| d.last_error.clone()).unwrap_or_default()) }
+                            td { (isolated(&d.response_status.map(|s| s.to_string()).or_else(|| d.last_error.clone()).unwrap_or_default())) }
                             td { (time(d.created_at)) }
                             td { form method="post" action=(format!("/app/settings/api/deliveries/{}/replay", d.id)) { (csrf) button type="submit" { "Replay" } } }
                         }

@@ -3,7 +3,7 @@
 use maud::{Markup, html};
 use signet_common::store::documents::IssuedDocument;
 
-use crate::html::time;
+use crate::html::{isolated, time};
 
 /// What the page says about an uploaded file.
 pub(in crate::routes::console) enum Verdict {
@@ -37,8 +37,8 @@ pub(in crate::routes::console) fn verify(verdict: &Verdict) -> Markup {
                     h2 { "Verified: issued by this service and unchanged" }
                     dl {
                         dt { "Document code" } dd { (document.code) }
-                        dt { "Title" } dd { (document.title) }
-                        dt { "Signed by" } dd { (document.signers.join(", ")) }
+                        dt { "Title" } dd { (isolated(&document.title)) }
+                        dt { "Signed by" } dd { @for (i, signer) in document.signers.iter().enumerate() { @if i > 0 { ", " } (isolated(signer)) } }
                         dt { "Completed" } dd { (time(document.completed_at)) }
                         dt { "Sealed by" } dd { (sealed_by) }
                     }

@@ -1,0 +1,213 @@
+//! The work Signet does on a PDF someone else made, in the form a separate process takes it:
+//! a [`Task`] and the file in, an [`Answer`] (and the file made, if any) out.
+//!
+//! Every parse of an untrusted PDF (an upload, a file given to `/verify`, the original a final
+//! PDF is made from) runs in a child process that the OS bounds in memory and CPU time, so that
+//! a file that makes lopdf allocate gigabytes, loop or crash takes down only that child. The
+//! process side (starting the child, its limits, its deadline) is in `signet-common`'s
+//! `infra::pdf_sandbox`; this module is what the child runs, with no I/O but the two streams.
+//!
+//! A message is a little-endian `u64` length, that many bytes of JSON (the task or answer),
+//! then the payload (the PDF) to the end of the stream.
+
+use std::io::{Read, Write};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::certificate::Certificate;
+use crate::inspect::{InspectedPdf, Limits, MAX_UPLOAD_BYTES, PdfError};
+use crate::seal::{self, SealDetails, SealReport, Unverified, ValidationData};
+use crate::stamp::StampField;
+
+/// The longest task the child reads: drawn signatures travel in it, each at most 512 KiB.
+const MAX_TASK_BYTES: u64 = 64 * 1024 * 1024;
+/// The longest payload the child reads: a final PDF is the original, at most
+/// [`MAX_UPLOAD_BYTES`], with stamps, certificate pages and the seal.
+pub const MAX_PAYLOAD_BYTES: usize = 2 * MAX_UPLOAD_BYTES;
+
+/// What to do with the payload.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Task {
+    /// The upload's checks: [`crate::inspect_with`].
+    Inspect { limits: Limits },
+    /// The upload's checks, then the seal's: [`seal::check_file`]. `anchors_pem`: the
+    /// certificates a chain may end at to be trusted.
+    Verify { limits: Limits, anchors_pem: String },
+    /// The final PDF made from the original (the payload), with its seal's place left empty:
+    /// [`crate::render_final_with`] then [`seal::with_placeholder`]. The parent signs it.
+    Render {
+        limits: Limits,
+        stamps: Vec<StampField>,
+        certificate: Certificate,
+        reason: String,
+        signing_time: DateTime<Utc>,
+    },
+    /// A sealed final PDF (the payload) with its long-term validation data: [`seal::with_dss`].
+    EmbedValidationData {
+        limits: Limits,
+        data: ValidationData,
+    },
+}
+
+/// What the child found. A task that yields a file sends it as the payload after this.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Answer {
+    Inspected(Result<InspectedPdf, PdfError>),
+    Verified(Result<SealReport, Unverified>),
+    Rendered(Result<Rendered, String>),
+    Embedded(Result<(), String>),
+    /// The task could not be read.
+    Refused(String),
+}
+
+/// A final PDF with an empty seal (the payload), and what the completion records of it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Rendered {
+    pub stamped_sha256: String,
+    pub certificate_pages: usize,
+}
+
+/// Writes one message.
+pub fn write_message(
+    to: &mut impl Write,
+    header: &impl Serialize,
+    payload: &[u8],
+) -> std::io::Result<()> {
+    let header = serde_json::to_vec(header).map_err(std::io::Error::other)?;
+    to.write_all(&(header.len() as u64).to_le_bytes())?;
+    to.write_all(&header)?;
+    to.write_all(payload)?;
+    to.flush()
+}
+
+/// Splits a whole message into its header and payload.
+pub fn split_message<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<(T, &[u8]), String> {
+    let (length, rest) = bytes
+        .split_first_chunk::<8>()
+        .ok_or("the message is shorter than its length")?;
+    let length = usize::try_from(u64::from_le_bytes(*length))
+        .ok()
+        .filter(|&length| length <= rest.len())
+        .ok_or("the message is shorter than its header")?;
+    let (header, payload) = rest.split_at(length);
+    let header = serde_json::from_slice(header).map_err(|e| e.to_string())?;
+    Ok((header, payload))
+}
+
+/// The child's whole life: reads one task and its payload from `input`, does it, writes the
+/// answer to `output`.
+pub fn serve(input: impl Read, mut output: impl Write) -> std::io::Result<()> {
+    let mut bytes = Vec::new();
+    input
+        .take(8 + MAX_TASK_BYTES + MAX_PAYLOAD_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    let (answer, made) = match split_message::<Task>(&bytes) {
+        Ok((task, payload)) => perform(task, payload),
+        Err(reason) => (Answer::Refused(reason), Vec::new()),
+    };
+    write_message(&mut output, &answer, &made)
+}
+
+fn perform(task: Task, pdf: &[u8]) -> (Answer, Vec<u8>) {
+    if pdf.len() > MAX_PAYLOAD_BYTES {
+        return (Answer::Refused("the file is too large".into()), Vec::new());
+    }
+    match task {
+        Task::Inspect { limits } => (
+            Answer::Inspected(crate::inspect_with(pdf, limits)),
+            Vec::new(),
+        ),
+        Task::Verify {
+            limits,
+            anchors_pem,
+        } => {
+            let anchors = if anchors_pem.is_empty() {
+                Vec::new()
+            } else {
+                match seal::certificates_from_pem(&anchors_pem) {
+                    Ok(anchors) => anchors,
+                    Err(reason) => return (Answer::Refused(reason), Vec::new()),
+                }
+            };
+            (
+                Answer::Verified(seal::check_file(pdf, &anchors, limits)),
+                Vec::new(),
+            )
+        }
+        Task::Render {
+            limits,
+            stamps,
+            certificate,
+            reason,
+            signing_time,
+        } => {
+            let rendered = crate::render_final_with(pdf, &stamps, &certificate, limits)
+                .map_err(|e| e.to_string())
+                .and_then(|rendered| {
+                    let details = SealDetails {
+                        reason: &reason,
+                        signing_time,
+                        stamped_sha256: &rendered.stamped_sha256,
+                    };
+                    let bytes = seal::with_placeholder(&rendered.bytes, &details, limits)
+                        .map_err(|e| e.to_string())?;
+                    Ok((rendered, bytes))
+                });
+            match rendered {
+                Ok((rendered, bytes)) => (
+                    Answer::Rendered(Ok(Rendered {
+                        stamped_sha256: rendered.stamped_sha256,
+                        certificate_pages: rendered.certificate_pages,
+                    })),
+                    bytes,
+                ),
+                Err(reason) => (Answer::Rendered(Err(reason)), Vec::new()),
+            }
+        }
+        Task::EmbedValidationData { limits, data } => match seal::with_dss(pdf, &data, limits) {
+            Ok(bytes) => (Answer::Embedded(Ok(())), bytes),
+            Err(e) => (Answer::Embedded(Err(e.to_string())), Vec::new()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(task: &Task, pdf: &[u8]) -> (Answer, Vec<u8>) {
+        let mut input = Vec::new();
+        write_message(&mut input, task, pdf).unwrap();
+        let mut output = Vec::new();
+        serve(&input[..], &mut output).unwrap();
+        let (answer, payload) = split_message::<Answer>(&output).unwrap();
+        (answer, payload.to_vec())
+    }
+
+    #[test]
+    fn an_inspection_travels_through_the_two_streams() {
+        let pdf = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../demo/demo-agreement.pdf"
+        ))
+        .unwrap();
+        let limits = Limits::default();
+        let (answer, payload) = round_trip(&Task::Inspect { limits }, &pdf);
+        let Answer::Inspected(Ok(inspected)) = answer else {
+            panic!("not inspected: {answer:?}");
+        };
+        assert_eq!(inspected.pages, 2);
+        assert!(payload.is_empty());
+        let (answer, _) = round_trip(&Task::Inspect { limits }, b"not a pdf");
+        assert!(matches!(answer, Answer::Inspected(Err(PdfError::NotPdf))));
+    }
+
+    #[test]
+    fn a_garbled_task_is_refused_not_guessed() {
+        let mut output = Vec::new();
+        serve(&b"\x05\0\0\0\0\0\0\0{\"no\":"[..], &mut output).unwrap();
+        let (answer, _) = split_message::<Answer>(&output).unwrap();
+        assert!(matches!(answer, Answer::Refused(_)));
+    }
+}
