@@ -73,8 +73,9 @@ pub enum DocumentEvent<'a> {
     },
     /// A recipient opened their link for the first time.
     Viewed(&'a Recipient),
-    /// A signer signed every one of their fields.
-    Signed(&'a Recipient),
+    /// A signer signed every one of their fields. Completion is queued only after the last
+    /// signature (decided under the document's row lock), so that one job renders and seals.
+    Signed { by: &'a Recipient, last: bool },
     /// A signer declined; every other recipient is told.
     Declined {
         by: &'a Recipient,
@@ -172,7 +173,7 @@ impl DocumentEvent<'_> {
             ),
             // The event list is fixed, so the consent given before signing is part of the
             // SIGNED entry's message (docs/signing.md).
-            Self::Signed(r) => (
+            Self::Signed { by: r, .. } => (
                 AuditEvent::Signed,
                 match (&r.consented_at, &r.consent_ip, &r.consent_user_agent) {
                     (Some(at), Some(ip), Some(agent)) => format!(
@@ -336,7 +337,7 @@ impl DocumentEvent<'_> {
         match self {
             Self::Sent { .. } => Some(WebhookEvent::Sent),
             Self::Viewed(_) => Some(WebhookEvent::Viewed),
-            Self::Signed(_) => Some(WebhookEvent::Signed),
+            Self::Signed { .. } => Some(WebhookEvent::Signed),
             Self::Declined { .. } => Some(WebhookEvent::Declined),
             Self::Completed { .. } => Some(WebhookEvent::Completed),
             Self::Expired { .. } => Some(WebhookEvent::Expired),
@@ -396,7 +397,7 @@ async fn apply(
         }
         _ => audit::append(conn, account_id, document_id, &entry, actor).await?,
     };
-    if let DocumentEvent::Signed(_) = event {
+    if let DocumentEvent::Signed { last: true, .. } = event {
         jobs::enqueue(conn, &[CheckCompletion { document_id }]).await?;
     }
     let emails = event.emails();

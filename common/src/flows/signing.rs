@@ -137,10 +137,17 @@ pub async fn submit(
     fields::fill_signing_dates(&mut tx, recipient.id).await?;
     recipients::mark_signed(&mut tx, recipient.id).await?;
     documents::touch(&mut tx, document.id).await?;
-    let signed = DocumentEvent::Signed(&recipient);
+    let everyone = recipients::list(&mut tx, document.id).await?;
+    let last = everyone
+        .iter()
+        .filter(|r| r.role == RecipientRole::Signer)
+        .all(|r| r.status == RecipientStatus::Signed);
+    let signed = DocumentEvent::Signed {
+        by: &recipient,
+        last,
+    };
     effects::record(&mut tx, Subject::of(&document), signed, actor, notifier).await?;
     // The signature may have been the last its group of the signing order waited for.
-    let everyone = recipients::list(&mut tx, document.id).await?;
     invitations::invite_due(&mut tx, &document, &everyone, actor, notifier).await?;
     tx.commit().await?;
     Ok(())

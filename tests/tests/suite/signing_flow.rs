@@ -326,6 +326,11 @@ async fn sent_document_is_signed_and_completed_with_a_stamped_pdf() {
         "ERROR",
         "You have already signed this document",
     );
+    assert_eq!(
+        completion_jobs(&app, doc).await,
+        0,
+        "a signature that leaves a signer waiting queues no completion"
+    );
     let png = png_data_url();
     assert_eq!(
         sign(
@@ -339,6 +344,11 @@ async fn sent_document_is_signed_and_completed_with_a_stamped_pdf() {
     );
 
     let detail = wait_for_status(&app, &key, doc, "COMPLETED").await;
+    assert_eq!(
+        completion_jobs(&app, doc).await,
+        1,
+        "one job renders and seals"
+    );
     let statuses: Vec<&str> = detail["recipients"]
         .as_array()
         .unwrap()
@@ -765,3 +775,14 @@ async fn owners_console(app: &TestApp, account: Uuid) -> crate::security::Consol
     console
 }
 
+/// Completion jobs queued for `doc`, done or not.
+async fn completion_jobs(app: &TestApp, doc: Uuid) -> i64 {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM apalis.jobs
+         WHERE job_type = 'signet.check_completion' AND position($1 in convert_from(job, 'UTF8')) > 0",
+    )
+    .bind(doc.to_string())
+    .fetch_one(&app.db.pool)
+    .await
+    .unwrap()
+}
