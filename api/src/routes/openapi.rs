@@ -83,8 +83,9 @@ pub fn split(routes: OpenApiRouter<AppState>) -> (Router<AppState>, utoipa::open
 /// What every operation shares and the route attributes cannot say, added once to the
 /// generated document (as JSON, which the whole of OpenAPI 3.1 can be written in): the bounds
 /// of the request arrays, `Idempotency-Key` and its answers on every POST, the rate-limit
-/// headers on every answer, and the links from a document to what can be done with it (for
-/// generated clients and schemathesis's stateful phase).
+/// headers on every answer, a recipient's phone number and dialling prefix given together,
+/// and the links from a document to what can be done with it (for generated clients and
+/// schemathesis's stateful phase).
 fn with_cross_cutting(openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     let mut doc = serde_json::to_value(&openapi).expect("the OpenAPI document serialises");
     let paths = doc["paths"]
@@ -154,6 +155,7 @@ fn with_cross_cutting(openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::Ope
             );
         }
     }
+    pair_phone_fields(&mut doc["components"]["schemas"]["RecipientInput"]);
     add_links(&mut doc);
     serde_json::from_value(doc).expect("the amended OpenAPI document is one")
 }
@@ -164,6 +166,44 @@ const IDEMPOTENCY_KEY_PATTERN: &str = "^[!-~](?:[ -~]{0,253}[!-~])?$";
 
 fn header_doc(description: &str, example: &str) -> Value {
     json!({"description": description, "schema": {"type": "string"}, "example": example})
+}
+
+/// `countryCode` and `phoneNumber` come together or not at all (the server refuses one without
+/// the other): a rule between two properties, which the derived schema cannot state. The
+/// object and the rule become an `allOf` (utoipa's model keeps no `anyOf` beside `properties`).
+fn pair_phone_fields(recipient: &mut Value) {
+    let mut object = recipient.take();
+    let example = object
+        .as_object_mut()
+        .and_then(|o| o.remove("example"))
+        .unwrap_or(Value::Null);
+    *recipient = json!({
+        "allOf": [
+            object,
+            {
+                "anyOf": [
+                    {
+                        "title": "No phone number",
+                        "type": "object",
+                        "properties": {
+                            "countryCode": {"type": "null"},
+                            "phoneNumber": {"type": "null"}
+                        }
+                    },
+                    {
+                        "title": "A phone number with its dialling prefix",
+                        "type": "object",
+                        "required": ["countryCode", "phoneNumber"],
+                        "properties": {
+                            "countryCode": {"type": "string"},
+                            "phoneNumber": {"type": "string"}
+                        }
+                    }
+                ]
+            }
+        ],
+        "example": example
+    });
 }
 
 /// From a listed or fetched document to what can be done with it.
@@ -236,11 +276,11 @@ mod tests {
         let schemas = &doc["components"]["schemas"];
         let bounds = [
             (
-                &schemas["RecipientInput"]["properties"]["name"]["maxLength"],
+                &schemas["RecipientInput"]["allOf"][0]["properties"]["name"]["maxLength"],
                 inputs::MAX_NAME_CHARS as i64,
             ),
             (
-                &schemas["RecipientInput"]["properties"]["email"]["maxLength"],
+                &schemas["RecipientInput"]["allOf"][0]["properties"]["email"]["maxLength"],
                 inputs::MAX_EMAIL_CHARS as i64,
             ),
             (
