@@ -48,7 +48,10 @@ impl Subject {
 }
 
 /// Something that happened to a document, with what its side effects need.
-#[derive(Debug)]
+/// (`DocumentEventKind` lists the variants: docs/architecture.md's table is checked against
+/// every one of them by `common/tests/effects_table.rs`.)
+#[derive(Debug, strum::EnumDiscriminants)]
+#[strum_discriminants(name(DocumentEventKind), derive(strum::EnumIter, strum::IntoStaticStr))]
 pub enum DocumentEvent<'a> {
     /// A DRAFT was made from an upload.
     Created,
@@ -73,8 +76,8 @@ pub enum DocumentEvent<'a> {
     },
     /// A recipient opened their link for the first time.
     Viewed(&'a Recipient),
-    /// A signer signed every one of their fields. Completion is queued only after the last
-    /// signature (decided under the document's row lock), so that one job renders and seals.
+    /// A signer signed every one of their fields; `last` when no signer is left (decided
+    /// under the document's row lock).
     Signed { by: &'a Recipient, last: bool },
     /// A signer declined; every other recipient is told.
     Declined {
@@ -332,6 +335,12 @@ impl DocumentEvent<'_> {
         }
     }
 
+    /// Whether this event queues the completion of its document: only the last signature
+    /// does, so that one job renders and seals.
+    pub fn queues_completion(&self) -> bool {
+        matches!(self, Self::Signed { last: true, .. })
+    }
+
     /// The webhook event this event raises, if any.
     pub fn webhook(&self) -> Option<WebhookEvent> {
         match self {
@@ -397,7 +406,7 @@ async fn apply(
         }
         _ => audit::append(conn, account_id, document_id, &entry, actor).await?,
     };
-    if let DocumentEvent::Signed { last: true, .. } = event {
+    if event.queues_completion() {
         jobs::enqueue(conn, &[CheckCompletion { document_id }]).await?;
     }
     let emails = event.emails();
