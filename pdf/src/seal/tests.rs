@@ -1,7 +1,13 @@
 use std::process::Command;
 
+use chrono::Utc;
+use lopdf::{Document, IncrementalDocument};
+
 use super::*;
-use crate::{Certificate as Record, CertificateRecipient, FinalPdf, render_final};
+use crate::{
+    Certificate as Record, CertificateRecipient, FinalPdf, render_final,
+    revisions::stamped_revision, sha256_hex,
+};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/pdf/");
 
