@@ -64,8 +64,13 @@ pub fn layout_in(language: signet_i18n::Language, title: &str, body: Markup) -> 
     }
 }
 
+/// The console's style (the signing page adds its own). Made for any width from a 360 px phone
+/// up (docs/console.md, "On a phone"): long words and addresses wrap instead of widening the
+/// page, controls never grow wider than their box, tables become one card per row below 640 px
+/// (`table.stack`, each cell named by its `data-label`), and the controls a person taps are at
+/// least 24 × 24 px (WCAG 2.2's minimum target size).
 pub const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d2330}\
-main{max-width:960px;margin:0 auto;padding:16px}\
+main{max-width:960px;margin:0 auto;padding:16px;overflow-wrap:break-word}\
 .card{background:#fff;border-radius:8px;padding:16px;margin:12px 0;box-shadow:0 1px 2px #0002}\
 iframe{width:100%;height:70vh;border:1px solid #ccd;border-radius:4px;background:#fff}\
 label{display:block;margin:10px 0 4px;font-weight:600}\
@@ -76,12 +81,21 @@ button{padding:10px 18px;font-size:16px;border:0;border-radius:4px;cursor:pointe
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}\
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:6px;border-bottom:1px solid #e3e5ea;font-size:14px}\
 code{background:#eef;padding:2px 4px;border-radius:3px;word-break:break-all}nav{display:flex;gap:12px;align-items:center}\
-select{padding:8px;font-size:16px}.page{position:relative;margin:12px auto;box-shadow:0 1px 3px #0003;background:#fff}\
+nav.top{flex-wrap:wrap}nav.top a,#paging a{padding:10px 0}nav.top form{margin:0}nav.top button{margin:0}\
+p>a:not(.button),td>a{display:inline-block;padding:5px 0}td>a{overflow-wrap:anywhere}\
+select{padding:8px;font-size:16px;max-width:100%}.page{position:relative;margin:12px auto;box-shadow:0 1px 3px #0003;background:#fff}\
 .page canvas{display:block}canvas.pad{display:block;width:100%;max-width:600px;aspect-ratio:4/1;border:1px dashed #aab;border-radius:4px;background:#fff;touch-action:none;margin-top:6px}\
 #pages{width:100%}button.field{font-size:11px;color:#1d2330;margin:0}.field{position:absolute;border:2px solid;box-sizing:border-box;font-size:12px;padding:2px;cursor:move;user-select:none;touch-action:none}\
+.field .resize{position:absolute;right:-5px;bottom:-5px;width:10px;height:10px;cursor:nwse-resize;touch-action:none}\
+.field .remove{position:absolute;right:-8px;top:-8px;width:16px;height:16px;margin:0;padding:0;border:1px solid #1d2330;border-radius:50%;background:#fff;color:#1d2330;font-size:12px;line-height:14px}\
+@media (pointer:coarse){.field .resize{right:-12px;bottom:-12px;width:24px;height:24px;border-radius:50%}.field .remove{right:-12px;top:-12px;width:24px;height:24px;font-size:16px;line-height:22px}}\
 a.button{display:inline-block;padding:10px 18px;border-radius:4px;text-decoration:none;margin-top:12px}\
 .secondary{background:#fff;color:#1f4fd1;border:1px solid #1f4fd1}fieldset{border:1px solid #ccd;border-radius:4px;margin-top:12px}\
-label.inline{display:inline;font-weight:400}label.inline input{width:auto}";
+label.inline{display:inline;font-weight:400}label.inline input{width:auto;min-width:24px;min-height:24px;vertical-align:middle}\
+@media (max-width:640px){main{padding:12px}.card{padding:12px}\
+table.stack thead{display:none}table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}\
+table.stack tr{border:1px solid #e3e5ea;border-radius:6px;padding:6px 10px;margin:8px 0;background:#fff}\
+table.stack td{border:0;padding:2px 0}table.stack td[data-label]::before{content:attr(data-label) \": \";font-weight:600}}";
 
 #[cfg(test)]
 mod tests {

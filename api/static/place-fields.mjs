@@ -1,9 +1,11 @@
 // Field placement on a DRAFT document: the pages rendered with pdf.js, with the fields already
-// saved; click a page to drop a field for the chosen recipient and type, drag a field to move
-// it, drag its corner to resize it, double-click it to remove it. Save sends the saved fields
-// kept (with their boxes) and the new ones; saved fields left out are removed. New fields go
-// through the same rules as POST /documents/:id/fields.
-// Coordinates are PDF points from the top-left of the displayed page (the API's pixels).
+// saved; click (or tap) a page to drop a field for the chosen recipient and type, drag a field
+// to move it, drag its corner to resize it, remove it with its × (or a double-click, which a
+// finger cannot be relied on to give: hence the button). Save sends the saved fields kept (with
+// their boxes) and the new ones; saved fields left out are removed. New fields go through the
+// same rules as POST /documents/:id/fields.
+// Coordinates are PDF points from the top-left of the displayed page (the API's pixels); only
+// the display scales (`view.scale` CSS px per point), never what is stored.
 import { renderPages } from "./pages.mjs";
 
 const root = document.getElementById("placement");
@@ -11,7 +13,10 @@ const { saveUrl, csrf, doneUrl } = root.dataset;
 const recipients = JSON.parse(root.dataset.recipients);
 const saved = JSON.parse(root.dataset.fields || "[]");
 
-const SCALE = 1.25;
+// As large as on a desktop, 1.25 px per point, or smaller where the screen is narrower: a page
+// is never wider than the room for it, so a phone shows it whole without scrolling sideways.
+const MAX_SCALE = 1.25;
+const fit = (pageWidth) => Math.min(MAX_SCALE, (root.clientWidth - 4) / pageWidth);
 const DEFAULT = { width: 200, height: 50 };
 const MINIMUM = 8;
 const fields = [];
@@ -19,35 +24,56 @@ const recipientSelect = document.getElementById("recipient");
 const typeSelect = document.getElementById("type");
 const status = document.getElementById("placement-status");
 
-const pages = await renderPages(root, root.dataset, () => SCALE, (frame, canvas, number, viewport) => {
+// One per page: its frame and canvas, its size in points, its scale, and how to lay out each
+// of its fields again.
+const views = [];
+
+const pages = await renderPages(root, root.dataset, (natural) => fit(natural.width), (frame, canvas, number, viewport, scale) => {
   frame.dataset.page = number;
-  const pageSize = { width: viewport.width / SCALE, height: viewport.height / SCALE };
-  for (const field of saved.filter((f) => f.page === number)) add(frame, { ...field }, pageSize);
+  const view = { frame, canvas, scale, size: { width: viewport.width / scale, height: viewport.height / scale }, layouts: [] };
+  views.push(view);
+  for (const field of saved.filter((f) => f.page === number)) add(view, { ...field });
   frame.addEventListener("click", (event) => {
     if (event.target !== canvas) return;
     const bounds = canvas.getBoundingClientRect();
-    const x = (event.clientX - bounds.left) / SCALE;
-    const y = (event.clientY - bounds.top) / SCALE;
-    const size = { width: viewport.width / SCALE, height: viewport.height / SCALE };
+    const x = (event.clientX - bounds.left) / view.scale;
+    const y = (event.clientY - bounds.top) / view.scale;
+    const { size } = view;
     // A click on a line puts the field on it: the box's bottom edge at the pointer, so that the
     // stamped signature stands on the line instead of being struck through by it.
-    add(frame, {
+    add(view, {
       recipientEmail: recipientSelect.value,
       type: typeSelect.value,
       page: number,
       x: Math.max(0, Math.min(x, size.width - DEFAULT.width)),
       y: Math.max(0, Math.min(y - DEFAULT.height, size.height - DEFAULT.height)),
       ...DEFAULT,
-    }, size);
+    });
   });
 });
 const counted = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 // With no page drawn, the note in the pages' place says why; there is nothing to click.
 if (pages) {
-  status.textContent = `${counted(pages, "page", "pages")}, ${counted(saved.length, "saved field", "saved fields")}. Click a page to place a field.`;
+  status.textContent = `${counted(pages, "page", "pages")}, ${counted(saved.length, "saved field", "saved fields")}. Click or tap a page to place a field.`;
 }
 
-function add(frame, field, size) {
+// A phone turned sideways and back, a window resized, a scroll bar come: the pages fit the new
+// width (the drawing is stretched, not drawn again) and every field follows its page.
+new ResizeObserver(() => {
+  for (const view of views) {
+    const scale = fit(view.size.width);
+    if (scale === view.scale) continue;
+    view.scale = scale;
+    for (const element of [view.frame, view.canvas]) {
+      element.style.width = `${view.size.width * scale}px`;
+      element.style.height = `${view.size.height * scale}px`;
+    }
+    for (const layout of view.layouts) layout();
+  }
+}).observe(root);
+
+function add(view, field) {
+  const { frame, size } = view;
   const recipient = recipients.find((r) => r.email === field.recipientEmail);
   const box = document.createElement("div");
   box.className = "field";
@@ -59,28 +85,32 @@ function add(frame, field, size) {
   const handle = document.createElement("div");
   handle.className = "resize";
   handle.title = "Drag to resize";
-  Object.assign(handle.style, {
-    position: "absolute", right: "-5px", bottom: "-5px", width: "10px", height: "10px",
-    background: recipient.color, cursor: "nwse-resize", touchAction: "none",
-  });
-  box.append(handle);
+  handle.style.background = recipient.color;
+  const remove = document.createElement("button");
+  remove.type = "button";
+  remove.className = "remove";
+  remove.textContent = "×";
+  remove.setAttribute("aria-label", "Remove this field");
+  remove.title = "Remove this field";
+  box.append(handle, remove);
   box.style.borderColor = recipient.color;
   box.style.background = `${recipient.color}33`;
   const place = () => {
-    box.style.left = `${field.x * SCALE}px`;
-    box.style.top = `${field.y * SCALE}px`;
-    box.style.width = `${field.width * SCALE}px`;
-    box.style.height = `${field.height * SCALE}px`;
+    box.style.left = `${field.x * view.scale}px`;
+    box.style.top = `${field.y * view.scale}px`;
+    box.style.width = `${field.width * view.scale}px`;
+    box.style.height = `${field.height * view.scale}px`;
   };
   place();
+  view.layouts.push(place);
   handle.addEventListener("pointerdown", (down) => {
     down.preventDefault();
     down.stopPropagation();
     handle.setPointerCapture(down.pointerId);
     const start = { width: field.width, height: field.height, px: down.clientX, py: down.clientY };
     const resize = (event) => {
-      field.width = Math.max(MINIMUM, Math.min(start.width + (event.clientX - start.px) / SCALE, size.width - field.x));
-      field.height = Math.max(MINIMUM, Math.min(start.height + (event.clientY - start.py) / SCALE, size.height - field.y));
+      field.width = Math.max(MINIMUM, Math.min(start.width + (event.clientX - start.px) / view.scale, size.width - field.x));
+      field.height = Math.max(MINIMUM, Math.min(start.height + (event.clientY - start.py) / view.scale, size.height - field.y));
       place();
     };
     handle.addEventListener("pointermove", resize);
@@ -91,17 +121,22 @@ function add(frame, field, size) {
     box.setPointerCapture(down.pointerId);
     const start = { x: field.x, y: field.y, px: down.clientX, py: down.clientY };
     const move = (event) => {
-      field.x = Math.max(0, Math.min(start.x + (event.clientX - start.px) / SCALE, size.width - field.width));
-      field.y = Math.max(0, Math.min(start.y + (event.clientY - start.py) / SCALE, size.height - field.height));
+      field.x = Math.max(0, Math.min(start.x + (event.clientX - start.px) / view.scale, size.width - field.width));
+      field.y = Math.max(0, Math.min(start.y + (event.clientY - start.py) / view.scale, size.height - field.height));
       place();
     };
     box.addEventListener("pointermove", move);
     box.addEventListener("pointerup", () => box.removeEventListener("pointermove", move), { once: true });
   });
-  box.addEventListener("dblclick", () => {
+  const drop = () => {
     fields.splice(fields.indexOf(field), 1);
+    view.layouts.splice(view.layouts.indexOf(place), 1);
     box.remove();
-  });
+  };
+  // Not a drag of the box: the button keeps the pointer, so that its click comes.
+  remove.addEventListener("pointerdown", (down) => down.stopPropagation());
+  remove.addEventListener("click", drop);
+  box.addEventListener("dblclick", drop);
   frame.append(box);
   fields.push(field);
 }

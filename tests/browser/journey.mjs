@@ -40,7 +40,7 @@ try {
     await go(owner, owner.click("#add-recipient button"));
   }
   await go(owner, owner.click("#place-fields"));
-  await owner.waitForFunction(() => document.getElementById("placement-status").textContent.includes("Click a page"));
+  await owner.waitForFunction(() => document.getElementById("placement-status").textContent.includes("Click or tap a page"));
   const canvas = await owner.locator(".page canvas").first().boundingBox();
   for (const [email, x] of [["ann@signet.test", 60], ["bob@signet.test", 420]]) {
     await owner.selectOption("#recipient", email);
@@ -168,7 +168,7 @@ try {
   await owner.fill("#email", "cy@signet.test");
   await go(owner, owner.click("#add-recipient button"));
   await go(owner, owner.click("#place-fields"));
-  await owner.waitForFunction(() => document.getElementById("placement-status").textContent.includes("Click a page"));
+  await owner.waitForFunction(() => document.getElementById("placement-status").textContent.includes("Click or tap a page"));
   const page1 = await owner.locator(".page canvas").first().boundingBox();
   await owner.mouse.click(page1.x + 60, page1.y + 120);
   await go(owner, owner.click("#save"));

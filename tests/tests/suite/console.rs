@@ -3,8 +3,10 @@
 use std::{collections::HashMap, io::Write, process::Command};
 
 use reqwest::{StatusCode, header};
-use signet_tests::{TestApp, assert_error, binary};
+use signet_tests::{Mailbox, TestApp, WorkerProcess, assert_error, binary};
 use uuid::Uuid;
+
+use crate::signing_flow::{invitations, sign, wait_for_status};
 
 const PASSWORD: &str = "correct horse battery staple";
 
@@ -23,6 +25,18 @@ pub(crate) struct Page {
 
 impl Page {
     /// The value of the first hidden `csrf` input.
+    /// The `class` of the button whose text is `text` (`""` for none; `None`: no such button).
+    pub(crate) fn button_class(&self, text: &str) -> Option<String> {
+        let end = self.body.find(&format!(">{text}</button>"))?;
+        let tag = &self.body[self.body[..end].rfind("<button")?..end];
+        Some(
+            tag.split_once(r#"class=""#)
+                .map_or(String::new(), |(_, rest)| {
+                    rest[..rest.find('"').unwrap()].to_owned()
+                }),
+        )
+    }
+
     pub(crate) fn csrf(&self) -> String {
         let at = self
             .body
@@ -165,6 +179,14 @@ async fn api_settings_in_the_browser() {
     let settings = browser.get("/app/settings/api").await;
     assert_eq!(settings.status, StatusCode::OK);
     assert!(settings.body.contains("No active key."));
+    // The page's main actions are primary buttons.
+    for action in ["Generate a key", "Save"] {
+        assert_eq!(
+            settings.button_class(action).as_deref(),
+            Some("primary"),
+            "{action}"
+        );
+    }
     let csrf = settings.csrf();
 
     // A form without its token is refused and changes nothing.
@@ -210,6 +232,16 @@ async fn api_settings_in_the_browser() {
             .contains(r#"<strong id="usage-limit">1000</strong>"#)
     );
     assert!(later.body.contains("The window resets at"));
+    // Regenerating breaks every integration using the key at once: a danger button, like
+    // revoking (issue #30 item 10), not the primary style of an action to take lightly.
+    for action in ["Regenerate", "Revoke"] {
+        assert_eq!(
+            later.button_class(action).as_deref(),
+            Some("danger"),
+            "{action}"
+        );
+    }
+    assert_eq!(later.button_class("Save").as_deref(), Some("primary"));
 
     let regenerated = browser
         .post("/app/settings/api/key/generate", &[("csrf", &csrf)])
@@ -639,6 +671,9 @@ async fn documents_in_the_browser() {
 #[tokio::test]
 async fn a_draft_is_prepared_and_sent_from_the_console() {
     let app = TestApp::spawn().await;
+    // The worker sends the invitation, and completes the document once it is signed.
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
     let (account, email) = account_with_password(&app).await;
     let doc = app
         .document(account, "Console draft", &[signet_tests::LETTER])
@@ -785,23 +820,45 @@ async fn a_draft_is_prepared_and_sent_from_the_console() {
                 ("message", "Please sign"),
                 ("description", "Thanks"),
                 ("expiry", "2099-01-01T10:00"),
+                ("reminders", "on"),
+                ("reminder_first_after_days", "2"),
+                ("reminder_every_days", "3"),
             ],
         )
         .await;
     assert_eq!(sent.status, StatusCode::SEE_OTHER);
-    let detail = app
-        .get(&format!("/documents/{doc}"), &{
-            signet_common::store::api_keys::generate(&app.db.pool, account.into())
-                .await
-                .unwrap()
-                .key
-        })
+    let key = signet_common::store::api_keys::generate(&app.db.pool, account.into())
         .await
-        .1;
+        .unwrap()
+        .key;
+    let detail = app.get(&format!("/documents/{doc}"), &key).await.1;
     assert_eq!(detail["data"]["status"], "SENT");
     assert_eq!(
         detail["data"]["expiryDate"], "2099-01-01T10:00:00.000Z",
         "the form's time is UTC"
     );
     assert_eq!(detail["data"]["recipients"][0]["fields"][0]["x"], 10);
+
+    // The reminder schedule is what will happen: on the page while the document is SENT, gone
+    // once it is COMPLETED, when no reminder will ever be sent (issue #30 item 10).
+    const SCHEDULE: &str =
+        "Reminders to signers who have not signed: first after 2 days, then every 3 days";
+    let page = browser.get(&format!("/app/documents/{doc}")).await;
+    assert!(page.body.contains(SCHEDULE), "{}", page.body);
+    let link = invitations(&mailbox, 1)
+        .await
+        .remove("sam@example.com")
+        .unwrap();
+    assert_eq!(sign(&app, &link, &["Sam Signer"]).await.0, 200);
+    wait_for_status(&app, &key, doc, "COMPLETED").await;
+    let page = browser.get(&format!("/app/documents/{doc}")).await;
+    assert!(page.body.contains(r#"id="final-pdf""#), "{}", page.body);
+    assert!(
+        !page
+            .body
+            .contains("Reminders to signers who have not signed:")
+            && !page.body.contains(r#"id="reminder-schedule""#),
+        "{}",
+        page.body
+    );
 }

@@ -82,13 +82,16 @@ pub(in crate::routes::console) fn document_list(view: DocumentList<'_>) -> Marku
             button type="submit" { "Apply" }
         }
         p { (count(total, "document", "documents")) }
-        table id="documents" {
-            tr { th { "Title" } th { "Status" } th { "Code" } th { "Pages" } th { "Created" } th { "Modified" } }
-            @for d in found {
-                tr {
-                    td { a href=(format!("/app/documents/{}", d.id)) { (isolated(&d.title)) } }
-                    td { (d.status) } td { (d.code) } td { (d.pages) }
-                    td { (time(d.created_at)) } td { (time(d.updated_at)) }
+        // On a phone each row is a card, each value named by its column (`data-label`).
+        table.stack id="documents" {
+            thead { tr { th { "Title" } th { "Status" } th { "Code" } th { "Pages" } th { "Created" } th { "Modified" } } }
+            tbody {
+                @for d in found {
+                    tr {
+                        td { a href=(format!("/app/documents/{}", d.id)) { (isolated(&d.title)) } }
+                        td data-label="Status" { (d.status) } td data-label="Code" { (d.code) } td data-label="Pages" { (d.pages) }
+                        td data-label="Created" { (time(d.created_at)) } td data-label="Modified" { (time(d.updated_at)) }
+                    }
                 }
             }
         }

@@ -161,10 +161,12 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
         }
         section.card id="audit" {
             h2 { "Audit trail" }
-            table {
-                tr { th { "Time" } th { "Event" } th { "Message" } th { "IP" } th { "User agent" } }
-                @for e in trail {
-                    tr { td { (time(e.created_at)) } td { (e.event) } td { (isolated(&e.message)) } td { (isolated(&e.ip_address)) } td { (isolated(&e.user_agent)) } }
+            table.stack {
+                thead { tr { th { "Time" } th { "Event" } th { "Message" } th { "IP" } th { "User agent" } } }
+                tbody {
+                    @for e in trail {
+                        tr { td { (time(e.created_at)) } td data-label="Event" { (e.event) } td data-label="Message" { (isolated(&e.message)) } td data-label="IP" { (isolated(&e.ip_address)) } td data-label="User agent" { (isolated(&e.user_agent)) } }
+                    }
                 }
             }
         }
@@ -201,7 +203,7 @@ pub(in crate::routes::console) fn cancel_page(
             textarea id="reason" name="reason" rows="3" maxlength="1000" {}
             button.danger type="submit" { "Cancel the document" }
             " "
-            a href=(format!("/app/documents/{}", document.id)) { "Keep it" }
+            a.button.secondary href=(format!("/app/documents/{}", document.id)) { "Keep it" }
         }
     }
 }

@@ -36,7 +36,7 @@ fn csrf_field(csrf: &str) -> Markup {
 /// The console's header: its sections and sign-out.
 fn nav(csrf: &str) -> Markup {
     html! {
-        nav {
+        nav.top {
             a href="/app/documents" { "Documents" }
             a href="/app/settings/api" { "API settings" }
             span style="flex:1" {}

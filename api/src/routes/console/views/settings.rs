@@ -90,16 +90,18 @@ pub(in crate::routes::console) fn settings(view: Settings<'_>) -> Markup {
             form method="post" action="/app/settings/api/webhook/secret/rotate" { (csrf) button.danger type="submit" { "Rotate" } " " small { "Receivers must switch to the new secret." } }
             h3 { "Deliveries" }
             @if deliveries.is_empty() { p { "None yet." } } @else {
-                table id="deliveries" {
-                    tr { th { "Event" } th { "Status" } th { "Attempts" } th { "Last response" } th { "Created" } th {} }
-                    @for d in deliveries {
-                        tr {
-                            td { (d.event_type) }
-                            td { (d.status) }
-                            td { (d.attempt) }
-                            td { (isolated(&d.response_status.map(|s| s.to_string()).or_else(|| d.last_error.clone()).unwrap_or_default())) }
-                            td { (time(d.created_at)) }
-                            td { form method="post" action=(format!("/app/settings/api/deliveries/{}/replay", d.id)) { (csrf) button type="submit" { "Replay" } } }
+                table.stack id="deliveries" {
+                    thead { tr { th { "Event" } th { "Status" } th { "Attempts" } th { "Last response" } th { "Created" } th {} } }
+                    tbody {
+                        @for d in deliveries {
+                            tr {
+                                td { (d.event_type) }
+                                td data-label="Status" { (d.status) }
+                                td data-label="Attempts" { (d.attempt) }
+                                td data-label="Last response" { (isolated(&d.response_status.map(|s| s.to_string()).or_else(|| d.last_error.clone()).unwrap_or_default())) }
+                                td data-label="Created" { (time(d.created_at)) }
+                                td { form method="post" action=(format!("/app/settings/api/deliveries/{}/replay", d.id)) { (csrf) button type="submit" { "Replay" } } }
+                            }
                         }
                     }
                 }
