@@ -2,7 +2,10 @@
 //! migrated template), the real application on a loopback socket, generated PDFs, and the
 //! paths of the real binaries.
 
+mod eventually;
 pub mod hostile;
+
+pub use eventually::eventually;
 
 use std::{
     collections::HashMap,

@@ -6,7 +6,7 @@ use base64::Engine;
 use hmac::{Hmac, Mac};
 use serde_json::Value;
 use signet_common::store::accounts::{self, AccountUpdate};
-use signet_tests::{Mailbox, Received, Receiver, TestApp, WorkerProcess, binary};
+use signet_tests::{Mailbox, Received, Receiver, TestApp, WorkerProcess, binary, eventually};
 use uuid::Uuid;
 
 use crate::signing_flow::{invitations, send_document, sign, wait_for_status};
@@ -55,6 +55,21 @@ fn worker(app: &TestApp, smtp: &str, schedule: &str) -> WorkerProcess {
             ("WEBHOOK_RETRY_SCHEDULE", schedule),
         ],
     )
+}
+
+/// The deliveries once none is still PENDING (each DELIVERED, or FAILED for good): nothing more
+/// is sent for them after that, so what a receiver got by then is all it gets.
+async fn settled(app: &TestApp) -> Vec<(String, String, i32, Option<i32>)> {
+    eventually(
+        "every webhook delivery settled",
+        Duration::from_secs(60),
+        || async {
+            let all = deliveries(app).await;
+            (!all.is_empty() && all.iter().all(|(_, status, _, _)| status != "PENDING"))
+                .then_some(all)
+        },
+    )
+    .await
 }
 
 async fn deliveries(app: &TestApp) -> Vec<(String, String, i32, Option<i32>)> {
@@ -173,9 +188,8 @@ async fn failures_are_retried_with_one_webhook_id_until_delivered() {
         .collect();
     assert_eq!(ids.len(), 1, "one webhook-id across retries");
     assert!(attempts.iter().all(|a| verify(&secret, a)));
-    tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
-        deliveries(&app).await,
+        settled(&app).await,
         [("document.sent".into(), "DELIVERED".into(), 3, Some(200))]
     );
     let logged: Vec<(i32, Option<i32>, Option<String>)> = sqlx::query_as(
@@ -214,12 +228,11 @@ async fn gone_stops_a_redirect_fails_and_replay_tries_again() {
     receiver
         .wait_for(1, Duration::from_secs(30), |_| true)
         .await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    assert_eq!(receiver.requests().len(), 1, "410 Gone stops the retries");
     assert_eq!(
-        deliveries(&app).await,
+        settled(&app).await,
         [("document.sent".into(), "FAILED".into(), 1, Some(410))]
     );
+    assert_eq!(receiver.requests().len(), 1, "410 Gone stops the retries");
 
     // The operator lists failed deliveries and replays one: same webhook-id, delivered now.
     let cli = |args: &[&str]| {
@@ -293,9 +306,8 @@ async fn gone_stops_a_redirect_fails_and_replay_tries_again() {
         .wait_for(2, Duration::from_secs(30), |_| true)
         .await;
     assert_eq!(both[0].headers["webhook-id"], both[1].headers["webhook-id"]);
-    tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
-        deliveries(&app).await,
+        settled(&app).await,
         [("document.sent".into(), "DELIVERED".into(), 2, Some(200))]
     );
 
@@ -314,12 +326,11 @@ async fn gone_stops_a_redirect_fails_and_replay_tries_again() {
         .wait_for(4, Duration::from_secs(30), |_| true)
         .await;
     assert_eq!(hits.len(), 4);
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let last = settled(&app).await.pop().unwrap();
     assert!(
         receiver.requests().iter().all(|r| r.path == "/hooks"),
         "the Location was never followed"
     );
-    let last = deliveries(&app).await.pop().unwrap();
     assert_eq!(
         last,
         ("document.sent".into(), "FAILED".into(), 2, Some(302))
@@ -431,8 +442,7 @@ async fn internal_targets_are_refused_when_the_guard_is_on() {
         "{errors:?}"
     );
     assert!(receiver.requests().is_empty(), "nothing was dialled");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(deliveries(&app).await[0].1, "FAILED");
+    assert_eq!(settled(&app).await[0].1, "FAILED");
 
     // The operator command refuses such URLs, with the reason; the development switch allows them.
     for url in [
