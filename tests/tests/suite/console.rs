@@ -774,6 +774,25 @@ async fn a_draft_is_prepared_and_sent_from_the_console() {
             .await
             .unwrap()
     };
+    let without_description = browser
+        .post(
+            &send,
+            &[
+                ("csrf", &csrf),
+                ("message", "Please sign"),
+                ("expiry", "2099-01-01T10:00"),
+            ],
+        )
+        .await;
+    assert_eq!(without_description.status, StatusCode::BAD_REQUEST);
+    assert!(
+        without_description
+            .body
+            .contains("<li>description: is required</li>"),
+        "{}",
+        without_description.body
+    );
+    assert_eq!(status().await, "DRAFT");
     let incomplete = browser
         .post(
             &send,
