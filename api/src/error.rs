@@ -29,8 +29,10 @@ pub enum ApiError {
     /// A query parameter, named in the message (as ever) and, with what it must be, in `errors`.
     #[error("Invalid query parameter: {}", .0.field)]
     InvalidQuery(Problem),
+    /// A rule of the document: its message, and (when there is more to say) every problem
+    /// found, each naming where (`[1].email`, `recipients[2]`).
     #[error("{0}")]
-    Rule(Rule),
+    Rule(Rule, Vec<Problem>),
     #[error("Document not found")]
     DocumentNotFound,
     #[error("File link is invalid or has expired")]
@@ -70,7 +72,8 @@ pub struct Envelope<T> {
     pub code: &'static str,
     pub message: String,
     pub data: T,
-    /// On 400 responses: what was wrong, property by property.
+    /// On 400 responses: everything that was wrong, each problem naming its property or
+    /// element (`[1].email`), not only the first; `message` is the first one's general message.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<ProblemView>>,
 }
@@ -103,7 +106,9 @@ impl ApiError {
             Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::InvalidBody(_) | Self::InvalidQuery(_) | Self::Rule(_) => StatusCode::BAD_REQUEST,
+            Self::InvalidBody(_) | Self::InvalidQuery(_) | Self::Rule(..) => {
+                StatusCode::BAD_REQUEST
+            }
             Self::InvalidFileLink | Self::CsrfRejected => StatusCode::FORBIDDEN,
             Self::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
@@ -112,10 +117,12 @@ impl ApiError {
         }
     }
 
-    /// The problems of a refused body, property by property (a form shows them as text).
+    /// The problems of a refused request, property by property (a form shows them as text).
     pub fn problems(&self) -> Option<&[Problem]> {
         match self {
-            Self::InvalidBody(problems) => Some(problems),
+            Self::InvalidBody(problems) | Self::Rule(_, problems) if !problems.is_empty() => {
+                Some(problems)
+            }
             _ => None,
         }
     }
@@ -152,7 +159,8 @@ impl From<Error> for ApiError {
             Error::DocumentNotFound => Self::DocumentNotFound,
             Error::Invalid(problems) => Self::InvalidBody(problems),
             Error::InvalidQuery(problem) => Self::InvalidQuery(problem),
-            Error::Rule(rule) => Self::Rule(rule),
+            Error::Rule(rule) => Self::Rule(rule, Vec::new()),
+            Error::Refused { rule, problems } => Self::Rule(rule, problems),
             Error::Conflict(conflict) => Self::Conflict(conflict),
             Error::SigningLinkNotFound => Self::SigningLinkNotFound,
             // Only an upload reads a PDF; the file is the property at fault.
@@ -186,11 +194,10 @@ impl IntoResponse for ApiError {
             reason: p.reason.clone(),
         };
         let errors = match &self {
-            Self::InvalidBody(problems) if !problems.is_empty() => {
-                Some(problems.iter().map(view).collect())
-            }
             Self::InvalidQuery(problem) => Some(vec![view(problem)]),
-            _ => None,
+            other => other
+                .problems()
+                .map(|problems| problems.iter().map(view).collect()),
         };
         let mut response = (
             self.status(),

@@ -16,16 +16,34 @@ use serde::de::DeserializeOwned;
 use signet_common::{
     Problem,
     model::{AccountId, Actor, DocumentId, RecipientId},
-    wire::query::ListQuery,
+    wire::{
+        body::{self, Parsed},
+        query::ListQuery,
+    },
 };
 use uuid::Uuid;
 
 use crate::{AppState, error::ApiError};
 
 /// A JSON body: `Content-Type: application/json`, at most the body limit, of the right shape.
+/// Refused with every property that could not be read (`wire::body`).
 pub struct ApiJson<T>(pub T);
 
 impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
+        let ApiBody(parsed) = ApiBody::from_request(req, state).await?;
+        Ok(Self(parsed.into_value()?))
+    }
+}
+
+/// A JSON body read as [`ApiJson`] is, but handed on with the properties that could not be
+/// read (each holding a stand-in), for a use case that checks a body field by field to report
+/// them together with the problems of the rest.
+pub struct ApiBody<T>(pub Parsed<T>);
+
+impl<T: DeserializeOwned> FromRequest<AppState> for ApiBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
@@ -48,76 +66,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
                 "Content-Type must be application/json",
             )]));
         }
-        let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
-        let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
-            let path = e.path().to_string();
-            let path = if path == "." { String::new() } else { path };
-            ApiError::InvalidBody(vec![body_problem(&path, e.inner())])
-        })?;
-        deserializer.end().map_err(|_| {
-            ApiError::InvalidBody(vec![Problem::new(
-                "",
-                "must be one JSON value with nothing after it",
-            )])
-        })?;
-        Ok(Self(value))
-    }
-}
-
-/// Serde's account of a body it could not read (`missing field \`description\` at line 1
-/// column 25`), in the validator's plain words with the field named:
-/// `{"field": "description", "reason": "is required"}`.
-fn body_problem(path: &str, error: &serde_json::Error) -> Problem {
-    use serde_json::error::Category;
-    if matches!(
-        error.classify(),
-        Category::Syntax | Category::Eof | Category::Io
-    ) {
-        return Problem::new(path, "is not valid JSON");
-    }
-    let text = error.to_string();
-    let text = text
-        .rsplit_once(" at line ")
-        .map_or(text.as_str(), |(message, _)| message);
-    let within = |name: &str| {
-        if path.is_empty() {
-            name.to_owned()
-        } else {
-            format!("{path}.{name}")
-        }
-    };
-    let quoted = |s: &str| s.split('`').nth(1).unwrap_or_default().to_owned();
-    if let Some(rest) = text.strip_prefix("missing field ") {
-        return Problem::new(within(&quoted(rest)), "is required");
-    }
-    if let Some(rest) = text.strip_prefix("unknown field ") {
-        return Problem::new(within(&quoted(rest)), "is not a known property");
-    }
-    if text.starts_with("unknown variant ")
-        && let Some((_, expected)) = text.split_once(", expected ")
-    {
-        // "expected `A` or `B`", "expected one of `A`, `B`, `C`": the names between backticks.
-        let names: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-        return Problem::new(path, format!("must be one of {}", names.join(", ")));
-    }
-    if let Some((_, expected)) = text.split_once(", expected ") {
-        return Problem::new(path, format!("must be {}", plain_type(expected)));
-    }
-    Problem::new(path, text)
-}
-
-/// Serde's name for an expected type, as a person would say it.
-fn plain_type(expected: &str) -> String {
-    match expected {
-        "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "isize" | "usize" => {
-            "a whole number".into()
-        }
-        "f32" | "f64" => "a number".into(),
-        "a sequence" => "an array".into(),
-        "a map" | "struct" => "an object".into(),
-        "a boolean" | "a string" => expected.into(),
-        other if other.starts_with("struct ") => "an object".into(),
-        other => other.into(),
+        body::parse(&bytes).map(Self).map_err(ApiError::InvalidBody)
     }
 }
 
@@ -308,71 +257,6 @@ mod tests {
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()
-    }
-
-    #[test]
-    fn serde_wording_becomes_the_validators_with_the_field_named() {
-        #[derive(Debug, serde::Deserialize)]
-        #[allow(dead_code)]
-        struct Send {
-            message: String,
-            description: String,
-            page: i32,
-            role: Role,
-            items: Vec<Item>,
-        }
-        #[derive(Debug, serde::Deserialize)]
-        #[allow(dead_code)]
-        enum Role {
-            #[serde(rename = "SIGNER")]
-            Signer,
-            #[serde(rename = "VIEWER")]
-            Viewer,
-        }
-        #[derive(Debug, serde::Deserialize)]
-        #[allow(dead_code)]
-        struct Item {
-            x: f64,
-        }
-        let problem = |body: &str| {
-            let mut deserializer = serde_json::Deserializer::from_str(body);
-            let error = serde_path_to_error::deserialize::<_, Send>(&mut deserializer)
-                .expect_err("refused");
-            let path = error.path().to_string();
-            let path = if path == "." { String::new() } else { path };
-            let problem = body_problem(&path, error.inner());
-            (problem.field, problem.reason)
-        };
-        let full = r#""message":"m","description":"d","page":1,"role":"SIGNER""#;
-        assert_eq!(
-            problem(r#"{"message":"m"}"#),
-            ("description".into(), "is required".into())
-        );
-        assert_eq!(
-            problem(&format!(r#"{{{full},"items":[{{}}]}}"#)),
-            ("items[0].x".into(), "is required".into())
-        );
-        assert_eq!(
-            problem(&format!(r#"{{{full},"items":[{{"x":"far"}}]}}"#)),
-            ("items[0].x".into(), "must be a number".into())
-        );
-        assert_eq!(
-            problem(r#"{"message":"m","description":"d","page":"one"}"#),
-            ("page".into(), "must be a whole number".into())
-        );
-        assert_eq!(
-            problem(r#"{"message":"m","description":"d","page":1,"role":"OWNER"}"#),
-            ("role".into(), "must be one of SIGNER, VIEWER".into())
-        );
-        assert_eq!(
-            problem(&format!(r#"{{{full},"items":{{}}}}"#)),
-            ("items".into(), "must be an array".into())
-        );
-        assert_eq!(
-            problem(r#"{"message":"#),
-            ("message".into(), "is not valid JSON".into())
-        );
-        assert_eq!(problem("1"), (String::new(), "must be an object".into()));
     }
 
     #[test]

@@ -17,6 +17,98 @@ impl Problem {
             reason: reason.into(),
         }
     }
+
+    /// Whether this problem is about `path` or a part of it (`[0]` holds `[0].email`; the
+    /// whole body, `""`, holds everything).
+    pub fn concerns(&self, path: &str) -> bool {
+        within(&self.field, path)
+    }
+}
+
+/// Whether `field` is `path` or a property or element under it.
+pub fn within(field: &str, path: &str) -> bool {
+    path.is_empty()
+        || field
+            .strip_prefix(path)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+}
+
+/// Everything wrong with one request, gathered in one pass so that it is answered at once:
+/// first what its body could not be read as, then what its values break, then the rules of
+/// the document it names that it breaks, in the order the contract checks them. The first
+/// problem found decides the message, as it did when the first problem ended the checking: a
+/// value of the body, "Invalid request body or validation error"; a rule, that rule's.
+#[derive(Debug, Default)]
+pub struct Problems {
+    list: Vec<Problem>,
+    /// The first `read` of `list` are the body's properties that could not be read at all; the
+    /// value passed on holds a stand-in there, whose checks would only repeat them.
+    read: usize,
+    /// The first problem's kind: `None` for a value of the body, else the rule.
+    first: Option<Option<Rule>>,
+}
+
+impl Problems {
+    /// Starts from the problems of reading the body (`wire::body::Parsed::problems`).
+    pub fn of_reading(read: Vec<Problem>) -> Self {
+        Self {
+            read: read.len(),
+            first: (!read.is_empty()).then_some(None),
+            list: read,
+        }
+    }
+
+    /// A value of the body is wrong in itself (unless it could not be read at all: that is
+    /// said already).
+    pub fn invalid(&mut self, field: impl Into<String>, reason: impl Into<String>) {
+        let field = field.into();
+        if self.list[..self.read]
+            .iter()
+            .any(|p| within(&field, &p.field))
+        {
+            return;
+        }
+        self.list.push(Problem::new(field, reason));
+        self.first.get_or_insert(None);
+    }
+
+    /// The request breaks `rule` of the document it names, at `field`.
+    pub fn broken(&mut self, rule: Rule, field: impl Into<String>, reason: impl Into<String>) {
+        self.list.push(Problem::new(field, reason));
+        self.first.get_or_insert(Some(rule));
+    }
+
+    /// Whether any problem so far concerns `path` or a part of it: an element with one is not
+    /// checked against the document.
+    pub fn touch(&self, path: &str) -> bool {
+        self.list.iter().any(|p| p.concerns(path))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Nothing wrong, or the refusal that says everything that is.
+    pub fn into_result(self) -> Result<()> {
+        match self.first {
+            None => Ok(()),
+            Some(None) => Err(Error::Invalid(self.list)),
+            Some(Some(rule)) => Err(Error::Refused {
+                rule,
+                problems: self.list,
+            }),
+        }
+    }
+
+    /// The answer to a request whose document cannot take it (`refusal`: not found, not a
+    /// DRAFT): what was found wrong before the document was asked, if anything, as those
+    /// checks come first; else the refusal. Failures on our side are answered as themselves.
+    pub fn before(self, refusal: Error) -> Error {
+        match refusal {
+            Error::DocumentNotFound | Error::Rule(_) => self.into_result().err().unwrap_or(refusal),
+            refusal => refusal,
+        }
+    }
 }
 
 /// A business rule that refused an otherwise well-formed request. The messages are part of
@@ -83,6 +175,10 @@ pub enum Error {
     InvalidQuery(Problem),
     #[error(transparent)]
     Rule(#[from] Rule),
+    /// Rules of the document that a request breaks, each problem naming where; `rule`, the
+    /// first broken, gives the message.
+    #[error("{rule}")]
+    Refused { rule: Rule, problems: Vec<Problem> },
     #[error(transparent)]
     Conflict(#[from] Conflict),
     #[error("Signing link not found")]

@@ -27,12 +27,23 @@ STATE_RULES = re.compile(
     re.S,
 )
 
-# Reasons, in a validation 400's `errors`, that depend on more than the value's shape.
+# Reasons, in a validation 400's `errors`, that depend on more than the value's shape: those of
+# the values, and (listed with them, as every problem is answered at once) those of the rules
+# of the document.
 BEYOND_SCHEMA = re.compile(
     r"^(not a known dialling prefix"
     r"|not a valid phone number for \+\d+"
     r"|a document has at most \d+ (recipients|fields)"
-    r"|required: this server sends no reminders unless a document asks for them)$"
+    r"|required: this server sends no reminders unless a document asks for them"
+    r"|.+ is already a recipient of this document"
+    r"|.+ is given more than once in this request \(also \[\d+\]\.email\)"
+    r"|Recipient not found for email: .*"
+    r"|Page -?\d+ is out of range \(document has \d+ pages\)"
+    r"|Field is outside the bounds of page -?\d+"
+    r"|the document has none: add at least one"
+    r"|.+ has no field"
+    r"|must be in the future)$",
+    re.S,
 )
 
 

@@ -18,7 +18,7 @@ use super::openapi::responses::{BodyTooLarge, DocumentNotFound, RateLimited, Una
 use crate::{
     AppState,
     error::{ApiError, Empty, Envelope, success},
-    extract::{ApiAccount, ApiJson, ClientActor, DocumentPath, ListParams},
+    extract::{ApiAccount, ApiBody, ApiJson, ClientActor, DocumentPath, ListParams},
     idempotency::{Answer, Idempotency},
 };
 
@@ -156,7 +156,7 @@ async fn add_recipients(
     DocumentPath(id): DocumentPath,
     ClientActor(actor): ClientActor,
     idempotency: Idempotency,
-    ApiJson(body): ApiJson<Vec<RecipientInput>>,
+    ApiBody(body): ApiBody<Vec<RecipientInput>>,
 ) -> Result<Answer, ApiError> {
     let answer = Answer::success("Recipients added successfully", Empty {});
     let receipt = idempotency.receipt(&answer);
@@ -189,7 +189,7 @@ async fn add_fields(
     DocumentPath(id): DocumentPath,
     ClientActor(actor): ClientActor,
     idempotency: Idempotency,
-    ApiJson(body): ApiJson<Vec<FieldInput>>,
+    ApiBody(body): ApiBody<Vec<FieldInput>>,
 ) -> Result<Answer, ApiError> {
     let answer = Answer::success("Fields added successfully", Empty {});
     let receipt = idempotency.receipt(&answer);
@@ -222,7 +222,7 @@ async fn send_document(
     DocumentPath(id): DocumentPath,
     ClientActor(actor): ClientActor,
     idempotency: Idempotency,
-    ApiJson(body): ApiJson<SendInput>,
+    ApiBody(body): ApiBody<SendInput>,
 ) -> Result<Answer, ApiError> {
     let answer = Answer::success("Document sent successfully", Empty {});
     let receipt = idempotency.receipt(&answer);

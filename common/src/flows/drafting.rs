@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::{
     effects::{self, DocumentEvent, Subject},
-    error::{Error, Result, Rule},
+    error::{Error, Problems, Result, Rule},
     flows::invitations,
     infra::{files::FileStore, notify::Notifier, pdf_sandbox::PdfSandbox},
     model::{
@@ -22,9 +22,12 @@ use crate::{
         recipients::{self, NewRecipient},
         sms,
     },
-    wire::inputs::{
-        self, CancelInput, FieldInput, FieldPlacement, MAX_FIELDS_PER_DOCUMENT,
-        MAX_RECIPIENTS_PER_DOCUMENT, RecipientInput, SendInput,
+    wire::{
+        body::Parsed,
+        inputs::{
+            self, CancelInput, FieldInput, FieldPlacement, MAX_FIELDS_PER_DOCUMENT,
+            MAX_RECIPIENTS_PER_DOCUMENT, RecipientInput, SendInput,
+        },
     },
 };
 
@@ -95,25 +98,37 @@ pub async fn add_recipients(
     pool: &PgPool,
     account_id: AccountId,
     document_id: DocumentId,
-    inputs: Vec<RecipientInput>,
+    input: Parsed<Vec<RecipientInput>>,
     actor: &Actor,
     receipt: Option<&Receipt>,
 ) -> Result<()> {
-    let additions = inputs::validate_recipients(inputs)?;
-    let (mut tx, _, existing) = begin_draft_change(pool, account_id, document_id).await?;
-    if additions.iter().any(|new| {
-        existing
+    let requested = input.value.len();
+    let mut problems = Problems::of_reading(input.problems);
+    let additions = inputs::validate_recipients(input.value, &mut problems);
+    let (mut tx, _, existing) = match begin_draft_change(pool, account_id, document_id).await {
+        Ok(opened) => opened,
+        Err(refusal) => return Err(problems.before(refusal)),
+    };
+    for (i, new) in &additions {
+        if existing
             .iter()
             .any(|old| old.email.eq_ignore_ascii_case(&new.email))
-    }) {
-        return Err(Rule::DuplicateRecipient.into());
+        {
+            problems.broken(
+                Rule::DuplicateRecipient,
+                format!("[{i}].email"),
+                format!("{} is already a recipient of this document", new.email),
+            );
+        }
     }
-    if existing.len() + additions.len() > MAX_RECIPIENTS_PER_DOCUMENT {
-        return Err(Error::invalid(
+    if existing.len() + requested > MAX_RECIPIENTS_PER_DOCUMENT {
+        problems.invalid(
             "",
             format!("a document has at most {MAX_RECIPIENTS_PER_DOCUMENT} recipients"),
-        ));
+        );
     }
+    problems.into_result()?;
+    let additions = additions.into_iter().map(|(_, recipient)| recipient);
     // After the last position taken: a removed recipient's position is not reused.
     let next = existing
         .iter()
@@ -121,7 +136,6 @@ pub async fn add_recipients(
         .max()
         .unwrap_or(0);
     let new_recipients: Vec<NewRecipient> = additions
-        .into_iter()
         .enumerate()
         .map(|(i, r)| {
             let position = next + i;
@@ -151,20 +165,27 @@ pub async fn add_fields(
     pool: &PgPool,
     account_id: AccountId,
     document_id: DocumentId,
-    inputs: Vec<FieldInput>,
+    input: Parsed<Vec<FieldInput>>,
     actor: &Actor,
     receipt: Option<&Receipt>,
 ) -> Result<()> {
-    let placed = inputs::validate_fields(inputs)?;
-    let (mut tx, document, recipients) = begin_draft_change(pool, account_id, document_id).await?;
-    let new_fields = new_fields(&document, &recipients, placed)?;
+    let requested = input.value.len();
+    let mut problems = Problems::of_reading(input.problems);
+    let placed = inputs::validate_fields(input.value, &mut problems);
+    let (mut tx, document, recipients) =
+        match begin_draft_change(pool, account_id, document_id).await {
+            Ok(opened) => opened,
+            Err(refusal) => return Err(problems.before(refusal)),
+        };
+    let new_fields = new_fields(&document, &recipients, placed, &mut problems);
     let existing = fields::count(&mut tx, document_id).await? as usize;
-    if existing + new_fields.len() > MAX_FIELDS_PER_DOCUMENT {
-        return Err(Error::invalid(
+    if existing + requested > MAX_FIELDS_PER_DOCUMENT {
+        problems.invalid(
             "",
             format!("a document has at most {MAX_FIELDS_PER_DOCUMENT} fields"),
-        ));
+        );
     }
+    problems.into_result()?;
     fields::insert_many(&mut tx, account_id, document_id, &new_fields).await?;
     let message = format!("Fields added: {}", new_fields.len());
     commit_update(tx, account_id, document_id, &message, actor, receipt).await
@@ -178,7 +199,7 @@ fn check_bounds(
     y: f64,
     width: f64,
     height: f64,
-) -> Result<()> {
+) -> std::result::Result<(), Rule> {
     let page_size = page
         .checked_sub(1)
         .and_then(|index| usize::try_from(index).ok())
@@ -194,31 +215,54 @@ fn check_bounds(
         || x + width > page_size.width + SLACK
         || y + height > page_size.height + SLACK
     {
-        return Err(Rule::FieldOutOfBounds(page).into());
+        return Err(Rule::FieldOutOfBounds(page));
     }
     Ok(())
 }
 
-/// Validated fields as rows to insert, each checked against its recipient and page.
+/// Where a broken [`check_bounds`] is: the page number, or the box of element `at`.
+fn bounds_problem(problems: &mut Problems, at: &str, rule: Rule) {
+    let field = match rule {
+        Rule::PageOutOfRange { .. } => format!("{at}.page"),
+        _ => at.to_owned(),
+    };
+    let reason = rule.to_string();
+    problems.broken(rule, field, reason);
+}
+
+/// Validated fields as rows to insert, each checked against its recipient and page; the
+/// problems of those that fail go to `problems`.
 fn new_fields(
     document: &Document,
     recipients: &[Recipient],
-    placed: Vec<inputs::PlacedField>,
-) -> Result<Vec<NewField>> {
+    placed: Vec<(usize, inputs::PlacedField)>,
+    problems: &mut Problems,
+) -> Vec<NewField> {
     let mut new_fields = Vec::with_capacity(placed.len());
-    for field in placed {
+    for (i, field) in placed {
         let recipient = recipients
             .iter()
-            .find(|r| r.email.eq_ignore_ascii_case(&field.recipient_email))
-            .ok_or_else(|| Rule::RecipientNotFound(field.recipient_email.clone()))?;
-        check_bounds(
+            .find(|r| r.email.eq_ignore_ascii_case(&field.recipient_email));
+        if recipient.is_none() {
+            let rule = Rule::RecipientNotFound(field.recipient_email.clone());
+            let reason = rule.to_string();
+            problems.broken(rule, format!("[{i}].recipientEmail"), reason);
+        }
+        let bounds = check_bounds(
             document,
             field.page,
             field.x,
             field.y,
             field.width,
             field.height,
-        )?;
+        );
+        if let Err(rule) = bounds {
+            bounds_problem(problems, &format!("[{i}]"), rule);
+            continue;
+        }
+        let Some(recipient) = recipient else {
+            continue;
+        };
         new_fields.push(NewField {
             id: Uuid::now_v7(),
             recipient_id: recipient.id,
@@ -230,7 +274,7 @@ fn new_fields(
             height: field.height,
         });
     }
-    Ok(new_fields)
+    new_fields
 }
 
 /// Rearranges a DRAFT document's fields in one change: the fields in `keep` move or resize to
@@ -246,23 +290,28 @@ pub async fn arrange_fields(
     add: Vec<FieldInput>,
     actor: &Actor,
 ) -> Result<()> {
+    let mut problems = Problems::default();
     let placed = if add.is_empty() {
         Vec::new()
     } else {
-        inputs::validate_fields(add)?
+        inputs::validate_fields(add, &mut problems)
     };
-    let (mut tx, document, recipients) = begin_draft_change(pool, account_id, document_id).await?;
+    let (mut tx, document, recipients) =
+        match begin_draft_change(pool, account_id, document_id).await {
+            Ok(opened) => opened,
+            Err(refusal) => return Err(problems.before(refusal)),
+        };
     let existing = fields::list(&mut tx, document_id).await?;
     let mut moved = Vec::new();
     for (i, placement) in keep.iter().enumerate() {
+        let at = format!("keep[{i}]");
         let Some(field) = existing.iter().find(|f| f.id == placement.id) else {
-            return Err(Error::invalid(
-                format!("keep[{i}].id"),
-                "not a field of this document",
-            ));
+            problems.invalid(format!("{at}.id"), "not a field of this document");
+            continue;
         };
         if keep[..i].iter().any(|earlier| earlier.id == placement.id) {
-            return Err(Error::invalid(format!("keep[{i}].id"), "listed twice"));
+            problems.invalid(format!("{at}.id"), "listed twice");
+            continue;
         }
         let FieldPlacement {
             x,
@@ -273,19 +322,19 @@ pub async fn arrange_fields(
         } = *placement;
         for (name, value) in [("width", width), ("height", height)] {
             if !(value.is_finite() && value > 0.0) {
-                return Err(Error::invalid(
-                    format!("keep[{i}].{name}"),
-                    "must be a positive number",
-                ));
+                problems.invalid(format!("{at}.{name}"), "must be a positive number");
             }
         }
         if !(x.is_finite() && y.is_finite()) {
-            return Err(Error::invalid(
-                format!("keep[{i}]"),
-                "x and y must be numbers",
-            ));
+            problems.invalid(at.clone(), "x and y must be numbers");
         }
-        check_bounds(&document, i64::from(field.page), x, y, width, height)?;
+        if problems.touch(&at) {
+            continue;
+        }
+        if let Err(rule) = check_bounds(&document, i64::from(field.page), x, y, width, height) {
+            bounds_problem(&mut problems, &at, rule);
+            continue;
+        }
         if (field.x, field.y, field.width, field.height) != (x, y, width, height) {
             moved.push(*placement);
         }
@@ -295,13 +344,14 @@ pub async fn arrange_fields(
         .filter(|f| !keep.iter().any(|k| k.id == f.id))
         .map(|f| f.id)
         .collect();
-    let added = new_fields(&document, &recipients, placed)?;
+    let added = new_fields(&document, &recipients, placed, &mut problems);
     if keep.len() + added.len() > MAX_FIELDS_PER_DOCUMENT {
-        return Err(Error::invalid(
+        problems.invalid(
             "",
             format!("a document has at most {MAX_FIELDS_PER_DOCUMENT} fields"),
-        ));
+        );
     }
+    problems.into_result()?;
     if moved.is_empty() && removed.is_empty() && added.is_empty() {
         return Ok(());
     }
@@ -356,22 +406,50 @@ pub async fn send_document(
     pool: &PgPool,
     account_id: AccountId,
     document_id: DocumentId,
-    input: SendInput,
+    input: Parsed<SendInput>,
     actor: &Actor,
     notifier: &Notifier,
     receipt: Option<&Receipt>,
 ) -> Result<()> {
-    let request = inputs::validate_send(input, notifier.reminders)?;
-    let (mut tx, document, recipients) = begin_draft_change(pool, account_id, document_id).await?;
+    let mut problems = Problems::of_reading(input.problems);
+    let request = inputs::validate_send(input.value, notifier.reminders, &mut problems);
+    let (mut tx, document, recipients) =
+        match begin_draft_change(pool, account_id, document_id).await {
+            Ok(opened) => opened,
+            Err(refusal) => return Err(problems.before(refusal)),
+        };
     if recipients.is_empty() {
-        return Err(Rule::NoRecipients.into());
+        problems.broken(
+            Rule::NoRecipients,
+            "recipients",
+            "the document has none: add at least one",
+        );
     }
-    if recipients::count_without_fields(&mut tx, document_id).await? > 0 {
-        return Err(Rule::RecipientWithoutFields.into());
+    let without_fields = recipients::without_fields(&mut tx, document_id).await?;
+    // Named as the document's detail lists its recipients: `recipients[1]`.
+    for (i, recipient) in recipients.iter().enumerate() {
+        if without_fields.contains(&recipient.id) {
+            problems.broken(
+                Rule::RecipientWithoutFields,
+                format!("recipients[{i}]"),
+                format!("{} has no field", recipient.email),
+            );
+        }
     }
-    if request.expiry_date <= Utc::now() {
-        return Err(Rule::ExpiryNotInFuture.into());
+    if let Some(request) = &request
+        && request.expiry_date <= Utc::now()
+    {
+        problems.broken(
+            Rule::ExpiryNotInFuture,
+            "expiryDate",
+            "must be in the future",
+        );
     }
+    problems.into_result()?;
+    // Without a problem the request was read whole.
+    let Some(request) = request else {
+        return Err(Error::invalid("expiryDate", "is required"));
+    };
     documents::mark_sent(
         &mut tx,
         document_id,

@@ -135,13 +135,18 @@ pub async fn delete(
 }
 
 /// How many recipients of the document have no field assigned.
-pub async fn count_without_fields(conn: &mut PgConnection, document_id: DocumentId) -> Result<i64> {
+/// The document's recipients that have no field, in order of addition.
+pub async fn without_fields(
+    conn: &mut PgConnection,
+    document_id: DocumentId,
+) -> Result<Vec<RecipientId>> {
     Ok(sqlx::query_scalar(
-        "SELECT count(*) FROM recipients r WHERE r.document_id = $1
-           AND NOT EXISTS (SELECT 1 FROM fields f WHERE f.recipient_id = r.id)",
+        "SELECT r.id FROM recipients r WHERE r.document_id = $1
+           AND NOT EXISTS (SELECT 1 FROM fields f WHERE f.recipient_id = r.id)
+         ORDER BY r.position",
     )
     .bind(document_id)
-    .fetch_one(conn)
+    .fetch_all(conn)
     .await?)
 }
 

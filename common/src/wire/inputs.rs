@@ -1,5 +1,6 @@
 //! Request bodies of the external API and their validation. Shape errors (missing, wrong type,
-//! bad enum) are caught by deserialisation; these checks cover what a type cannot say.
+//! bad enum) are caught by deserialisation (`wire::body`, which names every one); these checks
+//! cover what a type cannot say, and add their problems to the request's [`Problems`].
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -8,7 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::{
-    error::{Error, Problem, Rule},
+    error::{Error, Problems, Rule},
     model::{FieldType, RecipientRole},
 };
 
@@ -177,21 +178,32 @@ pub struct CancelInput {
 /// An integer as JSON Schema counts them: `3` or `3.0` (a number whose fraction is zero), which
 /// some JSON encoders write for whole floats.
 fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
-    use serde::de::{Error as _, Unexpected};
-    let number = serde_json::Number::deserialize(deserializer)?;
-    if let Some(n) = number.as_i64() {
-        return Ok(n);
+    deserializer.deserialize_i64(WholeNumber)
+}
+
+struct WholeNumber;
+
+impl serde::de::Visitor<'_> for WholeNumber {
+    type Value = i64;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a whole number")
     }
-    match number.as_f64() {
-        Some(f) if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 => Ok(f as i64),
-        Some(f) => Err(D::Error::invalid_type(
-            Unexpected::Float(f),
-            &"a whole number",
-        )),
-        None => Err(D::Error::invalid_type(
-            Unexpected::Other("number"),
-            &"a whole number",
-        )),
+
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<i64, E> {
+        Ok(n)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<i64, E> {
+        i64::try_from(n).map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(n), &self))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, f: f64) -> Result<i64, E> {
+        if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 {
+            Ok(f as i64)
+        } else {
+            Err(E::invalid_type(serde::de::Unexpected::Float(f), &self))
+        }
     }
 }
 
@@ -250,14 +262,11 @@ pub struct PlacedField {
     pub height: f64,
 }
 
-fn check_list_size(len: usize, max: usize, problems: &mut Vec<Problem>) {
+fn check_list_size(len: usize, max: usize, problems: &mut Problems) {
     if len == 0 {
-        problems.push(Problem::new("", "at least one element is required"));
+        problems.invalid("", "at least one element is required");
     } else if len > max {
-        problems.push(Problem::new(
-            "",
-            format!("at most {max} elements per request"),
-        ));
+        problems.invalid("", format!("at most {max} elements per request"));
     }
 }
 
@@ -284,88 +293,78 @@ pub const HIDDEN_CHARS: &str =
     "must not contain invisible or direction-changing characters (such as U+202E or U+200B)";
 
 fn check_text(
-    problems: &mut Vec<Problem>,
+    problems: &mut Problems,
     field: String,
     value: &str,
     max_chars: usize,
     required: bool,
 ) {
     if required && value.trim().is_empty() {
-        problems.push(Problem::new(field, "must not be empty"));
+        problems.invalid(field, "must not be empty");
     } else if has_control_chars(value) {
-        problems.push(Problem::new(field, CONTROL_CHARS));
+        problems.invalid(field, CONTROL_CHARS);
     } else if value.chars().count() > max_chars {
-        problems.push(Problem::new(
-            field,
-            format!("at most {max_chars} characters"),
-        ));
-    }
-}
-
-fn outcome<T>(problems: Vec<Problem>, value: T) -> Result<T, Error> {
-    if problems.is_empty() {
-        Ok(value)
-    } else {
-        Err(Error::Invalid(problems))
+        problems.invalid(field, format!("at most {max_chars} characters"));
     }
 }
 
 /// Trims and checks recipients. A phone number is `countryCode` and `phoneNumber` together:
 /// both or neither, and together they must be a number that exists in that country's numbering
-/// plan (libphonenumber's metadata); it is returned in E.164 as well.
-pub fn validate_recipients(inputs: Vec<RecipientInput>) -> Result<Vec<ValidRecipient>, Error> {
-    let mut problems = Vec::new();
-    check_list_size(inputs.len(), MAX_RECIPIENTS_PER_REQUEST, &mut problems);
-    let mut cleaned = Vec::with_capacity(inputs.len());
+/// plan (libphonenumber's metadata); it is returned in E.164 as well. Returns the recipients
+/// without a problem, with their index in the request; an e-mail given twice breaks
+/// [`Rule::DuplicateRecipient`] at its second element.
+pub fn validate_recipients(
+    inputs: Vec<RecipientInput>,
+    problems: &mut Problems,
+) -> Vec<(usize, ValidRecipient)> {
+    check_list_size(inputs.len(), MAX_RECIPIENTS_PER_REQUEST, problems);
+    let mut valid: Vec<(usize, ValidRecipient)> = Vec::with_capacity(inputs.len());
     for (i, input) in inputs.into_iter().enumerate() {
         let name = input.name.trim().to_owned();
         let email = input.email.trim().to_owned();
         check_text(
-            &mut problems,
+            problems,
             format!("[{i}].name"),
             &input.name,
             MAX_NAME_CHARS,
             true,
         );
         if let Err(reason) = mail_address(&email) {
-            problems.push(Problem::new(format!("[{i}].email"), reason));
+            problems.invalid(format!("[{i}].email"), reason);
         }
         let country_code = input.country_code.map(|c| c.trim().to_owned());
         let code_ok = country_code.as_deref().is_none_or(is_country_code);
         if !code_ok {
-            problems.push(Problem::new(
-                format!("[{i}].countryCode"),
-                "expected +<1-4 digits>",
-            ));
+            problems.invalid(format!("[{i}].countryCode"), "expected +<1-4 digits>");
         }
         let phone_number = input.phone_number.map(|p| p.trim().to_owned());
         let phone_ok = phone_number.as_deref().is_none_or(is_phone_number);
         if !phone_ok {
-            problems.push(Problem::new(
+            problems.invalid(
                 format!("[{i}].phoneNumber"),
                 "expected 4 to 15 digits (spaces, dots, dashes and brackets allowed)",
-            ));
+            );
         }
         let phone_e164 = match (&country_code, &phone_number) {
             (None, None) => None,
             (Some(_), None) => {
-                problems.push(Problem::new(
+                problems.invalid(
                     format!("[{i}].phoneNumber"),
                     "required when countryCode is given",
-                ));
+                );
                 None
             }
             (None, Some(_)) => {
-                problems.push(Problem::new(
+                problems.invalid(
                     format!("[{i}].countryCode"),
                     "required when phoneNumber is given",
-                ));
+                );
                 None
             }
             (Some(code), Some(phone)) if code_ok && phone_ok => match e164(code, phone) {
                 Ok(number) => Some(number),
                 Err((field, reason)) => {
-                    problems.push(Problem::new(format!("[{i}].{field}"), reason));
+                    problems.invalid(format!("[{i}].{field}"), reason);
                     None
                 }
             },
@@ -373,82 +372,106 @@ pub fn validate_recipients(inputs: Vec<RecipientInput>) -> Result<Vec<ValidRecip
         };
         let signing_order = match input.signing_order {
             Some(order) if !(1..=MAX_SIGNING_ORDER).contains(&order) => {
-                problems.push(Problem::new(
+                problems.invalid(
                     format!("[{i}].signingOrder"),
                     format!("must be a whole number from 1 to {MAX_SIGNING_ORDER}"),
-                ));
+                );
                 None
             }
             order => order.map(|o| o as i32),
         };
-        cleaned.push(ValidRecipient {
-            name,
-            email,
-            role: input.role,
-            country_code,
-            phone_number,
-            phone_e164,
-            language: input.language,
-            signing_order,
-        });
+        if problems.touch(&format!("[{i}]")) {
+            continue;
+        }
+        valid.push((
+            i,
+            ValidRecipient {
+                name,
+                email,
+                role: input.role,
+                country_code,
+                phone_number,
+                phone_e164,
+                language: input.language,
+                signing_order,
+            },
+        ));
     }
-    let recipients = outcome(problems, cleaned)?;
-    for (i, r) in recipients.iter().enumerate() {
-        if recipients[..i]
+    // After the values, as the contract checks: an e-mail given twice is a rule of the document.
+    let mut unique: Vec<(usize, ValidRecipient)> = Vec::with_capacity(valid.len());
+    for (i, recipient) in valid {
+        match unique
             .iter()
-            .any(|earlier| earlier.email.eq_ignore_ascii_case(&r.email))
+            .find(|(_, r)| r.email.eq_ignore_ascii_case(&recipient.email))
         {
-            return Err(Rule::DuplicateRecipient.into());
+            Some((earlier, _)) => problems.broken(
+                Rule::DuplicateRecipient,
+                format!("[{i}].email"),
+                format!(
+                    "{} is given more than once in this request (also [{earlier}].email)",
+                    recipient.email
+                ),
+            ),
+            None => unique.push((i, recipient)),
         }
     }
-    Ok(recipients)
+    unique
 }
 
-pub fn validate_fields(inputs: Vec<FieldInput>) -> Result<Vec<PlacedField>, Error> {
-    let mut problems = Vec::new();
-    check_list_size(inputs.len(), MAX_FIELDS_PER_REQUEST, &mut problems);
+/// Applies the fields' default sizes and checks them. Returns the fields without a problem,
+/// with their index in the request.
+pub fn validate_fields(
+    inputs: Vec<FieldInput>,
+    problems: &mut Problems,
+) -> Vec<(usize, PlacedField)> {
+    check_list_size(inputs.len(), MAX_FIELDS_PER_REQUEST, problems);
     let mut placed = Vec::with_capacity(inputs.len());
     for (i, input) in inputs.into_iter().enumerate() {
         let width = input.width.unwrap_or(DEFAULT_FIELD_WIDTH);
         let height = input.height.unwrap_or(DEFAULT_FIELD_HEIGHT);
         if input.recipient_email.trim().is_empty() {
-            problems.push(Problem::new(
-                format!("[{i}].recipientEmail"),
-                "must not be empty",
-            ));
+            problems.invalid(format!("[{i}].recipientEmail"), "must not be empty");
         }
         for (name, value) in [("width", width), ("height", height)] {
             if !(value.is_finite() && value > 0.0) {
-                problems.push(Problem::new(
-                    format!("[{i}].{name}"),
-                    "must be greater than 0",
-                ));
+                problems.invalid(format!("[{i}].{name}"), "must be greater than 0");
             }
         }
-        placed.push(PlacedField {
-            recipient_email: input.recipient_email.trim().to_owned(),
-            field_type: input.field_type,
-            page: input.page,
-            x: input.x,
-            y: input.y,
-            width,
-            height,
-        });
+        if problems.touch(&format!("[{i}]")) {
+            continue;
+        }
+        placed.push((
+            i,
+            PlacedField {
+                recipient_email: input.recipient_email.trim().to_owned(),
+                field_type: input.field_type,
+                page: input.page,
+                x: input.x,
+                y: input.y,
+                width,
+                height,
+            },
+        ));
     }
-    outcome(problems, placed)
+    placed
 }
 
-pub fn validate_send(input: SendInput, defaults: ReminderDefaults) -> Result<SendRequest, Error> {
-    let mut problems = Vec::new();
+/// Checks a send request; its problems go to `problems`, and it is sent only without any.
+/// `None` when its expiry date cannot be read (the rules of the document check the rest).
+pub fn validate_send(
+    input: SendInput,
+    defaults: ReminderDefaults,
+    problems: &mut Problems,
+) -> Option<SendRequest> {
     check_text(
-        &mut problems,
+        problems,
         "message".into(),
         &input.message,
         MAX_MESSAGE_CHARS,
         true,
     );
     check_text(
-        &mut problems,
+        problems,
         "description".into(),
         &input.description,
         MAX_MESSAGE_CHARS,
@@ -457,31 +480,28 @@ pub fn validate_send(input: SendInput, defaults: ReminderDefaults) -> Result<Sen
     let expiry_date = match DateTime::parse_from_rfc3339(input.expiry_date.trim()) {
         Ok(date) => Some(date.with_timezone(&Utc)),
         Err(_) => {
-            problems.push(Problem::new(
+            problems.invalid(
                 "expiryDate",
                 "expected an RFC 3339 timestamp such as 2030-01-31T17:00:00Z",
-            ));
+            );
             None
         }
     };
-    let reminders = reminder_schedule(input.reminders.as_ref(), defaults, &mut problems);
-    match expiry_date {
-        Some(expiry_date) if problems.is_empty() => Ok(SendRequest {
-            message: input.message,
-            description: input.description,
-            expiry_date,
-            language: input.language,
-            reminders,
-        }),
-        _ => Err(Error::Invalid(problems)),
-    }
+    let reminders = reminder_schedule(input.reminders.as_ref(), defaults, problems);
+    expiry_date.map(|expiry_date| SendRequest {
+        message: input.message,
+        description: input.description,
+        expiry_date,
+        language: input.language,
+        reminders,
+    })
 }
 
 /// The document's reminder schedule: the request's, its missing parts from the operator's.
 fn reminder_schedule(
     input: Option<&RemindersInput>,
     defaults: ReminderDefaults,
-    problems: &mut Vec<Problem>,
+    problems: &mut Problems,
 ) -> Option<(i32, i32)> {
     let operator = (defaults.first_after_days > 0)
         .then_some((defaults.first_after_days as i32, defaults.every_days as i32));
@@ -493,10 +513,10 @@ fn reminder_schedule(
     }
     let mut days = |name: &str, value: Option<i64>, min: i64| match value {
         Some(days) if !(min..=MAX_REMINDER_DAYS).contains(&days) => {
-            problems.push(Problem::new(
+            problems.invalid(
                 format!("reminders.{name}"),
                 format!("must be a whole number from {min} to {MAX_REMINDER_DAYS}"),
-            ));
+            );
             None
         }
         days => days.map(|d| d as i32),
@@ -508,10 +528,10 @@ fn reminder_schedule(
         (None, Some(_), _) => return None,
         (None, None, Some((first, _))) => first,
         (None, None, None) => {
-            problems.push(Problem::new(
+            problems.invalid(
                 "reminders.firstAfterDays",
                 "required: this server sends no reminders unless a document asks for them",
-            ));
+            );
             return None;
         }
     };
@@ -520,7 +540,7 @@ fn reminder_schedule(
 
 /// A cancellation's reason: trimmed, `None` when blank.
 pub fn validate_cancel(input: CancelInput) -> Result<Option<String>, Error> {
-    let mut problems = Vec::new();
+    let mut problems = Problems::default();
     if let Some(reason) = &input.reason {
         check_text(
             &mut problems,
@@ -530,18 +550,19 @@ pub fn validate_cancel(input: CancelInput) -> Result<Option<String>, Error> {
             false,
         );
     }
-    let reason = input
+    problems.into_result()?;
+    Ok(input
         .reason
         .map(|r| r.trim().to_owned())
-        .filter(|r| !r.is_empty());
-    outcome(problems, reason)
+        .filter(|r| !r.is_empty()))
 }
 
 pub fn validate_title(title: &str) -> Result<String, Error> {
-    let mut problems = Vec::new();
+    let mut problems = Problems::default();
     let title = title.trim();
     check_text(&mut problems, "title".into(), title, MAX_TITLE_CHARS, true);
-    outcome(problems, title.to_owned())
+    problems.into_result()?;
+    Ok(title.to_owned())
 }
 
 /// The title of an upload: the given one, or where none is given (or it is blank), the file's
@@ -705,6 +726,26 @@ pub struct FieldPlacement {
 mod tests {
     use super::*;
 
+    /// The checks' verdict, as a flow sees it once the document has nothing to add.
+    fn verdict<T>(check: impl FnOnce(&mut Problems) -> T) -> Result<T, Error> {
+        let mut problems = Problems::default();
+        let checked = check(&mut problems);
+        problems.into_result().map(|()| checked)
+    }
+
+    fn validate_recipients(inputs: Vec<RecipientInput>) -> Result<Vec<ValidRecipient>, Error> {
+        verdict(|problems| super::validate_recipients(inputs, problems))
+            .map(|valid| valid.into_iter().map(|(_, r)| r).collect())
+    }
+
+    fn problem_list(problems: Problems) -> Vec<crate::error::Problem> {
+        match problems.into_result() {
+            Ok(()) => Vec::new(),
+            Err(Error::Invalid(list) | Error::Refused { problems: list, .. }) => list,
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn upload_titles_default_to_the_file_name() {
         assert_eq!(upload_title(Some(" Lease "), "a.pdf"), "Lease");
@@ -808,7 +849,10 @@ mod tests {
         ));
         assert!(matches!(
             validate_recipients(vec![recipient("a@b.co"), recipient("A@B.CO")]),
-            Err(Error::Rule(Rule::DuplicateRecipient))
+            Err(Error::Refused {
+                rule: Rule::DuplicateRecipient,
+                ..
+            })
         ));
     }
 
@@ -921,17 +965,22 @@ mod tests {
 
     #[test]
     fn fields_get_default_sizes() {
-        let placed = validate_fields(vec![FieldInput {
-            recipient_email: "a@b.co".into(),
-            field_type: FieldType::Date,
-            page: 1,
-            x: 0.0,
-            y: 0.0,
-            width: None,
-            height: Some(20.0),
-        }])
+        let placed = verdict(|problems| {
+            validate_fields(
+                vec![FieldInput {
+                    recipient_email: "a@b.co".into(),
+                    field_type: FieldType::Date,
+                    page: 1,
+                    x: 0.0,
+                    y: 0.0,
+                    width: None,
+                    height: Some(20.0),
+                }],
+                problems,
+            )
+        })
         .unwrap();
-        assert_eq!((placed[0].width, placed[0].height), (200.0, 20.0));
+        assert_eq!((placed[0].1.width, placed[0].1.height), (200.0, 20.0));
     }
 
     #[test]
@@ -954,8 +1003,10 @@ mod tests {
             language: None,
             reminders: None,
         };
-        let validate_send = |input| validate_send(input, OPERATOR);
-        let ok = validate_send(input("hi", "2030-01-31T17:00:00+01:00")).unwrap();
+        let validate_send = |input| verdict(|problems| validate_send(input, OPERATOR, problems));
+        let ok = validate_send(input("hi", "2030-01-31T17:00:00+01:00"))
+            .unwrap()
+            .unwrap();
         assert_eq!(ok.expiry_date.to_rfc3339(), "2030-01-31T16:00:00+00:00");
         assert!(
             matches!(validate_send(input("", "2030-01-31T17:00:00Z")), Err(Error::Invalid(p)) if p[0].field == "message")
@@ -973,9 +1024,9 @@ mod tests {
     #[test]
     fn a_documents_reminders_are_its_own_with_the_operators_for_what_it_leaves_out() {
         let schedule = |input: Option<RemindersInput>, defaults| {
-            let mut problems = Vec::new();
+            let mut problems = Problems::default();
             let schedule = reminder_schedule(input.as_ref(), defaults, &mut problems);
-            (schedule, problems)
+            (schedule, problem_list(problems))
         };
         let asked = |enabled, first, every| {
             Some(RemindersInput {

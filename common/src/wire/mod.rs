@@ -3,6 +3,7 @@
 //! webhook payload. The only place `utoipa` appears, besides the status enums of `model`,
 //! which travel on the wire as they are.
 
+pub mod body;
 pub mod inputs;
 pub mod query;
 pub mod views;

@@ -799,10 +799,69 @@ async fn a_draft_is_prepared_and_sent_from_the_console() {
         (200, Some("Fields saved"))
     );
 
-    // Send: a past expiry is refused with the API's message; then it goes out.
+    // Send: the form needs what the API needs (a description may be empty, but is given), and
+    // every problem is shown at once; nothing is sent.
+    let send = format!("/app/documents/{doc}/send");
+    let status = || async {
+        sqlx::query_scalar::<_, String>("SELECT status::text FROM documents WHERE id = $1")
+            .bind(doc)
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap()
+    };
+    let without_description = browser
+        .post(
+            &send,
+            &[
+                ("csrf", &csrf),
+                ("message", "Please sign"),
+                ("expiry", "2099-01-01T10:00"),
+            ],
+        )
+        .await;
+    assert_eq!(without_description.status, StatusCode::BAD_REQUEST);
+    assert!(
+        without_description
+            .body
+            .contains("<li>description: is required</li>"),
+        "{}",
+        without_description.body
+    );
+    assert_eq!(status().await, "DRAFT");
+    let incomplete = browser
+        .post(
+            &send,
+            &[("csrf", &csrf), ("message", " "), ("expiry", "2099-01-01")],
+        )
+        .await;
+    assert_eq!(incomplete.status, StatusCode::BAD_REQUEST);
+    for problem in [
+        "<li>description: is required</li>",
+        "<li>message: must not be empty</li>",
+        "<li>expiryDate: expected an RFC 3339 timestamp",
+    ] {
+        assert!(
+            incomplete.body.contains(problem),
+            "{problem} in {}",
+            incomplete.body
+        );
+    }
+    assert_eq!(status().await, "DRAFT");
+    // A past expiry and a recipient without a field: the API's message, and both problems.
+    browser
+        .post(
+            &format!("/app/documents/{doc}/recipients"),
+            &[
+                ("csrf", &csrf),
+                ("name", "Ola"),
+                ("email", "ola@example.com"),
+                ("role", "VIEWER"),
+            ],
+        )
+        .await;
     let past = browser
         .post(
-            &format!("/app/documents/{doc}/send"),
+            &send,
             &[
                 ("csrf", &csrf),
                 ("message", "Please sign"),
@@ -811,7 +870,25 @@ async fn a_draft_is_prepared_and_sent_from_the_console() {
             ],
         )
         .await;
-    assert!(past.body.contains("expiryDate must be in the future"));
+    assert_eq!(past.status, StatusCode::BAD_REQUEST);
+    for shown in [
+        "Every recipient must have at least one field",
+        "<li>recipients[1]: ola@example.com has no field</li>",
+        "<li>expiryDate: must be in the future</li>",
+    ] {
+        assert!(past.body.contains(shown), "{shown} in {}", past.body);
+    }
+    assert_eq!(status().await, "DRAFT");
+    let ola: Uuid = sqlx::query_scalar("SELECT id FROM recipients WHERE email = 'ola@example.com'")
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    browser
+        .post(
+            &format!("/app/documents/{doc}/recipients/{ola}/remove"),
+            &[("csrf", &csrf)],
+        )
+        .await;
     let sent = browser
         .post(
             &format!("/app/documents/{doc}/send"),

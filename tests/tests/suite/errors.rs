@@ -598,3 +598,233 @@ async fn a_panic_is_a_500_envelope() {
     let response = reqwest::get(format!("http://{addr}/boom")).await.unwrap();
     assert_error(&read(response).await, 500, "ERROR", "Internal server error");
 }
+
+/// The `errors` of an answer as `(field, reason)` pairs, in order.
+fn problems(answer: &(u16, Value)) -> Vec<(String, String)> {
+    answer.1["errors"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no errors: {}", answer.1))
+        .iter()
+        .map(|p| {
+            (
+                p["field"].as_str().unwrap().to_owned(),
+                p["reason"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    expected
+        .iter()
+        .map(|(field, reason)| (field.to_string(), reason.to_string()))
+        .collect()
+}
+
+/// Recipients, fields, audit entries and queued e-mails of the document, and its status.
+async fn everything(app: &TestApp, doc: Uuid) -> ((i64, i64, i64), i64, String) {
+    let emails: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM outbound_emails WHERE document_id = $1")
+            .bind(doc)
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap();
+    let status: String = sqlx::query_scalar("SELECT status::text FROM documents WHERE id = $1")
+        .bind(doc)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    (counts(app, doc).await, emails, status)
+}
+
+#[tokio::test]
+async fn every_problem_of_a_send_is_answered_at_once() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let doc = app.document(account, "Contract", &[LETTER]).await;
+    app.post(
+        &format!("/documents/{doc}/recipients"),
+        &key,
+        &json!([signer("a@b.co"), signer("b@b.co"), signer("c@b.co")]),
+    )
+    .await;
+    app.post(
+        &format!("/documents/{doc}/fields"),
+        &key,
+        &json!([field("a@b.co", 1, 0.0, 0.0)]),
+    )
+    .await;
+    let send = format!("/documents/{doc}/send");
+    let before = everything(&app, doc).await;
+
+    // Three problems of the body, one of them a property serde could not read.
+    let answer = app
+        .post(
+            &send,
+            &key,
+            &json!({"message": " ", "description": 5, "expiryDate": "2030-01-31"}),
+        )
+        .await;
+    assert_error(&answer, 400, "ERROR", INVALID);
+    let rfc3339 = "expected an RFC 3339 timestamp such as 2030-01-31T17:00:00Z";
+    assert_eq!(
+        problems(&answer),
+        pairs(&[
+            ("description", "must be a string"),
+            ("message", "must not be empty"),
+            ("expiryDate", rfc3339),
+            ("recipients[1]", "b@b.co has no field"),
+            ("recipients[2]", "c@b.co has no field"),
+        ]),
+        "and what the document lacks, with the body's general message"
+    );
+    // Every missing property at once, not the first.
+    let answer = app.post(&send, &key, &json!({"message": "m"})).await;
+    assert_error(&answer, 400, "ERROR", INVALID);
+    assert_eq!(
+        problems(&answer)[..2],
+        pairs(&[
+            ("description", "is required"),
+            ("expiryDate", "is required")
+        ])
+    );
+
+    // A well-formed body: the first rule's message, and every recipient without a field named.
+    let answer = app
+        .post(&send, &key, &send_body("2020-01-01T00:00:00Z"))
+        .await;
+    assert_error(
+        &answer,
+        400,
+        "ERROR",
+        "Every recipient must have at least one field",
+    );
+    assert_eq!(
+        problems(&answer),
+        pairs(&[
+            ("recipients[1]", "b@b.co has no field"),
+            ("recipients[2]", "c@b.co has no field"),
+            ("expiryDate", "must be in the future"),
+        ])
+    );
+    assert_eq!(
+        everything(&app, doc).await,
+        before,
+        "refusals change nothing"
+    );
+}
+
+#[tokio::test]
+async fn every_bad_element_is_named_by_its_index() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let doc = app
+        .document(account, "Contract", &[LETTER, (842.0, 595.0)])
+        .await;
+    let recipients = format!("/documents/{doc}/recipients");
+    app.post(&recipients, &key, &json!([signer("ann@b.co")]))
+        .await;
+    let before = everything(&app, doc).await;
+
+    let answer = app
+        .post(
+            &recipients,
+            &key,
+            &json!([
+                {"name": "A", "email": "not-an-email", "role": "SIGNER"},
+                signer("ok@b.co"),
+                {"email": "c@b.co", "role": "OWNER"},
+            ]),
+        )
+        .await;
+    assert_error(&answer, 400, "ERROR", INVALID);
+    let mut found = problems(&answer);
+    found.sort();
+    assert_eq!(
+        found,
+        pairs(&[
+            ("[0].email", "not a valid e-mail address"),
+            ("[2].name", "is required"),
+            ("[2].role", "must be one of SIGNER, VIEWER"),
+        ])
+    );
+
+    // Duplicates name their e-mail: on the document already, and twice in the request.
+    let answer = app
+        .post(
+            &recipients,
+            &key,
+            &json!([signer("ANN@b.co"), signer("x@b.co"), signer("X@B.CO")]),
+        )
+        .await;
+    assert_error(
+        &answer,
+        400,
+        "ERROR",
+        "Recipient with this email already exists",
+    );
+    assert_eq!(
+        problems(&answer),
+        pairs(&[
+            (
+                "[2].email",
+                "X@B.CO is given more than once in this request (also [1].email)"
+            ),
+            (
+                "[0].email",
+                "ANN@b.co is already a recipient of this document"
+            ),
+        ])
+    );
+
+    // Fields: each element that breaks a rule of the document, with the first one's message.
+    let fields = format!("/documents/{doc}/fields");
+    let batch = json!([
+        field("nobody@b.co", 1, 0.0, 0.0),
+        field("ann@b.co", 1, 0.0, 0.0),
+        field("ann@b.co", 9, 0.0, 0.0),
+        field("ann@b.co", 2, 0.0, 546.0),
+    ]);
+    let answer = app.post(&fields, &key, &batch).await;
+    assert_error(
+        &answer,
+        400,
+        "ERROR",
+        "Recipient not found for email: nobody@b.co",
+    );
+    assert_eq!(
+        problems(&answer),
+        pairs(&[
+            (
+                "[0].recipientEmail",
+                "Recipient not found for email: nobody@b.co"
+            ),
+            ("[2].page", "Page 9 is out of range (document has 2 pages)"),
+            ("[3]", "Field is outside the bounds of page 2"),
+        ])
+    );
+    // With a value of the body wrong too, the body's message, and still every problem.
+    let mut batch = batch;
+    batch[1]["width"] = json!(0);
+    batch[1]["y"] = json!("top");
+    let answer = app.post(&fields, &key, &batch).await;
+    assert_error(&answer, 400, "ERROR", INVALID);
+    assert_eq!(
+        problems(&answer),
+        pairs(&[
+            ("[1].y", "must be a number"),
+            ("[1].width", "must be greater than 0"),
+            (
+                "[0].recipientEmail",
+                "Recipient not found for email: nobody@b.co"
+            ),
+            ("[2].page", "Page 9 is out of range (document has 2 pages)"),
+            ("[3]", "Field is outside the bounds of page 2"),
+        ])
+    );
+    assert_eq!(
+        everything(&app, doc).await,
+        before,
+        "refusals change nothing"
+    );
+}

@@ -10,14 +10,17 @@ use axum::{
     response::{IntoResponse, Redirect, Response},
 };
 use chrono::Utc;
+use serde_json::{Map, Value};
 use signet_common::{
     flows::{delivery_failures, drafting, reminders},
     model::{DocumentId, RecipientRole},
     store::{accounts, documents},
-    wire::inputs::{
-        CancelInput, FieldInput, FieldPlacement, RecipientInput, RemindersInput, SendInput,
+    wire::{
+        body::{self, Parsed},
+        inputs::{CancelInput, FieldInput, FieldPlacement, RecipientInput, SendInput},
     },
 };
+use std::collections::HashMap;
 
 use super::{
     failure::Failure,
@@ -70,7 +73,7 @@ async fn render_detail(
     state: &AppState,
     console: &Console,
     id: DocumentId,
-    error: Option<&str>,
+    error: Option<(&str, &[String])>,
     status: StatusCode,
 ) -> Result<Response, Failure> {
     let (document, recipients, fields) =
@@ -92,7 +95,8 @@ async fn render_detail(
 }
 
 /// A change the API would refuse with a 400 (or a 429, the account's usage being used up) is
-/// shown on the document page, which is left as it was; done, the browser goes back to the page.
+/// shown on the document page, which is left as it was, with every problem the API would list;
+/// done, the browser goes back to the page.
 async fn refused_or(
     state: &AppState,
     console: &Console,
@@ -102,21 +106,30 @@ async fn refused_or(
     match outcome.map_err(Into::into) {
         Ok(_) => Ok(Redirect::to(&format!("/app/documents/{id}")).into_response()),
         Err(
-            error @ (ApiError::Rule(_) | ApiError::InvalidBody(_) | ApiError::RateLimited { .. }),
+            error @ (ApiError::Rule(..) | ApiError::InvalidBody(_) | ApiError::RateLimited { .. }),
         ) => {
-            // The problems, property by property, stand in for the envelope's general message.
-            let message = match (&error, error.problems()) {
-                (_, Some(problems)) => problems
-                    .iter()
-                    .map(|p| format!("{}: {}", p.field, p.reason))
-                    .collect::<Vec<_>>()
-                    .join("; "),
-                (ApiError::RateLimited { retry_after_secs }, _) => {
+            let message = match &error {
+                ApiError::RateLimited { retry_after_secs } => {
                     format!("{error}; try again in {retry_after_secs} seconds")
                 }
+                // The API's general message says nothing to a person filling in a form.
+                ApiError::InvalidBody(_) => "Nothing was changed:".to_owned(),
                 _ => error.to_string(),
             };
-            render_detail(state, console, id, Some(&message), error.status()).await
+            let problems: Vec<String> = error
+                .problems()
+                .unwrap_or_default()
+                .iter()
+                .map(|p| format!("{}: {}", p.field, p.reason))
+                .collect();
+            render_detail(
+                state,
+                console,
+                id,
+                Some((&message, &problems)),
+                error.status(),
+            )
+            .await
         }
         Err(error) => Err(error.into()),
     }
@@ -170,7 +183,7 @@ pub(super) async fn add_recipient(
         &state.db.pool,
         console.session.account_id,
         id,
-        vec![input],
+        Parsed::whole(vec![input]),
         &actor,
         None,
     )
@@ -187,17 +200,18 @@ pub(super) async fn send(
 ) -> Result<Response, Failure> {
     console.check(&form)?;
     let DocumentPath(id) = id?;
-    let field = |name: &str| form.get(name).cloned().unwrap_or_default();
-    // A datetime-local input has no zone; the form says UTC.
-    let expiry = chrono::NaiveDateTime::parse_from_str(&field("expiry"), "%Y-%m-%dT%H:%M")
-        .map(|t| t.and_utc().to_rfc3339())
-        .unwrap_or_else(|_| field("expiry"));
-    let input = SendInput {
-        message: field("message"),
-        description: field("description"),
-        expiry_date: expiry,
-        language: chosen_language(&form),
-        reminders: Some(reminders_from(&form)),
+    // Read as the API reads its body, so that the form needs what the API needs.
+    let input = match body::parse_value::<SendInput>(&send_body(&form)) {
+        Ok(input) => input,
+        Err(problems) => {
+            return refused_or(
+                &state,
+                &console,
+                id,
+                Err::<(), _>(ApiError::InvalidBody(problems)),
+            )
+            .await;
+        }
     };
     let sending = drafting::send_document(
         &state.db.pool,
@@ -324,26 +338,54 @@ pub(super) async fn resend_invitation(
             counted(&state, &console, resending).await
         }
         // What `resend_invitation` answers for any id that is no invitation of the document.
-        None => Err(ApiError::Rule(signet_common::Rule::NotResendable)),
+        None => Err(ApiError::Rule(
+            signet_common::Rule::NotResendable,
+            Vec::new(),
+        )),
     };
     refused_or(&state, &console, id, outcome).await
 }
 
-/// The send form's reminder choice: off when its box is unticked, else the days given (blank:
-/// the operator's default).
-fn reminders_from(form: &std::collections::HashMap<String, String>) -> RemindersInput {
-    // Not a whole number: -1, which the validation refuses by name.
-    let days = |name: &str| {
-        form.get(name)
-            .map(|v| v.trim())
-            .filter(|v| !v.is_empty())
-            .map(|v| v.parse().unwrap_or(-1))
-    };
-    RemindersInput {
-        enabled: Some(form.contains_key("reminders")),
-        first_after_days: days("reminder_first_after_days"),
-        every_days: days("reminder_every_days"),
+/// The send form as the body of `POST /documents/{id}/send`: `message`, `description` and
+/// `expiry` (a datetime-local value, which has no zone: the form says UTC) as the API's
+/// properties, absent when the form lacks them; the language chosen; the reminder choice
+/// (off when its box is unticked, else the days given, blank for the operator's default).
+fn send_body(form: &HashMap<String, String>) -> Value {
+    let mut body = Map::new();
+    for name in ["message", "description"] {
+        if let Some(value) = form.get(name) {
+            body.insert(name.into(), value.as_str().into());
+        }
     }
+    if let Some(expiry) = form.get("expiry") {
+        let expiry = chrono::NaiveDateTime::parse_from_str(expiry, "%Y-%m-%dT%H:%M")
+            .map_or_else(|_| expiry.clone(), |t| t.and_utc().to_rfc3339());
+        body.insert("expiryDate".into(), expiry.into());
+    }
+    if let Some(language) = chosen_language(form) {
+        body.insert("language".into(), language.tag().into());
+    }
+    let days = |name: &str| -> Option<Value> {
+        let value = form.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())?;
+        // Not a whole number: given as typed, which the reading refuses by name.
+        Some(
+            value
+                .parse::<i64>()
+                .map_or_else(|_| value.into(), Into::into),
+        )
+    };
+    let mut reminders = Map::new();
+    reminders.insert("enabled".into(), form.contains_key("reminders").into());
+    for (property, name) in [
+        ("firstAfterDays", "reminder_first_after_days"),
+        ("everyDays", "reminder_every_days"),
+    ] {
+        if let Some(days) = days(name) {
+            reminders.insert(property.into(), days);
+        }
+    }
+    body.insert("reminders".into(), reminders.into());
+    body.into()
 }
 
 /// Cancelling asks first: this page says what will happen and takes the reason.
@@ -409,9 +451,7 @@ pub(super) async fn remind(
 }
 
 /// The language chosen in a form's menu; none for its first choice (or anything else).
-fn chosen_language(
-    form: &std::collections::HashMap<String, String>,
-) -> Option<signet_i18n::Language> {
+fn chosen_language(form: &HashMap<String, String>) -> Option<signet_i18n::Language> {
     form.get("language")
         .and_then(|tag| signet_i18n::Language::from_tag(tag))
 }

@@ -22,8 +22,8 @@ pub(in crate::routes::console) struct DocumentPage<'a> {
     pub trail: &'a [AuditEntry],
     /// The signed link to the document's file.
     pub file_link: &'a str,
-    /// Why the last change was refused.
-    pub error: Option<&'a str>,
+    /// Why the last change was refused: what was wrong, and each problem (all of them).
+    pub error: Option<(&'a str, &'a [String])>,
     pub now: DateTime<Utc>,
     /// The operator's reminder schedule, the send form's default.
     pub reminders: ReminderDefaults,
@@ -54,7 +54,12 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
     html! {
         (nav(csrf))
         h1 { (isolated(&document.title)) }
-        @if let Some(error) = error { p.error role="alert" id="error" { (error) } }
+        @if let Some((error, problems)) = error {
+            div.error role="alert" id="error" {
+                p { (error) }
+                @if !problems.is_empty() { ul id="problems" { @for problem in problems { li { (problem) } } } }
+            }
+        }
         p.banner id="status" { "Status: " strong { (document.status) } " · code " (document.code) " · " (count(document.pages, "page", "pages")) }
         div.card {
             p { a href=(format!("{link}&original=1")) { "Original PDF" } }
@@ -143,7 +148,7 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                     (csrf_field(csrf))
                     h2 { "Send for signing" }
                     label for="message" { "Message" } textarea id="message" name="message" rows="2" required maxlength="5000" {}
-                    label for="description" { "Description" } textarea id="description" name="description" rows="2" maxlength="5000" {}
+                    label for="description" { "Description (may be left empty)" } textarea id="description" name="description" rows="2" maxlength="5000" {}
                     label for="expiry" { "Expires (UTC)" } input type="datetime-local" id="expiry" name="expiry" value=(week) required;
                     label for="document-language" { "Language of the certificate (and of e-mails to recipients without one)" }
                     (language_select("document-language", "The default"))
