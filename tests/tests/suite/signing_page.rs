@@ -129,6 +129,17 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
         );
         assert!((pixels - 2.0 * css).abs() <= 2.0, "{}", seen["canvas"]);
         assert_eq!(seen["fieldsDisabledBeforeConsent"], true);
+        // The language picker's "简体中文" came from the small CJK font of the page's own words;
+        // with no other CJK text on the page, the whole CJK face (1.1 MiB) was not fetched.
+        let faces = seen["cjkFaces"].as_array().unwrap();
+        let status = |code: &str| {
+            faces
+                .iter()
+                .find(|f| f["unicodeRange"].as_str().unwrap().contains(code))
+                .map(|f| f["status"].clone())
+        };
+        assert_eq!(status("U+7B80"), Some(json!("loaded")), "{faces:?}");
+        assert_eq!(status("U+AC00-D7AF"), Some(json!("unloaded")), "{faces:?}");
         assert_eq!(
             seen["consentMissing"],
             language.text("sign-consent-missing")
@@ -259,4 +270,144 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
             ),
         ]
     );
+}
+
+/// Issue #30 item 8: on a device with no CJK font (Chromium with a fontconfig that finds DejaVu
+/// alone), the page's CJK text is drawn with the final PDF's CJK face, served as WOFF2 that the
+/// browser's font sanitiser accepts: the language picker's "简体中文" from the small page font,
+/// a Chinese title and a Korean name from the whole face.
+#[tokio::test]
+async fn cjk_text_is_drawn_with_the_shipped_font_where_the_device_has_none() {
+    let browser_dir = repo_root().join("tests/browser");
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let (account, key) = app.account(1000).await;
+    let pdf = std::fs::read(fixtures_dir().join("pdflatex-4-pages.pdf")).unwrap();
+    let title = "房屋租赁合同";
+    let name = "김민준";
+    let doc = app.document_from(account, title, pdf).await;
+    let people = json!([{"name": name, "email": ANN, "role": "SIGNER", "language": "en"}]);
+    let (status, body) = app
+        .post(&format!("/documents/{doc}/recipients"), &key, &people)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let fields = json!([{"recipientEmail": ANN, "type": "SIGNATURE", "page": 1, "x": 72, "y": 560, "width": 200, "height": 50}]);
+    let (status, body) = app
+        .post(&format!("/documents/{doc}/fields"), &key, &fields)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = app
+        .post(
+            &format!("/documents/{doc}/send"),
+            &key,
+            &json!({"message": "Please sign.", "description": "", "expiryDate": "2099-01-01T00:00:00Z"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let links = invitations(&mailbox, 1).await;
+    let shots = repo_root().join("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+
+    // A fontconfig that knows DejaVu alone, which has no CJK glyph.
+    let dejavu = std::path::Path::new("/usr/share/fonts/truetype/dejavu");
+    assert!(
+        dejavu.is_dir(),
+        "DejaVu (Debian's fonts-dejavu-core) is missing"
+    );
+    let fonts_conf = app.files.path().join("fonts.conf");
+    std::fs::write(
+        &fonts_conf,
+        format!(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE fontconfig SYSTEM \"urn:fontconfig:fonts.dtd\">\n\
+             <fontconfig><dir>{}</dir><cachedir>{}</cachedir></fontconfig>\n",
+            dejavu.display(),
+            app.files.path().join("fontconfig-cache").display()
+        ),
+    )
+    .unwrap();
+    let output = tokio::process::Command::new("node")
+        .arg(browser_dir.join("cjk-font.mjs"))
+        .current_dir(&browser_dir)
+        .env("LINK", &links[ANN])
+        .env("FONTCONFIG_FILE", &fonts_conf)
+        .env("SHOTS", &shots)
+        .output()
+        .await
+        .expect("node (scripts/test.sh installs it)");
+    let findings = browser_findings(&output);
+    assert!(findings.get("error").is_none(), "{}", findings["error"]);
+
+    // The browser took every font it was given: no sanitiser ("OTS parsing error") or decoding
+    // refusal, and no other error.
+    let console: Vec<&str> = findings["console"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert!(
+        !console
+            .iter()
+            .any(|m| m.contains("OTS") || m.contains("downloaded font") || m.starts_with("error")),
+        "{console:#?}"
+    );
+    // The device draws "简体中文" with no CJK glyph (boxes), so what follows is the page's font.
+    let widths = &findings["widths"];
+    let (page_width, device_width) = (
+        widths["page"].as_f64().unwrap(),
+        widths["device"].as_f64().unwrap(),
+    );
+    let custom = |fonts: &Value| {
+        fonts
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["isCustomFont"] == true)
+            .map(|f| {
+                (
+                    f["postScriptName"].as_str().unwrap().to_owned(),
+                    f["glyphCount"].as_u64().unwrap(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(custom(&findings["deviceFonts"]), [], "{findings}");
+    assert!((device_width - 80.0).abs() > 4.0, "{widths}");
+    // In the page's font each ideograph is one em wide, as the final PDF draws it.
+    assert!((page_width - 80.0).abs() <= 0.5, "{widths}");
+
+    let wqy = "WenQuanYiMicroHei".to_owned();
+    assert_eq!(findings["pickerText"], "简体中文");
+    assert_eq!(
+        custom(&findings["pickerFonts"]),
+        [(wqy.clone(), 4)],
+        "{findings}"
+    );
+    assert_eq!(findings["titleText"], title);
+    assert_eq!(
+        custom(&findings["titleFonts"]),
+        [(wqy.clone(), 6)],
+        "{findings}"
+    );
+    assert_eq!(findings["nameText"], name);
+    assert_eq!(custom(&findings["nameFonts"]), [(wqy, 3)], "{findings}");
+
+    // Both CJK faces loaded: the page's (for the picker) and the whole face (for the title and
+    // the name, which have characters the page's words lack).
+    let faces = findings["faces"].as_array().unwrap();
+    let face = |code: &str| {
+        faces
+            .iter()
+            .find(|f| {
+                f["unicodeRange"]
+                    .as_str()
+                    .unwrap()
+                    .to_uppercase()
+                    .contains(code)
+            })
+            .unwrap_or_else(|| panic!("no face declared for {code}: {faces:?}"))
+    };
+    assert_eq!(face("U+7B80")["status"], "loaded", "{faces:?}");
+    assert_eq!(face("U+AC00-D7AF")["status"], "loaded", "{faces:?}");
 }
