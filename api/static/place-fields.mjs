@@ -52,9 +52,12 @@ const pages = await renderPages(root, root.dataset, (natural) => fit(natural.wid
   });
 });
 const counted = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-// With no page drawn, the note in the pages' place says why; there is nothing to click.
+// With no page drawn, the note in the pages' place says why; there is nothing to click, and
+// nothing to save: the saved fields, not shown, would all be removed.
 if (pages) {
   status.textContent = `${counted(pages, "page", "pages")}, ${counted(saved.length, "saved field", "saved fields")}. Click or tap a page to place a field.`;
+} else {
+  for (const id of ["placement-hint", "save"]) document.getElementById(id).hidden = true;
 }
 
 // A phone turned sideways and back, a window resized, a scroll bar come: the pages fit the new

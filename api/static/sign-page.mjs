@@ -14,6 +14,8 @@ const byId = (id) => document.getElementById(id);
 const values = new Map();
 const boxes = new Map();
 const toFill = data.fields.filter((f) => f.type !== "DATE");
+// False once the pages have failed to draw: then there is no field to fill in.
+let pagesShown = true;
 
 function show(field) {
   const box = boxes.get(field.id);
@@ -68,7 +70,7 @@ byId("consent-continue")?.addEventListener("click", async () => {
   if (!answer) return;
   data.consented = true;
   byId("consent").hidden = true;
-  byId("toolbar").hidden = false;
+  byId("toolbar").hidden = !pagesShown;
   for (const box of boxes.values()) if (box.tagName === "BUTTON") box.disabled = false;
   goToNext();
 });
@@ -254,7 +256,7 @@ const fit = (natural) => Math.min(1.5, (root.clientWidth - 4) / natural.width);
 // drawn, or have failed to draw.
 const viewed = () => fetch(data.base + "/session").catch(() => {});
 try {
-  await renderPages(root, root.dataset, fit, (frame, canvas, number, viewport, scale) => {
+  const pages = await renderPages(root, root.dataset, fit, (frame, canvas, number, viewport, scale) => {
     // Once the signer cannot act (signed, completed, declined...) the page shows the PDF alone:
     // boxes over a signed PDF would hide its stamped values.
     if (!data.canAct) return;
@@ -283,6 +285,12 @@ try {
       show(field);
     }
   });
+  // No page drawn: the note in their place says why, and there is no field to fill in, so the
+  // consent step and the toolbar, which lead to the fields, go too. Declining stays.
+  if (!pages) {
+    pagesShown = false;
+    for (const id of ["consent", "toolbar"]) if (byId(id)) byId(id).hidden = true;
+  }
 } finally {
   await viewed();
 }

@@ -46,6 +46,11 @@ try {
     seen.dir = await page.getAttribute("html", "dir");
     seen.canvas = await page.locator("#pages canvas").first().evaluate((c) => ({ pixels: c.width, css: c.getBoundingClientRect().width }));
     seen.fieldsDisabledBeforeConsent = await page.locator("button.field").evaluateAll((bs) => bs.every((b) => b.disabled));
+    // Which of the page's CJK faces the browser fetched.
+    seen.cjkFaces = await page.evaluate(async () => {
+      await document.fonts.ready;
+      return [...document.fonts].filter((f) => f.family.replaceAll('"', "") === "Signet CJK").map((f) => ({ unicodeRange: f.unicodeRange, status: f.status }));
+    });
     seen.violations.push(...(await axe(page, "opened")));
 
     // Consent: refused without the box ticked, then given.

@@ -58,12 +58,26 @@ pub fn router() -> Router<AppState> {
         .route(&format!("{BASE}/fonts/{{name}}"), get(font))
 }
 
-/// The fonts the final PDF is drawn with, for previews that show text as the PDF will.
+/// The fonts the final PDF is drawn with, for previews that show text as the PDF will: the Noto
+/// files as they are, and its CJK face as WOFF2 subsets (browsers refuse the TrueType
+/// collection itself).
 async fn font(Path(name): Path<String>) -> Response {
-    match signet_pdf::font_files().find(|(file, _)| *file == name) {
-        Some((_, bytes)) => (
+    let served = |file: &&str| *file == name;
+    let ttf = TTF_FACES
+        .iter()
+        .find(|(file, _)| served(file))
+        .and_then(|_| signet_pdf::font_files().find(|(file, _)| served(file)))
+        .map(|(_, bytes)| ("font/ttf", bytes));
+    let woff2 = || {
+        CJK_FACES
+            .iter()
+            .find(|(file, _, _)| *file == name)
+            .map(|(_, bytes, _)| ("font/woff2", *bytes))
+    };
+    match ttf.or_else(woff2) {
+        Some((content_type, bytes)) => (
             [
-                (header::CONTENT_TYPE, "font/ttf"),
+                (header::CONTENT_TYPE, content_type),
                 (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
             ],
             bytes,
@@ -73,37 +87,70 @@ async fn font(Path(name): Path<String>) -> Response {
     }
 }
 
-/// `@font-face` rules naming the shipped fonts "Signet Text", in the order the final PDF picks
-/// them, each limited to the characters it is picked for, so that a browser fetches only the
-/// files a text needs.
+/// The shipped TrueType fonts served as they are, with the characters each is picked for.
+const TTF_FACES: [(&str, &str); 4] = [
+    (
+        "NotoSans-Regular.ttf",
+        "U+0000-058F, U+1E00-1FFF, U+2000-2BFF",
+    ),
+    (
+        "NotoSansArabic-Regular.ttf",
+        "U+0600-06FF, U+0750-077F, U+08A0-08FF, U+FB50-FDFF, U+FE70-FEFF",
+    ),
+    ("NotoSansHebrew-Regular.ttf", "U+0590-05FF, U+FB1D-FB4F"),
+    (
+        "NotoSansDevanagari-Regular.ttf",
+        "U+0900-097F, U+A8E0-A8FF, U+1CD0-1CFF",
+    ),
+];
+
+/// The final PDF's CJK face (WenQuanYi Micro Hei) as WOFF2 subsets made by
+/// `scripts/web-fonts.sh` (api/static/fonts/README.md): every CJK character it has (1.1 MiB),
+/// then the page's own (the language names and the zh-Hans strings, 25 KiB). The page's comes
+/// last, so that a browser looks in it first and fetches the whole face only for a name, title
+/// or value that has a character the page's words lack.
+const CJK_FACES: [(&str, &[u8], &str); 2] = [
+    (
+        "wqy-microhei.woff2",
+        include_bytes!("../../static/fonts/wqy-microhei.woff2"),
+        include_str!("../../static/fonts/wqy-microhei.unicode-range"),
+    ),
+    (
+        "wqy-microhei-page.woff2",
+        include_bytes!("../../static/fonts/wqy-microhei-page.woff2"),
+        include_str!("../../static/fonts/wqy-microhei-page.unicode-range"),
+    ),
+];
+
+/// `@font-face` rules for the fonts of the final PDF, each limited to the characters the final
+/// PDF picks it for, so that a browser fetches only the files a text needs: "Signet Text" for
+/// the Noto faces, "Signet CJK" for the CJK face. (Of rules whose ranges overlap, a browser tries
+/// the last first.)
 pub fn font_faces() -> String {
-    const FACES: [(&str, &str); 5] = [
-        (
-            "NotoSans-Regular.ttf",
-            "U+0000-058F, U+1E00-1FFF, U+2000-2BFF",
-        ),
-        (
-            "NotoSansArabic-Regular.ttf",
-            "U+0600-06FF, U+0750-077F, U+08A0-08FF, U+FB50-FDFF, U+FE70-FEFF",
-        ),
-        ("NotoSansHebrew-Regular.ttf", "U+0590-05FF, U+FB1D-FB4F"),
-        (
-            "NotoSansDevanagari-Regular.ttf",
-            "U+0900-097F, U+A8E0-A8FF, U+1CD0-1CFF",
-        ),
-        (
-            "wqy-microhei.ttc",
-            "U+3000-30FF, U+3100-318F, U+3400-4DBF, U+4E00-9FFF, U+AC00-D7AF, U+F900-FAFF, U+FF00-FFEF",
-        ),
-    ];
-    FACES
+    let ttf = TTF_FACES
         .iter()
-        .map(|(file, range)| {
+        .map(|(file, range)| ("Signet Text", *file, "truetype", *range));
+    let cjk = CJK_FACES
+        .iter()
+        .map(|(file, _, range)| ("Signet CJK", *file, "woff2", range.trim()));
+    ttf.chain(cjk)
+        .map(|(family, file, format, range)| {
             format!(
-                "@font-face{{font-family:\"Signet Text\";src:url(\"{BASE}/fonts/{file}\");unicode-range:{range}}}"
+                "@font-face{{font-family:\"{family}\";src:url(\"{BASE}/fonts/{file}\") format(\"{format}\");unicode-range:{range}}}"
             )
         })
         .collect()
+}
+
+/// Whether the page's CJK font (`wqy-microhei-page.woff2`) is declared for `c`.
+#[cfg(test)]
+pub(crate) fn page_font_has(c: char) -> bool {
+    CJK_FACES[1].2.trim().split(',').any(|range| {
+        let range = range.trim().trim_start_matches("U+");
+        let (first, last) = range.split_once('-').unwrap_or((range, range));
+        let code = |hex: &str| u32::from_str_radix(hex, 16).expect("a unicode-range");
+        (code(first)..=code(last)).contains(&u32::from(c))
+    })
 }
 
 async fn asset(Path(name): Path<String>) -> Response {

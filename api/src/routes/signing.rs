@@ -213,13 +213,16 @@ fn consent_text(state: &AppState, language: Language) -> String {
         .unwrap_or_else(|| language.text("sign-consent-text"))
 }
 
-/// The page's own style. Text in a script the device has no font for (CJK, Arabic) falls back
-/// to the fonts the final PDF uses; typed signatures are ink blue in those fonts, as the final
-/// PDF stamps them.
+/// The page's own style. CJK text is drawn with the final PDF's CJK face ("Signet CJK"), listed
+/// before the device's fonts: Chromium draws Han text that it laid out while that font was still
+/// loading in the device's fallback, boxes where the device has no CJK font, and does not draw it
+/// again once the font has come. Text in another script the device has no font for (Arabic,
+/// Devanagari) falls back to the final PDF's Noto fonts ("Signet Text"). Typed signatures are
+/// ink blue in the final PDF's fonts, as it stamps them.
 const SIGNING_STYLE: &str = "\
 [hidden]{display:none!important}\
-body{font-family:system-ui,\"Signet Text\",sans-serif}\
-.typed{font-family:\"Signet Text\",sans-serif;color:#0d2673;unicode-bidi:plaintext}\
+body{font-family:\"Signet CJK\",system-ui,\"Signet Text\",sans-serif}\
+.typed{font-family:\"Signet CJK\",\"Signet Text\",sans-serif;color:#0d2673;unicode-bidi:plaintext}\
 .typed-preview{font-size:1.6rem;min-height:2.2rem;margin-top:4px}\
 #pages{direction:ltr}\
 .field{display:flex;align-items:center;justify-content:center;overflow:hidden;white-space:nowrap;\
@@ -507,5 +510,33 @@ fn native_name(language: Language) -> &'static str {
         Language::Portuguese => "Português",
         Language::ChineseSimplified => "简体中文",
         Language::Arabic => "العربية",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The page's own CJK words draw from the small page font, with no fetch of the whole CJK
+    /// face: a change of CJK signing strings or language names needs `scripts/web-fonts.sh` run
+    /// again.
+    #[test]
+    fn page_font_covers_the_page_words() {
+        let locales = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../i18n/locales");
+        let strings: String = std::fs::read_dir(locales)
+            .unwrap()
+            .map(|locale| std::fs::read_to_string(locale.unwrap().path().join("signing.ftl")))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let names: String = Language::ALL.into_iter().map(native_name).collect();
+        let cjk =
+            |c: &char| matches!(u32::from(*c), 0x2E80..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFFEF);
+        let missing: String = strings
+            .chars()
+            .chain(names.chars())
+            .filter(cjk)
+            .filter(|c| !assets::page_font_has(*c))
+            .collect();
+        assert_eq!(missing, "", "run scripts/web-fonts.sh");
     }
 }

@@ -129,6 +129,17 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
         );
         assert!((pixels - 2.0 * css).abs() <= 2.0, "{}", seen["canvas"]);
         assert_eq!(seen["fieldsDisabledBeforeConsent"], true);
+        // The language picker's "简体中文" came from the small CJK font of the page's own words;
+        // with no other CJK text on the page, the whole CJK face (1.1 MiB) was not fetched.
+        let faces = seen["cjkFaces"].as_array().unwrap();
+        let status = |code: &str| {
+            faces
+                .iter()
+                .find(|f| f["unicodeRange"].as_str().unwrap().contains(code))
+                .map(|f| f["status"].clone())
+        };
+        assert_eq!(status("U+7B80"), Some(json!("loaded")), "{faces:?}");
+        assert_eq!(status("U+AC00-D7AF"), Some(json!("unloaded")), "{faces:?}");
         assert_eq!(
             seen["consentMissing"],
             language.text("sign-consent-missing")
@@ -259,4 +270,271 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
             ),
         ]
     );
+}
+
+/// Issue #30 item 8: on a device with no CJK font (Chromium with a fontconfig that finds DejaVu
+/// alone), the page's CJK text is drawn with the final PDF's CJK face, served as WOFF2 that the
+/// browser's font sanitiser accepts: the language picker's "简体中文" from the small page font,
+/// a Chinese title and a Korean name from the whole face.
+#[tokio::test]
+async fn cjk_text_is_drawn_with_the_shipped_font_where_the_device_has_none() {
+    let browser_dir = repo_root().join("tests/browser");
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let (account, key) = app.account(1000).await;
+    let pdf = std::fs::read(fixtures_dir().join("pdflatex-4-pages.pdf")).unwrap();
+    let title = "房屋租赁合同";
+    let name = "김민준";
+    let doc = app.document_from(account, title, pdf).await;
+    let people = json!([{"name": name, "email": ANN, "role": "SIGNER", "language": "en"}]);
+    let (status, body) = app
+        .post(&format!("/documents/{doc}/recipients"), &key, &people)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let fields = json!([{"recipientEmail": ANN, "type": "SIGNATURE", "page": 1, "x": 72, "y": 560, "width": 200, "height": 50}]);
+    let (status, body) = app
+        .post(&format!("/documents/{doc}/fields"), &key, &fields)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = app
+        .post(
+            &format!("/documents/{doc}/send"),
+            &key,
+            &json!({"message": "Please sign.", "description": "", "expiryDate": "2099-01-01T00:00:00Z"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let links = invitations(&mailbox, 1).await;
+    let shots = repo_root().join("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+
+    // A fontconfig that knows DejaVu alone, which has no CJK glyph.
+    let dejavu = std::path::Path::new("/usr/share/fonts/truetype/dejavu");
+    assert!(
+        dejavu.is_dir(),
+        "DejaVu (Debian's fonts-dejavu-core) is missing"
+    );
+    let fonts_conf = app.files.path().join("fonts.conf");
+    std::fs::write(
+        &fonts_conf,
+        format!(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE fontconfig SYSTEM \"urn:fontconfig:fonts.dtd\">\n\
+             <fontconfig><dir>{}</dir><cachedir>{}</cachedir></fontconfig>\n",
+            dejavu.display(),
+            app.files.path().join("fontconfig-cache").display()
+        ),
+    )
+    .unwrap();
+    let output = tokio::process::Command::new("node")
+        .arg(browser_dir.join("cjk-font.mjs"))
+        .current_dir(&browser_dir)
+        .env("LINK", &links[ANN])
+        .env("FONTCONFIG_FILE", &fonts_conf)
+        .env("SHOTS", &shots)
+        .output()
+        .await
+        .expect("node (scripts/test.sh installs it)");
+    let findings = browser_findings(&output);
+    assert!(findings.get("error").is_none(), "{}", findings["error"]);
+
+    // The browser took every font it was given: no sanitiser ("OTS parsing error") or decoding
+    // refusal, and no other error.
+    let console: Vec<&str> = findings["console"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert!(
+        !console
+            .iter()
+            .any(|m| m.contains("OTS") || m.contains("downloaded font") || m.starts_with("error")),
+        "{console:#?}"
+    );
+    // The device draws "简体中文" with no CJK glyph (boxes), so what follows is the page's font.
+    let widths = &findings["widths"];
+    let (page_width, device_width) = (
+        widths["page"].as_f64().unwrap(),
+        widths["device"].as_f64().unwrap(),
+    );
+    let custom = |fonts: &Value| {
+        fonts
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["isCustomFont"] == true)
+            .map(|f| {
+                (
+                    f["postScriptName"].as_str().unwrap().to_owned(),
+                    f["glyphCount"].as_u64().unwrap(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(custom(&findings["deviceFonts"]), [], "{findings}");
+    assert!((device_width - 80.0).abs() > 4.0, "{widths}");
+    // In the page's font each ideograph is one em wide, as the final PDF draws it.
+    assert!((page_width - 80.0).abs() <= 0.5, "{widths}");
+
+    let wqy = "WenQuanYiMicroHei".to_owned();
+    assert_eq!(findings["pickerText"], "简体中文");
+    assert_eq!(
+        custom(&findings["pickerFonts"]),
+        [(wqy.clone(), 4)],
+        "{findings}"
+    );
+    assert_eq!(findings["titleText"], title);
+    assert_eq!(
+        custom(&findings["titleFonts"]),
+        [(wqy.clone(), 6)],
+        "{findings}"
+    );
+    assert_eq!(findings["nameText"], name);
+    assert_eq!(custom(&findings["nameFonts"]), [(wqy, 3)], "{findings}");
+
+    // Both CJK faces loaded: the page's (for the picker) and the whole face (for the title and
+    // the name, which have characters the page's words lack).
+    let faces = findings["faces"].as_array().unwrap();
+    let face = |code: &str| {
+        faces
+            .iter()
+            .find(|f| {
+                f["unicodeRange"]
+                    .as_str()
+                    .unwrap()
+                    .to_uppercase()
+                    .contains(code)
+            })
+            .unwrap_or_else(|| panic!("no face declared for {code}: {faces:?}"))
+    };
+    assert_eq!(face("U+7B80")["status"], "loaded", "{faces:?}");
+    assert_eq!(face("U+AC00-D7AF")["status"], "loaded", "{faces:?}");
+}
+
+/// Issue #30 item 1: when the browser cannot draw the document's PDF (pdf.js refuses the stored
+/// original, overwritten here with bytes that are no PDF), the placement page and the signing
+/// page say so in plain words where the pages would be, in the signer's language, and offer
+/// nothing that needs the pages: no field to tap, no consent leading to fields, no Save that
+/// would remove the saved fields it cannot show.
+#[tokio::test]
+async fn pages_the_browser_cannot_draw_are_explained_in_place_of_fields() {
+    const BEA: &str = "bea@signet.test";
+    const PASSWORD: &str = "a long enough password";
+    let browser_dir = repo_root().join("tests/browser");
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let (account, key) = app.account(1000).await;
+    signet_common::flows::sign_in::set_password(&app.db.pool, account.into(), PASSWORD)
+        .await
+        .unwrap();
+    let email: String = sqlx::query_scalar("SELECT email FROM accounts WHERE id = $1")
+        .bind(account)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    let pdf = std::fs::read(fixtures_dir().join("pdflatex-4-pages.pdf")).unwrap();
+    let doc = app.document_from(account, "Lease", pdf).await;
+    let people = json!([
+        {"name": "Ann Lee", "email": ANN, "role": "SIGNER", "language": "en"},
+        {"name": "Bea Roth", "email": BEA, "role": "SIGNER", "language": "de"},
+    ]);
+    let (status, body) = app
+        .post(&format!("/documents/{doc}/recipients"), &key, &people)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let field = |email: &str, y: u32| json!({"recipientEmail": email, "type": "SIGNATURE", "page": 1, "x": 72, "y": y, "width": 200, "height": 50});
+    let (status, body) = app
+        .post(
+            &format!("/documents/{doc}/fields"),
+            &key,
+            &json!([field(ANN, 560), field(BEA, 640)]),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = app
+        .post(
+            &format!("/documents/{doc}/send"),
+            &key,
+            &json!({"message": "Please sign.", "description": "", "expiryDate": "2099-01-01T00:00:00Z"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let links = invitations(&mailbox, 2).await;
+    // Bea agreed earlier, so her page opens with the fields' toolbar rather than the consent.
+    let consented = app
+        .client
+        .post(format!("{}/consent", links[BEA]))
+        .json(&json!({"language": "de"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(consented.status(), 200);
+    let file_key: String = sqlx::query_scalar("SELECT file_key FROM documents WHERE id = $1")
+        .bind(doc)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    app.store()
+        .put(
+            &file_key,
+            b"This is no PDF: pdf.js cannot draw it.".to_vec().into(),
+        )
+        .await
+        .unwrap();
+
+    let signers = json!([
+        {"name": ANN, "link": links[ANN], "locale": "en-GB"},
+        {"name": BEA, "link": links[BEA], "locale": "de-DE"},
+    ]);
+    let output = tokio::process::Command::new("node")
+        .arg(browser_dir.join("undrawable.mjs"))
+        .current_dir(&browser_dir)
+        .env("BASE", &app.base)
+        .env("EMAIL", &email)
+        .env("PASSWORD", PASSWORD)
+        .env("PLACE", format!("{}/app/documents/{doc}/place", app.base))
+        .env("SIGNERS", signers.to_string())
+        .output()
+        .await
+        .expect("node (scripts/test.sh installs it)");
+    let findings = browser_findings(&output);
+    assert!(findings.get("error").is_none(), "{findings}");
+
+    let placement = &findings["placement"];
+    assert_eq!(
+        placement["note"],
+        json!({
+            "text": "This document's pages cannot be shown here, so fields cannot be placed on them. Reload the page; if it stays empty, upload the PDF again.",
+            "visible": true,
+            "role": "alert",
+        }),
+        "{findings}"
+    );
+    assert_eq!(placement["pages"], 0, "{findings}");
+    assert_eq!(placement["hint"], false, "no 'Click a page': {findings}");
+    assert_eq!(placement["save"], false, "no Save: {findings}");
+
+    for (seen, language) in [
+        (&findings["signers"][0], Language::English),
+        (&findings["signers"][1], Language::German),
+    ] {
+        assert_eq!(seen["lang"], language.tag(), "{seen}");
+        assert_eq!(
+            seen["note"],
+            json!({"text": language.text("sign-pages-failed"), "visible": true, "role": "alert"}),
+            "{seen}"
+        );
+        assert_eq!((&seen["pages"], &seen["fields"]), (&json!(0), &json!(0)));
+        // Nothing that leads to a field that is not there; the download and declining stay.
+        assert_eq!(seen["consent"], false, "{seen}");
+        assert_eq!(seen["toolbar"], false, "{seen}");
+        let text = seen["text"].as_str().unwrap();
+        for id in ["sign-consent-agree", "sign-next-field", "sign-submit"] {
+            assert!(!text.contains(&language.text(id)), "{id}: {text}");
+        }
+        assert_eq!(seen["download"], true, "{seen}");
+        assert_eq!(seen["decline"], true, "{seen}");
+    }
 }

@@ -55,7 +55,7 @@ pub(in crate::routes::console) fn field_placement(view: Placement<'_>) -> Markup
             select id="recipient" { @for r in recipients { option value=(r.email) { (isolated_text(&r.name, false)) " <" (isolated_text(&r.email, false)) ">" } } }
             label for="type" { "Field" }
             select id="type" { option { "SIGNATURE" } option { "INITIALS" } option { "DATE" } option { "TEXT" } }
-            p { small { "Click or tap a page to place a field; drag a field to move it, its corner to resize it; its × removes it. Nothing changes until you save." } }
+            p #placement-hint { small { "Click or tap a page to place a field; drag a field to move it, its corner to resize it; its × removes it. Nothing changes until you save." } }
             button.primary type="button" id="save" { "Save fields" }
             " " a.button.secondary href=(format!("/app/documents/{id}")) { "Back" }
             p id="placement-status" role="status" style="white-space:pre-wrap" {}
