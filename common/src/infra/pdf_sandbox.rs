@@ -39,6 +39,8 @@ pub const CHILD_ARG: &str = "__signet-pdf-sandbox";
 
 /// How much of a child's complaint is kept for the log.
 const MAX_STDERR_BYTES: u64 = 4096;
+/// A child's wall-clock deadline, in multiples of its CPU-time limit.
+const WALL_CLOCK_FACTOR: u64 = 2;
 
 /// If this process was started as a sandbox child, does the child's work and says how it
 /// ended; otherwise `None`.
@@ -260,7 +262,11 @@ impl PdfSandbox {
         message: Vec<u8>,
         deadline: Duration,
     ) -> Result<(Answer, Vec<u8>), SandboxError> {
-        let cpu_secs = deadline.as_secs().max(1) + 1;
+        // The limit is the child's CPU time, which a busy machine does not stretch: a file is
+        // refused for what reading it costs, not for the load beside it. The wall-clock
+        // deadline, twice as long, is the backstop for a child that waits instead of working.
+        let cpu_secs = deadline.as_secs().max(1);
+        let backstop = Duration::from_secs(cpu_secs * WALL_CLOCK_FACTOR);
         let mut child = tokio::process::Command::new(&self.program)
             .arg(CHILD_ARG)
             .arg(self.memory_mib.to_string())
@@ -300,13 +306,13 @@ impl PdfSandbox {
             let status = child.wait().await;
             (read.map(|_| answer), complaint, status)
         };
-        let (answer, complaint, status) = match tokio::time::timeout(deadline, exchange).await {
+        let (answer, complaint, status) = match tokio::time::timeout(backstop, exchange).await {
             Ok(finished) => finished,
             Err(_) => {
                 // Killed, then waited for: its memory is free before its slot is.
                 let _ = child.start_kill();
                 let _ = child.wait().await;
-                return Err(SandboxError::TooSlow(deadline.as_secs()));
+                return Err(SandboxError::TooSlow(cpu_secs));
             }
         };
         let status = status.map_err(|e| SandboxError::Unavailable(e.to_string()))?;
