@@ -23,6 +23,7 @@ mod lists;
 mod object_storage;
 mod observability;
 mod openapi;
+mod phone_layout;
 mod phone_numbers;
 mod real_names;
 mod reminder_throttle;

@@ -78,6 +78,9 @@ const LEFT_OUT: &[&str] = &[
     "hostile_pdfs",
     "idempotency",
     "object_storage",
+    // The console's layout at phone size: what a page draws does not depend on the store
+    // (browser's journey, here, uploads and downloads through it).
+    "phone_layout",
     "schemathesis",
     // Signing order, reminders and cancellation are rows in PostgreSQL and e-mails; the final
     // PDF of a completed document is stored through the paths signing_flow checks here.
