@@ -387,3 +387,15 @@ mod tests {
         assert_eq!(serde_json::from_str::<CheckCompletion>(&json).unwrap(), job);
     }
 }
+
+/// The most days a reminder schedule may name, between reminders or before the first.
+pub const MAX_REMINDER_DAYS: i64 = 365;
+
+/// The operator's default reminder schedule (`REMINDER_FIRST_AFTER_DAYS`, 0 for none;
+/// `REMINDER_EVERY_DAYS`, 0 for a single reminder). A setting the request rules apply, so it
+/// lives with the vocabulary both share, and the settings import nothing from the wire layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReminderDefaults {
+    pub first_after_days: u32,
+    pub every_days: u32,
+}

@@ -37,7 +37,7 @@ pub struct Config {
     pub default_language: signet_i18n::Language,
     /// REMINDER_FIRST_AFTER_DAYS (0: none) and REMINDER_EVERY_DAYS (0: just one): the reminder
     /// schedule of documents sent without one of their own.
-    pub reminders: crate::wire::inputs::ReminderDefaults,
+    pub reminders: crate::model::ReminderDefaults,
     /// REMINDER_MIN_INTERVAL_HOURS: at most one reminder per recipient in this many hours,
     /// whoever asks (0: no throttle; docs/security.md, "Reminders").
     pub reminder_min_interval_hours: u32,
@@ -467,7 +467,7 @@ impl Config {
             mail_dir: PathBuf::from(or("MAIL_DIR", "./data/mail")),
             mail_from: or("MAIL_FROM", "Signet <no-reply@localhost>"),
             default_language: language("DEFAULT_LANGUAGE", &or("DEFAULT_LANGUAGE", "en"))?,
-            reminders: crate::wire::inputs::ReminderDefaults {
+            reminders: crate::model::ReminderDefaults {
                 first_after_days: reminder_days(
                     "REMINDER_FIRST_AFTER_DAYS",
                     &or("REMINDER_FIRST_AFTER_DAYS", "3"),
@@ -753,10 +753,10 @@ fn positive(name: &'static str, value: &str) -> Result<u64, ConfigError> {
 /// A number of days for a reminder setting: 0 to 365, as the API accepts.
 fn reminder_days(name: &'static str, value: &str) -> Result<u32, ConfigError> {
     match parse::<u32>(name, value)? {
-        days if i64::from(days) <= crate::wire::inputs::MAX_REMINDER_DAYS => Ok(days),
+        days if i64::from(days) <= crate::model::MAX_REMINDER_DAYS => Ok(days),
         _ => Err(ConfigError {
             name,
-            reason: format!("at most {} days", crate::wire::inputs::MAX_REMINDER_DAYS),
+            reason: format!("at most {} days", crate::model::MAX_REMINDER_DAYS),
         }),
     }
 }

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::{
     error::{Error, Problems, Rule},
-    model::{FieldType, RecipientRole},
+    model::{FieldType, MAX_REMINDER_DAYS, RecipientRole, ReminderDefaults},
 };
 
 pub const MAX_RECIPIENTS_PER_REQUEST: usize = 100;
@@ -24,7 +24,6 @@ pub const MAX_MESSAGE_CHARS: usize = 5_000;
 pub const DEFAULT_FIELD_WIDTH: f64 = 200.0;
 pub const DEFAULT_FIELD_HEIGHT: f64 = 50.0;
 pub const MAX_SIGNING_ORDER: i64 = 1_000;
-pub const MAX_REMINDER_DAYS: i64 = 365;
 pub const MAX_CANCEL_REASON_CHARS: usize = 1_000;
 
 // The OpenAPI document states these rules exactly, so that a client can check a body before
@@ -240,14 +239,6 @@ pub struct SendRequest {
     pub language: Option<Language>,
     /// Days to the first reminder and between reminders; `None`: none.
     pub reminders: Option<(i32, i32)>,
-}
-
-/// The operator's default reminder schedule (`REMINDER_FIRST_AFTER_DAYS`, 0 for none;
-/// `REMINDER_EVERY_DAYS`, 0 for a single reminder).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReminderDefaults {
-    pub first_after_days: u32,
-    pub every_days: u32,
 }
 
 /// A field with its defaults applied.

@@ -8,7 +8,7 @@ use signet_common::model::{
     RecipientStatus, SmsStatus,
 };
 
-use signet_common::wire::inputs::ReminderDefaults;
+use signet_common::model::ReminderDefaults;
 use signet_i18n::Language;
 
 use super::{csrf_field, nav};
