@@ -12,6 +12,8 @@ use signet_common::{
 };
 use signet_i18n::Language;
 
+pub use crate::smtp::SendError;
+
 pub enum Mailer {
     /// `smtp://` (plain or STARTTLS): connections of our own with Nagle off (see `smtp`).
     Pooled(crate::smtp::SmtpPool),
@@ -68,42 +70,6 @@ impl Mailer {
         match self {
             Self::Pooled(_) | Self::Smtp(_) => "smtp",
             Self::Files(_) => "file",
-        }
-    }
-}
-
-/// A failed send. A permanent one (an SMTP 5xx such as an unknown mailbox, or a message that
-/// cannot be built) is not retried.
-#[derive(Debug)]
-pub struct SendError {
-    pub message: String,
-    pub permanent: bool,
-}
-
-impl SendError {
-    /// A failure worth trying again (the server unreachable or slow).
-    pub fn transient(message: String) -> Self {
-        Self {
-            message,
-            permanent: false,
-        }
-    }
-}
-
-impl From<SendError> for signet_common::delivery::retry::SendFailure {
-    fn from(e: SendError) -> Self {
-        Self {
-            message: e.message,
-            permanent: e.permanent,
-        }
-    }
-}
-
-impl From<lettre::transport::smtp::Error> for SendError {
-    fn from(e: lettre::transport::smtp::Error) -> Self {
-        Self {
-            permanent: e.is_permanent(),
-            message: e.to_string(),
         }
     }
 }

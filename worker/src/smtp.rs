@@ -23,8 +23,6 @@ use lettre::{
     },
 };
 
-use crate::mail::SendError;
-
 /// How long dialling the server or one SMTP exchange may take.
 const TIMEOUT: Duration = Duration::from_secs(60);
 /// Connections kept open between messages.
@@ -162,6 +160,42 @@ impl SmtpPool {
 
 fn timed_out() -> SendError {
     SendError::transient("the SMTP server did not answer in time".to_owned())
+}
+
+/// A failed send. A permanent one (an SMTP 5xx such as an unknown mailbox, or a message that
+/// cannot be built) is not retried.
+#[derive(Debug)]
+pub struct SendError {
+    pub message: String,
+    pub permanent: bool,
+}
+
+impl SendError {
+    /// A failure worth trying again (the server unreachable or slow).
+    pub fn transient(message: String) -> Self {
+        Self {
+            message,
+            permanent: false,
+        }
+    }
+}
+
+impl From<SendError> for signet_common::delivery::retry::SendFailure {
+    fn from(e: SendError) -> Self {
+        Self {
+            message: e.message,
+            permanent: e.permanent,
+        }
+    }
+}
+
+impl From<lettre::transport::smtp::Error> for SendError {
+    fn from(e: lettre::transport::smtp::Error) -> Self {
+        Self {
+            permanent: e.is_permanent(),
+            message: e.to_string(),
+        }
+    }
 }
 
 #[cfg(test)]
