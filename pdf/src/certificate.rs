@@ -6,7 +6,7 @@ use lopdf::{Dictionary, Document, Object, ObjectId, Stream, dictionary};
 use signet_i18n::{FluentValue, Language};
 
 use crate::content_stream::numbers;
-use crate::final_pdf::{StampError, too_many_objects};
+use crate::stamp_error::{StampError, too_many_objects};
 use crate::typeset::{self, Base, Fonts, Shaped};
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -15,6 +15,7 @@ use crate::page_tree::{self, PageTreeError};
 use crate::revisions;
 use crate::sha256_hex;
 use crate::stamp::{self, StampField};
+use crate::stamp_error::{StampError, too_many_objects};
 
 #[derive(Debug, Clone)]
 pub struct FinalPdf {
@@ -28,16 +29,6 @@ pub struct FinalPdf {
     /// follows. [`crate::stamped_revision`] extracts them from the final file.
     pub stamped_sha256: String,
     pub certificate_pages: usize,
-}
-
-#[derive(Debug, thiserror::Error, serde::Serialize, serde::Deserialize)]
-pub enum StampError {
-    #[error("cannot read the original PDF: {0}")]
-    Read(String),
-    #[error("field on page {0}, which the document does not have")]
-    NoSuchPage(u32),
-    #[error("cannot write the final PDF: {0}")]
-    Write(String),
 }
 
 /// Stamps `fields` into `original` and appends the certificate pages.
@@ -110,10 +101,6 @@ fn load(bytes: &[u8], limits: Limits) -> Result<Document, StampError> {
         return Err(StampError::Read("the PDF is encrypted".into()));
     }
     Ok(doc)
-}
-
-pub(crate) fn too_many_objects(error: lopdf::Error) -> StampError {
-    StampError::Write(error.to_string())
 }
 
 #[cfg(test)]

@@ -37,12 +37,13 @@ pub mod sandbox;
 pub mod seal;
 mod signature_image;
 mod stamp;
+mod stamp_error;
 mod typeset;
 
 use sha2::{Digest, Sha256};
 
 pub use certificate::{Certificate, CertificateAuditLine, CertificateRecipient};
-pub use final_pdf::{FinalPdf, StampError, render_final, render_final_with};
+pub use final_pdf::{FinalPdf, render_final, render_final_with};
 pub use inspect::{
     InspectedPdf, Limits, MAX_NESTING, MAX_PAGES, MAX_UPLOAD_BYTES, MAX_VALUES, PdfError, inspect,
     inspect_with,
@@ -53,6 +54,7 @@ pub use signature_image::{
     MAX_SIGNATURE_IMAGE_HEIGHT, MAX_SIGNATURE_IMAGE_WIDTH, SignatureImageError, check_signature_png,
 };
 pub use stamp::{StampField, StampKind};
+pub use stamp_error::StampError;
 pub use typeset::font_files;
 
 /// Lowercase hex SHA-256 of `bytes`, as the engine reports every hash.

@@ -5,7 +5,7 @@
 use lopdf::xref::XrefType;
 use lopdf::{Dictionary, Document, IncrementalDocument, Object, ObjectId, dictionary};
 
-use crate::final_pdf::{StampError, too_many_objects};
+use crate::stamp_error::{StampError, too_many_objects};
 
 /// The stamped document inside a final PDF made by [`crate::render_final`] (sealed or not):
 /// its first revision, whose SHA-256 is [`crate::FinalPdf::stamped_sha256`]. The trailers'

@@ -8,7 +8,7 @@ use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use lopdf::{Document, ObjectId, Stream, dictionary};
 
-use crate::final_pdf::{StampError, too_many_objects};
+use crate::stamp_error::{StampError, too_many_objects};
 
 /// A drawn signature is at most this wide and tall, in pixels: the signing page's pad is
 /// 600 × 150, so this leaves room for a phone's higher density and refuses images that only

@@ -6,10 +6,10 @@ use std::collections::{BTreeMap, HashMap};
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream, dictionary};
 
 use crate::content_stream::numbers;
-use crate::final_pdf::{StampError, too_many_objects};
 use crate::page_geometry::{PageView, Rect};
 use crate::page_tree::inherited;
 use crate::signature_image::{ImageXObject, add_image, decode_png_data_url, is_data_url};
+use crate::stamp_error::{StampError, too_many_objects};
 use crate::typeset::{self, Fonts, Shaped};
 
 /// A filled field to stamp. Coordinates are PDF points with the origin at the top-left corner
