@@ -1,11 +1,7 @@
-//! The application: state, router and server.
+//! The application: the router (its middleware and fallbacks) and the server. The state the
+//! handlers share is in `state`.
 
-use std::{
-    future::Future,
-    net::SocketAddr,
-    sync::Arc,
-    time::{Duration, Instant},
-};
+use std::{future::Future, net::SocketAddr, time::Instant};
 
 use axum::{
     Router,
@@ -14,88 +10,21 @@ use axum::{
     middleware::{self, Next},
     response::{IntoResponse, Response},
 };
-use signet_common::{
-    Config,
-    delivery::sms::StatusCallbacks,
-    infra::{
-        db::Db,
-        files::{FileLinks, FileStore},
-        limits::Gates,
-        notify::Notifier,
-    },
-    store::{
-        accounts::{self, Authentication, Quota},
-        api_keys,
-    },
+use signet_common::store::{
+    accounts::{self, Authentication, Quota},
+    api_keys,
 };
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
 use tracing::Instrument;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
-use crate::{error::ApiError, extract::ApiAccount, idempotency, routes};
-
-pub const BASE_PATH: &str = "/external/api/v1";
-pub const BODY_LIMIT_BYTES: usize = 1024 * 1024;
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-
-#[derive(Clone)]
-pub struct AppState {
-    pub db: Db,
-    pub config: Arc<Config>,
-    pub store: FileStore,
-    pub links: FileLinks,
-    pub notifier: Notifier,
-    /// Checks the signed URLs the SMS provider posts delivery reports to.
-    pub sms_callbacks: StatusCallbacks,
-    /// The root `/verify` trusts, as PEM: the last certificate of SEAL_CERT_FILE, when it is
-    /// set (empty otherwise). Its checks run in the PDF sandbox, which is handed it as text.
-    pub seal_anchors: String,
-    pub gates: Gates,
-}
-
-impl AppState {
-    /// The state, or why the file store cannot be used (`FILE_STORE…`).
-    pub fn new(config: Config, db: Db) -> Result<Self, String> {
-        // Counting starts with the first request, not with the first scrape.
-        signet_common::infra::telemetry::metrics();
-        Ok(Self {
-            store: FileStore::from_config(&config.file_store)
-                .map_err(|e| format!("FILE_STORE: {e}"))?,
-            links: FileLinks::new(
-                &config.public_url,
-                &config.file_url_secret,
-                config.file_url_ttl,
-            ),
-            notifier: Notifier::from_config(&config),
-            sms_callbacks: StatusCallbacks::new(&config.public_url, &config.file_url_secret),
-            seal_anchors: seal_anchors(&config),
-            gates: Gates::new(&config.limits).map_err(|e| format!("PDF_SANDBOX_PROGRAM: {e}"))?,
-            config: Arc::new(config),
-            db,
-        })
-    }
-}
-
-/// The root of the seal's chain in SEAL_CERT_FILE, which `/verify` trusts. Without it (a
-/// development seal per worker, or a PKCS#12 seal with no PEM chain given to the API), a seal
-/// can still be checked, but is not trusted.
-fn seal_anchors(config: &Config) -> String {
-    let Some(chain_file) = &config.seal_cert_file else {
-        return String::new();
-    };
-    match std::fs::read_to_string(chain_file)
-        .map_err(|e| e.to_string())
-        .and_then(|pem| signet_pdf::seal::certificates_from_pem(&pem))
-        .and_then(|chain| signet_pdf::seal::certificates_to_pem(chain.last()))
-    {
-        Ok(root) => root,
-        Err(e) => {
-            tracing::warn!(file = %chain_file.display(), error = %e, "SEAL_CERT_FILE cannot be read: /verify trusts no seal");
-            String::new()
-        }
-    }
-}
+use crate::{
+    error::ApiError,
+    extract::ApiAccount,
+    idempotency, routes,
+    state::{AppState, BASE_PATH, BODY_LIMIT_BYTES, REQUEST_TIMEOUT},
+};
 
 /// The whole HTTP surface.
 pub fn router(state: AppState) -> Router {

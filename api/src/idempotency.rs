@@ -26,9 +26,9 @@ use signet_common::{
 
 use crate::{
     AppState,
-    app::{BODY_LIMIT_BYTES, REQUEST_TIMEOUT},
     error::{ApiError, Envelope},
     extract::ApiAccount,
+    state::{BODY_LIMIT_BYTES, REQUEST_TIMEOUT},
 };
 
 pub const HEADER: &str = "idempotency-key";

@@ -7,7 +7,9 @@ mod extract;
 mod html;
 mod idempotency;
 mod routes;
+mod state;
 
-pub use app::{AppState, Server, router};
+pub use app::{Server, router};
 pub use error::ApiError;
 pub use routes::openapi::document as openapi_document;
+pub use state::AppState;

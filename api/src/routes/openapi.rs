@@ -13,8 +13,8 @@ use utoipa_axum::router::OpenApiRouter;
 
 use crate::{
     AppState,
-    app::BASE_PATH,
     error::{Empty, Envelope},
+    state::BASE_PATH,
 };
 
 /// The refusals the documented routes share, each described once; a route lists the ones it
