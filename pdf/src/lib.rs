@@ -29,6 +29,7 @@
 mod certificate;
 mod content_stream;
 mod final_pdf;
+mod hash;
 mod inspect;
 mod page_geometry;
 mod page_tree;
@@ -40,10 +41,9 @@ mod stamp;
 mod stamp_error;
 mod typeset;
 
-use sha2::{Digest, Sha256};
-
 pub use certificate::{Certificate, CertificateAuditLine, CertificateRecipient};
 pub use final_pdf::{FinalPdf, render_final, render_final_with};
+pub use hash::sha256_hex;
 pub use inspect::{
     InspectedPdf, Limits, MAX_NESTING, MAX_PAGES, MAX_UPLOAD_BYTES, MAX_VALUES, PdfError, inspect,
     inspect_with,
@@ -56,8 +56,3 @@ pub use signature_image::{
 pub use stamp::{StampField, StampKind};
 pub use stamp_error::StampError;
 pub use typeset::font_files;
-
-/// Lowercase hex SHA-256 of `bytes`, as the engine reports every hash.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}

@@ -15,7 +15,7 @@ use x509_cert::{
     time::Validity,
 };
 
-use super::*;
+use super::error::SealError;
 
 /// The operator's seal: its key and certificate chain, leaf first.
 pub struct SealKey {

@@ -31,7 +31,11 @@ use x509_ocsp::{
     builder::OcspRequestBuilder,
 };
 
-use super::{SealError, SealKey, cms_certificates, verify_with};
+use super::{
+    error::SealError,
+    key::SealKey,
+    signed_file::{cms_certificates, last_signature, trim_padding, verify_with},
+};
 use crate::inspect::Limits;
 
 /// Where one certificate's revocation status is asked.
@@ -398,12 +402,12 @@ pub fn with_dss(
         .and_then(Object::as_reference)
         .map_err(read)?;
     let mut catalog = doc.get_dictionary(catalog_id).map_err(read)?.clone();
-    let signature = super::last_signature(&doc).map_err(SealError::Pdf)?;
+    let signature = last_signature(&doc).map_err(SealError::Pdf)?;
     let contents = signature
         .get(b"Contents")
         .and_then(Object::as_str)
         .map_err(read)?;
-    let vri_key = hex::encode_upper(Sha1::digest(super::trim_padding(contents)));
+    let vri_key = hex::encode_upper(Sha1::digest(trim_padding(contents)));
 
     let mut update = IncrementalDocument::create_from(sealed.to_vec(), doc);
     let new = &mut update.new_document;

@@ -19,7 +19,11 @@ use sha2::{Digest, Sha256};
 use spki::AlgorithmIdentifierOwned;
 use x509_cert::{Certificate, attr::Attribute};
 
-use super::*;
+use super::{
+    error::SealError,
+    key::{Key, SealKey, rand_bytes},
+    layout::*,
+};
 use crate::inspect::Limits;
 
 /// What the seal says besides the signature.
