@@ -211,12 +211,27 @@ impl Error {
     pub fn is_unavailable(&self) -> bool {
         match self {
             Error::Storage(e) => !matches!(e, crate::infra::files::StoreError::NotFound { .. }),
-            Error::Database(e) => crate::infra::db::is_unavailable(e),
-            Error::Queue(apalis_postgres::Error::Database(e)) => {
-                crate::infra::db::is_unavailable(e)
-            }
+            Error::Database(e) => database_unreachable(e),
+            Error::Queue(apalis_postgres::Error::Database(e)) => database_unreachable(e),
             _ => false,
         }
+    }
+}
+
+/// True for errors that mean "the database could not be reached", not "it refused the statement".
+fn database_unreachable(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection
+        // exceptions, 53300 too_many_connections (the server's or a role's limit)
+        sqlx::Error::Database(db) => db
+            .code()
+            .is_some_and(|c| c.starts_with("57P") || c.starts_with("08") || c == "53300"),
+        _ => false,
     }
 }
 

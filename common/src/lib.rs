@@ -19,10 +19,9 @@ pub mod flows;
 pub mod infra;
 pub mod model;
 pub mod store;
+mod version;
 pub mod wire;
 
 pub use error::{Conflict, Error, Problem, Rule};
 pub use infra::config::Config;
-
-/// The version of the service, as reported in user agents and telemetry.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub use version::VERSION;

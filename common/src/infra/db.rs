@@ -84,23 +84,6 @@ pub async fn migrate(pool: &PgPool) -> Result<()> {
     Ok(())
 }
 
-/// True for errors that mean "the database could not be reached", not "it refused the statement".
-pub fn is_unavailable(error: &sqlx::Error) -> bool {
-    match error {
-        sqlx::Error::Io(_)
-        | sqlx::Error::Tls(_)
-        | sqlx::Error::PoolTimedOut
-        | sqlx::Error::PoolClosed
-        | sqlx::Error::WorkerCrashed => true,
-        // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection
-        // exceptions, 53300 too_many_connections (the server's or a role's limit)
-        sqlx::Error::Database(db) => db
-            .code()
-            .is_some_and(|c| c.starts_with("57P") || c.starts_with("08") || c == "53300"),
-        _ => false,
-    }
-}
-
 /// True when the statement failed on the named unique constraint or index.
 pub fn is_unique_violation(error: &sqlx::Error, constraint: &str) -> bool {
     matches!(error, sqlx::Error::Database(db)
