@@ -5,10 +5,9 @@ use axum::{
     http::{HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
 };
-use serde::Serialize;
 use signet_common::{Error, Problem, Rule};
 
-use crate::idempotency::Answer;
+use crate::envelope::{Empty, Envelope, ProblemView};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -64,35 +63,6 @@ pub enum ApiError {
 
 /// The `Retry-After` of a 503: a database restart or a full connection budget passes in seconds.
 pub const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 2;
-
-/// The envelope every response carries.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct Envelope<T> {
-    /// "DEFAULT" on success; "ERROR" or "UNAUTHENTICATED" on failure
-    pub code: &'static str,
-    pub message: String,
-    pub data: T,
-    /// On 400 responses: everything that was wrong, each problem naming its property or
-    /// element (`[1].email`), not only the first; `message` is the first one's general message.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub errors: Option<Vec<ProblemView>>,
-}
-
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct ProblemView {
-    pub field: String,
-    pub reason: String,
-}
-
-/// `{}`: the data of every error and of successful writes.
-#[derive(Debug, Default, Serialize, utoipa::ToSchema)]
-pub struct Empty {}
-
-/// A successful response: 200, code DEFAULT (made as a write's [`Answer`] is, which an
-/// idempotent write also stores).
-pub fn success<T: Serialize>(message: &str, data: T) -> Response {
-    Answer::success(message, data).into_response()
-}
 
 impl ApiError {
     pub fn status(&self) -> StatusCode {

@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use axum::{
-    body::{Body, Bytes},
+    body::Body,
     extract::{FromRequestParts, Request, State},
     http::{HeaderMap, HeaderValue, Method, StatusCode, header, request::Parts},
     middleware::Next,
@@ -26,7 +26,8 @@ use signet_common::{
 
 use crate::{
     AppState,
-    error::{ApiError, Envelope},
+    envelope::{Answer, json_response},
+    error::ApiError,
     extract::ApiAccount,
     state::{BODY_LIMIT_BYTES, REQUEST_TIMEOUT},
 };
@@ -52,7 +53,7 @@ impl Idempotency {
             request: request.clone(),
             answer: StoredAnswer {
                 status: StatusCode::OK.as_u16(),
-                body: answer.body.to_vec(),
+                body: answer.body().to_vec(),
             },
         })
     }
@@ -64,46 +65,6 @@ impl<S: Send + Sync> FromRequestParts<S> for Idempotency {
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         Ok(parts.extensions.get::<Self>().cloned().unwrap_or_default())
     }
-}
-
-/// A successful answer made before its effect, so that the effect's transaction can store it.
-pub struct Answer {
-    body: Bytes,
-}
-
-impl Answer {
-    /// 200, code DEFAULT.
-    pub fn success<T: Serialize>(message: &str, data: T) -> Self {
-        let envelope = Envelope {
-            code: "DEFAULT",
-            message: message.to_owned(),
-            data,
-            errors: None,
-        };
-        Self {
-            body: serde_json::to_vec(&envelope)
-                .expect("an envelope serialises")
-                .into(),
-        }
-    }
-}
-
-impl IntoResponse for Answer {
-    fn into_response(self) -> Response {
-        json_response(StatusCode::OK, self.body)
-    }
-}
-
-fn json_response(status: StatusCode, body: Bytes) -> Response {
-    (
-        status,
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body,
-    )
-        .into_response()
 }
 
 /// The middleware, on the authenticated routes (it needs the account).

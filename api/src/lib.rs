@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod cli;
+mod envelope;
 mod error;
 mod extract;
 mod html;

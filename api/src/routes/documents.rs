@@ -14,12 +14,13 @@ use signet_common::{
 };
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::openapi::responses::{BodyTooLarge, DocumentNotFound, RateLimited, Unauthenticated};
+use super::refusals::{BodyTooLarge, DocumentNotFound, RateLimited, Unauthenticated};
 use crate::{
     AppState,
-    error::{ApiError, Empty, Envelope, success},
+    envelope::{Answer, Empty, Envelope, success},
+    error::ApiError,
     extract::{ApiAccount, ApiBody, ApiJson, ClientActor, DocumentPath, ListParams},
-    idempotency::{Answer, Idempotency},
+    idempotency::Idempotency,
 };
 
 pub fn router() -> OpenApiRouter<AppState> {

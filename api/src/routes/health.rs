@@ -9,7 +9,8 @@ use axum::{
 
 use crate::{
     AppState,
-    error::{ApiError, Empty, success},
+    envelope::{Empty, success},
+    error::ApiError,
 };
 
 pub fn router() -> Router<AppState> {

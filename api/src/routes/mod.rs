@@ -4,5 +4,6 @@ pub mod documents;
 pub mod files;
 pub mod health;
 pub mod openapi;
+mod refusals;
 pub mod signing;
 pub mod sms;

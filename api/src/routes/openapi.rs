@@ -11,39 +11,7 @@ use utoipa::{
 };
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::{
-    AppState,
-    error::{Empty, Envelope},
-    state::BASE_PATH,
-};
-
-/// The refusals the documented routes share, each described once; a route lists the ones it
-/// can answer (`responses(..., Unauthenticated, DocumentNotFound, RateLimited)`). They only
-/// describe: no handler builds them (`ApiError` makes the responses), so their body is unread.
-#[allow(dead_code)]
-pub mod responses {
-    use super::{Empty, Envelope};
-
-    /// 401, code UNAUTHENTICATED: no key, or not an active one.
-    #[derive(utoipa::IntoResponses)]
-    #[response(
-        status = 401,
-        description = "API key is missing or invalid / Invalid API key"
-    )]
-    pub struct Unauthenticated(Envelope<Empty>);
-
-    #[derive(utoipa::IntoResponses)]
-    #[response(status = 404, description = "Document not found")]
-    pub struct DocumentNotFound(Envelope<Empty>);
-
-    #[derive(utoipa::IntoResponses)]
-    #[response(status = 413, description = "Request body too large")]
-    pub struct BodyTooLarge(Envelope<Empty>);
-
-    #[derive(utoipa::IntoResponses)]
-    #[response(status = 429, description = "API rate limit exceeded")]
-    pub struct RateLimited(Envelope<Empty>);
-}
+use crate::{AppState, state::BASE_PATH};
 
 #[derive(OpenApi)]
 #[openapi(

@@ -26,7 +26,8 @@ use uuid::Uuid;
 use super::assets;
 use crate::{
     AppState,
-    error::{ApiError, Empty, success},
+    envelope::{Empty, success},
+    error::ApiError,
     extract::{ApiJson, AskedLanguage, ClientActor},
     html::layout_in,
 };

@@ -29,7 +29,8 @@ use super::{
 };
 use crate::{
     AppState,
-    error::{ApiError, Empty, success},
+    envelope::{Empty, success},
+    error::ApiError,
     extract::{ApiJson, ClientActor, DocumentPath, ListParams, RecipientPath},
 };
 

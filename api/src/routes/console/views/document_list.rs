@@ -6,7 +6,7 @@ use signet_common::{
     wire::query::{SortBy, SortOrder, StatusFilter},
 };
 
-use super::{csrf_field, nav};
+use super::frame::{csrf_field, nav};
 use crate::{
     extract::ListParams,
     html::{count, isolated, time},

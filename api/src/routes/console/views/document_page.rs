@@ -11,7 +11,7 @@ use signet_common::model::{
 use signet_common::model::ReminderDefaults;
 use signet_i18n::Language;
 
-use super::{csrf_field, nav};
+use super::frame::{csrf_field, nav};
 use crate::html::{count, isolated, time};
 
 pub(in crate::routes::console) struct DocumentPage<'a> {

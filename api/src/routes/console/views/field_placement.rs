@@ -3,7 +3,7 @@
 use maud::{Markup, html};
 use signet_common::model::{Document, Field, Recipient};
 
-use super::nav;
+use super::frame::nav;
 use crate::{
     html::{isolated, isolated_text},
     routes::assets,

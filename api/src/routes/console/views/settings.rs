@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use maud::{Markup, html};
 use signet_common::store::{accounts::Account, api_keys::ActiveKey, webhooks::Delivery};
 
-use super::{csrf_field, nav};
+use super::frame::{csrf_field, nav};
 use crate::{
     html::{isolated, time},
     routes::assets,
