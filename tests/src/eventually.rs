@@ -26,3 +26,21 @@ where
         tokio::time::sleep(POLL).await;
     }
 }
+
+/// Polls `items` every 100 ms until at least `count` of them match `filter`, or `timeout`
+/// passes; returns the matching ones (fewer on timeout: the caller asserts).
+pub(crate) async fn wait_for_matching<T>(
+    items: impl Fn() -> Vec<T>,
+    count: usize,
+    timeout: std::time::Duration,
+    filter: impl Fn(&T) -> bool,
+) -> Vec<T> {
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        let found: Vec<T> = items().into_iter().filter(|item| filter(item)).collect();
+        if found.len() >= count || std::time::Instant::now() >= deadline {
+            return found;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}

@@ -2,19 +2,12 @@
 //! playwright-core; tests/browser/journey.mjs), against the real stack: the API, the worker
 //! binary, an SMTP server and a webhook receiver on loopback.
 
-use std::process::Command;
-
 use signet_tests::{
-    Mailbox, Receiver, TestApp, WorkerProcess, browser_findings, fixtures_dir, repo_root,
+    BrowserScript, Mailbox, Receiver, TestApp, WorkerProcess, fixtures_dir, screenshots_dir,
 };
 
 #[tokio::test]
 async fn from_upload_to_signed_pdf_in_a_browser() {
-    let browser_dir = repo_root().join("tests/browser");
-    assert!(
-        browser_dir.join("node_modules/playwright-core").exists(),
-        "playwright-core is missing: run `npm ci --prefix tests/browser` (scripts/test.sh does)"
-    );
     let app = TestApp::spawn_with(&[("WEBHOOK_ALLOW_PRIVATE", "true")]).await;
     let mailbox = Mailbox::start().await;
     let receiver = Receiver::start().await;
@@ -31,28 +24,18 @@ async fn from_upload_to_signed_pdf_in_a_browser() {
     );
     let password = "a long browser password";
     let (_, email) = app.console_account(password).await;
-    let shots = repo_root().join("target/screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
+    let shots = screenshots_dir();
 
-    let mut journey = Command::new("node");
-    journey
-        .arg(browser_dir.join("journey.mjs"))
-        .current_dir(&browser_dir)
+    let findings = BrowserScript::new("journey.mjs")
         .env("BASE", &app.base)
         .env("EMAIL", &email)
         .env("PASSWORD", password)
         .env("PDF", fixtures_dir().join("pdflatex-4-pages.pdf"))
         .env("MAILDIR", mailbox.dir.path())
         .env("WEBHOOK_URL", receiver.url())
-        .env("SHOTS", &shots);
-    let output = tokio::task::spawn_blocking(move || {
-        journey
-            .output()
-            .expect("node (scripts/test.sh installs it)")
-    })
-    .await
-    .unwrap();
-    let findings = browser_findings(&output);
+        .env("SHOTS", &shots)
+        .findings()
+        .await;
     println!("screenshots in {}", shots.display());
     assert!(
         findings.get("error").is_none(),

@@ -2,14 +2,12 @@
 //! Chromium driven by playwright-core; tests/browser/phone.mjs), against the real API and
 //! worker.
 
-use std::process::Command;
-
 use signet_common::store::{
     accounts::{self, AccountUpdate},
     api_keys,
 };
 use signet_tests::{
-    Mailbox, Receiver, TestApp, WorkerProcess, browser_findings, fixtures_dir, repo_root,
+    BrowserScript, Mailbox, Receiver, TestApp, WorkerProcess, fixtures_dir, screenshots_dir,
 };
 
 use crate::signing_flow::{invitations, send_document, sign, wait_for_status};
@@ -20,11 +18,6 @@ use crate::signing_flow::{invitations, send_document, sign, wait_for_status};
 /// stored in PDF points by the desktop's rule (its bottom edge at the tap).
 #[tokio::test]
 async fn every_console_page_fits_a_phone() {
-    let browser_dir = repo_root().join("tests/browser");
-    assert!(
-        browser_dir.join("node_modules/playwright-core").exists(),
-        "playwright-core is missing: run `npm ci --prefix tests/browser` (scripts/test.sh does)"
-    );
     let app = TestApp::spawn_with(&[("WEBHOOK_ALLOW_PRIVATE", "true")]).await;
     let mailbox = Mailbox::start().await;
     let receiver = Receiver::start().await;
@@ -71,13 +64,10 @@ async fn every_console_page_fits_a_phone() {
     let links = invitations(&mailbox, 2).await;
     assert_eq!(sign(&app, &links[signer], &["Carol"]).await.0, 200);
     wait_for_status(&app, &key, completed, "COMPLETED").await;
-    let shots = repo_root().join("target/screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
+    let shots = screenshots_dir();
     let title = "Phone upload: Quarterly_report_for_the_board_with_every_appendix_attached.pdf";
 
-    let mut run = Command::new("node");
-    run.arg(browser_dir.join("phone.mjs"))
-        .current_dir(&browser_dir)
+    let findings = BrowserScript::new("phone.mjs")
         .env("BASE", &app.base)
         .env("EMAIL", &email)
         .env("PASSWORD", password)
@@ -88,11 +78,9 @@ async fn every_console_page_fits_a_phone() {
             "COMPLETED_URL",
             format!("{}/app/documents/{completed}", app.base),
         )
-        .env("SHOTS", &shots);
-    let output = tokio::task::spawn_blocking(move || run.output().expect("node"))
-        .await
-        .unwrap();
-    let findings = browser_findings(&output);
+        .env("SHOTS", &shots)
+        .findings()
+        .await;
     println!("screenshots in {}", shots.display());
     assert!(
         findings.get("error").is_none(),

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use signet_i18n::Language;
-use signet_tests::{Mailbox, TestApp, WorkerProcess, browser_findings, fixtures_dir, repo_root};
+use signet_tests::{BrowserScript, Mailbox, TestApp, WorkerProcess, fixtures_dir, screenshots_dir};
 
 use crate::signing_flow::invitations;
 
@@ -13,11 +13,6 @@ const LAILA: &str = "laila@signet.test";
 
 #[tokio::test]
 async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
-    let browser_dir = repo_root().join("tests/browser");
-    assert!(
-        browser_dir.join("node_modules/axe-core").exists(),
-        "axe-core is missing: run `npm ci --prefix tests/browser` (scripts/test.sh does)"
-    );
     let app = TestApp::spawn().await;
     let mailbox = Mailbox::start().await;
     let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
@@ -78,17 +73,12 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
             "values": {"SIGNATURE": "ليلى حداد"},
         },
     ]);
-    let shots = repo_root().join("target/screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
-    let output = tokio::process::Command::new("node")
-        .arg(browser_dir.join("signing.mjs"))
-        .current_dir(&browser_dir)
+    let shots = screenshots_dir();
+    let findings = BrowserScript::new("signing.mjs")
         .env("SIGNERS", signers.to_string())
         .env("SHOTS", &shots)
-        .output()
-        .await
-        .expect("node (scripts/test.sh installs it)");
-    let findings = browser_findings(&output);
+        .findings()
+        .await;
     println!("screenshots in {}", shots.display());
     assert!(findings.get("error").is_none(), "{}", findings["error"]);
     assert_eq!(findings["consoleErrors"], json!([]), "{findings}");
@@ -278,7 +268,6 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
 /// a Chinese title and a Korean name from the whole face.
 #[tokio::test]
 async fn cjk_text_is_drawn_with_the_shipped_font_where_the_device_has_none() {
-    let browser_dir = repo_root().join("tests/browser");
     let app = TestApp::spawn().await;
     let mailbox = Mailbox::start().await;
     let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
@@ -306,8 +295,7 @@ async fn cjk_text_is_drawn_with_the_shipped_font_where_the_device_has_none() {
         .await;
     assert_eq!(status, 200, "{body}");
     let links = invitations(&mailbox, 1).await;
-    let shots = repo_root().join("target/screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
+    let shots = screenshots_dir();
 
     // A fontconfig that knows DejaVu alone, which has no CJK glyph.
     let dejavu = std::path::Path::new("/usr/share/fonts/truetype/dejavu");
@@ -326,16 +314,12 @@ async fn cjk_text_is_drawn_with_the_shipped_font_where_the_device_has_none() {
         ),
     )
     .unwrap();
-    let output = tokio::process::Command::new("node")
-        .arg(browser_dir.join("cjk-font.mjs"))
-        .current_dir(&browser_dir)
+    let findings = BrowserScript::new("cjk-font.mjs")
         .env("LINK", &links[ANN])
         .env("FONTCONFIG_FILE", &fonts_conf)
         .env("SHOTS", &shots)
-        .output()
-        .await
-        .expect("node (scripts/test.sh installs it)");
-    let findings = browser_findings(&output);
+        .findings()
+        .await;
     assert!(findings.get("error").is_none(), "{}", findings["error"]);
 
     // The browser took every font it was given: no sanitiser ("OTS parsing error") or decoding
@@ -421,7 +405,6 @@ async fn cjk_text_is_drawn_with_the_shipped_font_where_the_device_has_none() {
 async fn pages_the_browser_cannot_draw_are_explained_in_place_of_fields() {
     const BEA: &str = "bea@signet.test";
     const PASSWORD: &str = "a long enough password";
-    let browser_dir = repo_root().join("tests/browser");
     let app = TestApp::spawn().await;
     let mailbox = Mailbox::start().await;
     let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
@@ -488,18 +471,14 @@ async fn pages_the_browser_cannot_draw_are_explained_in_place_of_fields() {
         {"name": ANN, "link": links[ANN], "locale": "en-GB"},
         {"name": BEA, "link": links[BEA], "locale": "de-DE"},
     ]);
-    let output = tokio::process::Command::new("node")
-        .arg(browser_dir.join("undrawable.mjs"))
-        .current_dir(&browser_dir)
+    let findings = BrowserScript::new("undrawable.mjs")
         .env("BASE", &app.base)
         .env("EMAIL", &email)
         .env("PASSWORD", PASSWORD)
         .env("PLACE", format!("{}/app/documents/{doc}/place", app.base))
         .env("SIGNERS", signers.to_string())
-        .output()
-        .await
-        .expect("node (scripts/test.sh installs it)");
-    let findings = browser_findings(&output);
+        .findings()
+        .await;
     assert!(findings.get("error").is_none(), "{findings}");
 
     let placement = &findings["placement"];

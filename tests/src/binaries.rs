@@ -1,0 +1,218 @@
+//! The real `signet-worker` and `signet-api serve` processes, configured like the test app.
+
+use std::path::PathBuf;
+
+use uuid::Uuid;
+
+use crate::{
+    app::TestApp,
+    process::{binary, free_port},
+};
+
+/// A real `signet-worker` process configured like the test app; killed when dropped.
+pub struct WorkerProcess {
+    pub child: std::process::Child,
+    pub log: PathBuf,
+}
+
+impl WorkerProcess {
+    /// Starts a worker for `app`, sending mail to `smtp_url`; `extra` overrides settings.
+    pub fn start(app: &TestApp, smtp_url: &str, extra: &[(&str, &str)]) -> Self {
+        Self::start_with_args(app, smtp_url, &[], extra)
+    }
+
+    /// Like `start`, with command-line arguments (e.g. `["--jobs", "email"]`).
+    pub fn start_with_args(
+        app: &TestApp,
+        smtp_url: &str,
+        args: &[&str],
+        extra: &[(&str, &str)],
+    ) -> Self {
+        let log = app
+            .files
+            .path()
+            .join(format!("worker-{}.log", Uuid::new_v4().simple()));
+        let log_file = std::fs::File::create(&log).expect("worker log");
+        let mut command = std::process::Command::new(binary("signet-worker"));
+        command
+            .args(args)
+            .env("DATABASE_URL", app.db.url())
+            .env("PUBLIC_URL", &app.base)
+            .envs(app.file_store.settings())
+            .env("FILE_URL_SECRET", "test-file-url-secret-0123456789abcdef")
+            .env("SMTP_URL", smtp_url)
+            .env("MAIL_FROM", "Signet <no-reply@signet.test>")
+            .env("WORKER_HEARTBEAT_SECS", "1")
+            .env("WORKER_POLL_MS", "200")
+            .env("WORKER_SHUTDOWN_SECS", "10")
+            .env("WORKER_ADMIN_ADDR", "127.0.0.1:0")
+            .env("EMAIL_RETRY_SCHEDULE", "1,1,1,1")
+            .env("SMS_RETRY_SCHEDULE", "1,1,1,1")
+            // SMS to recipients with a number go to files in the test's directory unless the
+            // test names a provider.
+            .env("SMS_DIR", app.files.path().join("sms"))
+            // Three for the queue, two for the jobs: small, since tests run side by side.
+            .env("DATABASE_MAX_CONNECTIONS", "5")
+            .env("RUST_LOG", "info,sqlx=warn")
+            .env("NO_COLOR", "1")
+            .stdout(log_file.try_clone().expect("log"))
+            .stderr(log_file);
+        for (k, v) in extra {
+            command.env(k, v);
+        }
+        Self {
+            child: command.spawn().expect("start signet-worker"),
+            log,
+        }
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The log once it contains `needle`, polled every 100 ms for up to a minute (then the
+    /// log as it is: the caller asserts).
+    pub async fn wait_for_log(&self, needle: &str) -> String {
+        for _ in 0..600 {
+            let log = self.log();
+            if log.contains(needle) {
+                return log;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        self.log()
+    }
+
+    /// The admin port's address, as the worker logged it when it bound it.
+    pub async fn admin_addr(&self) -> String {
+        for _ in 0..200 {
+            if let Some(addr) = self
+                .log()
+                .lines()
+                .find(|l| l.contains("admin port listening"))
+                .and_then(|l| l.split("addr=").nth(1))
+                .map(|a| a.split_whitespace().next().unwrap_or_default().to_owned())
+            {
+                return addr;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("the worker never logged its admin port:\n{}", self.log());
+    }
+
+    /// The worker's `/metrics` text.
+    pub async fn metrics(&self) -> String {
+        let admin = self.admin_addr().await;
+        reqwest::get(format!("http://{admin}/metrics"))
+            .await
+            .expect("the worker's /metrics answers")
+            .text()
+            .await
+            .expect("metrics text")
+    }
+
+    /// SIGTERM, then waits (bounded) for the exit status.
+    pub fn terminate(&mut self, within: std::time::Duration) -> Option<std::process::ExitStatus> {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if std::time::Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// Waits (bounded) for the process to exit by itself, e.g. refusing its configuration.
+    pub fn wait_for_exit(
+        &mut self,
+        within: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        let deadline = std::time::Instant::now() + within;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        None
+    }
+
+    /// SIGKILL: no chance to clean up.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A real `signet-api serve` process for `app`'s database and files; killed when dropped.
+pub struct ApiProcess {
+    pub base: String,
+    child: std::process::Child,
+}
+
+impl ApiProcess {
+    pub async fn start(app: &TestApp, extra: &[(&str, &str)]) -> Self {
+        let port = free_port();
+        let base = format!("http://127.0.0.1:{port}");
+        let mut command = std::process::Command::new(binary("signet-api"));
+        command
+            .arg("serve")
+            .env("DATABASE_URL", app.db.url())
+            .env("BIND_ADDR", format!("127.0.0.1:{port}"))
+            .env("PUBLIC_URL", &base)
+            .envs(app.file_store.settings())
+            .env("FILE_URL_SECRET", "test-file-url-secret-0123456789abcdef")
+            .env("MAIL_FROM", "Signet <no-reply@signet.test>")
+            .env("DATABASE_MAX_CONNECTIONS", "4")
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        for (k, v) in extra {
+            command.env(k, v);
+        }
+        // Owned by the guard at once, so that a failed start still kills the process.
+        let api = Self {
+            child: command.spawn().expect("start signet-api"),
+            base,
+        };
+        let client = reqwest::Client::new();
+        for _ in 0..200 {
+            if client
+                .get(format!("{}/healthz", api.base))
+                .send()
+                .await
+                .is_ok()
+            {
+                return api;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("signet-api did not start on {}", api.base);
+    }
+}
+
+impl ApiProcess {
+    /// The process id, e.g. to read its memory use from `/proc`.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for ApiProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,117 @@
+//! A real SMTP server on loopback (aiosmtpd) and the e-mails it received.
+
+use crate::{
+    eventually::wait_for_matching,
+    process::{free_port, signal},
+};
+
+/// A real SMTP server on loopback (aiosmtpd, from PyPI) delivering into a Maildir.
+pub struct Mailbox {
+    pub port: u16,
+    pub dir: tempfile::TempDir,
+    child: std::process::Child,
+}
+
+/// One received e-mail, decoded.
+#[derive(Debug, Clone)]
+pub struct Mail {
+    pub message_id: String,
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+}
+
+impl Mailbox {
+    pub async fn start() -> Self {
+        Self::start_on(free_port()).await
+    }
+
+    pub async fn start_on(port: u16) -> Self {
+        let dir = tempfile::tempdir().expect("maildir");
+        for sub in ["new", "cur", "tmp"] {
+            std::fs::create_dir_all(dir.path().join(sub)).expect("maildir");
+        }
+        let child = std::process::Command::new("python3")
+            .args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")])
+            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+            .arg(dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start aiosmtpd (python3 -m pip install aiosmtpd; scripts/test.sh does)");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "aiosmtpd did not start on port {port}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        Self { port, dir, child }
+    }
+
+    pub fn url(&self) -> String {
+        format!("smtp://127.0.0.1:{}", self.port)
+    }
+
+    /// Freezes the server (SIGSTOP): connections are accepted by the kernel but nothing is
+    /// answered, so sends in flight hang until `resume`.
+    pub fn pause(&self) {
+        signal(self.child.id(), "STOP");
+    }
+
+    pub fn resume(&self) {
+        signal(self.child.id(), "CONT");
+    }
+
+    pub fn messages(&self) -> Vec<Mail> {
+        let mut mails = Vec::new();
+        for sub in ["new", "cur"] {
+            let Ok(entries) = std::fs::read_dir(self.dir.path().join(sub)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let Ok(raw) = std::fs::read(entry.path()) else {
+                    continue;
+                };
+                let Some(parsed) = mail_parser::MessageParser::default().parse(&raw) else {
+                    continue;
+                };
+                mails.push(Mail {
+                    message_id: parsed.message_id().unwrap_or_default().to_owned(),
+                    to: parsed
+                        .to()
+                        .and_then(|to| to.first())
+                        .and_then(|a| a.address())
+                        .unwrap_or_default()
+                        .to_owned(),
+                    subject: parsed.subject().unwrap_or_default().to_owned(),
+                    text: parsed.body_text(0).unwrap_or_default().into_owned(),
+                    html: parsed.body_html(0).unwrap_or_default().into_owned(),
+                });
+            }
+        }
+        mails
+    }
+
+    /// Waits until at least `count` messages matching `filter` arrived; returns them.
+    pub async fn wait_for(
+        &self,
+        count: usize,
+        timeout: std::time::Duration,
+        filter: impl Fn(&Mail) -> bool,
+    ) -> Vec<Mail> {
+        wait_for_matching(|| self.messages(), count, timeout, filter).await
+    }
+}
+
+impl Drop for Mailbox {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
