@@ -513,8 +513,8 @@ impl TestStore {
 
     pub fn store(&self) -> FileStore {
         let settings: HashMap<String, String> = self.settings().into_iter().collect();
-        let config = Config::from_lookup(|k| settings.get(k).cloned()).expect("config");
-        FileStore::from_config(&config.file_store).expect("the file store")
+        let config = Config::from_vars(settings.clone()).expect("config");
+        FileStore::from_config(&config.files.store).expect("the file store")
     }
 
     /// Every key stored.
@@ -573,9 +573,9 @@ impl TestApp {
         for (k, v) in settings {
             vars.insert((*k).into(), (*v).into());
         }
-        let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("config");
+        let config = Config::from_vars(vars.clone()).expect("config");
         let app_db = Db::connect_lazy(
-            &config.database_url,
+            &config.database.url,
             "signet-tests",
             db::PoolBudget::from_config(&config),
         )
