@@ -217,10 +217,10 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     let outcome = accounts::authenticate(
         &state.db.pool,
         &api_keys::hash(key.trim()),
-        state.config.api_usage_window_secs,
+        state.config.api.usage_window_secs,
     )
     .await;
-    let window_secs = state.config.api_usage_window_secs;
+    let window_secs = state.config.api.usage_window_secs;
     match outcome {
         Ok(Authentication::Allowed { account_id, quota }) => {
             tracing::Span::current().record("account.id", account_id.to_string());

@@ -257,7 +257,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
         _ => "signet-api-cli",
     };
     let db = Db::connect_lazy(
-        &config.database_url,
+        &config.database.url,
         application_name,
         PoolBudget::from_config(&config),
     )?;
@@ -286,7 +286,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
                     "--email {email:?} is not a valid e-mail address"
                 )));
             }
-            let limit = limit_arg(usage_limit)?.unwrap_or(config.api_usage_default_limit);
+            let limit = limit_arg(usage_limit)?.unwrap_or(config.api.usage_default_limit);
             let password = password_stdin.then(read_password).transpose()?;
             if let Some(password) = &password {
                 sign_in::hash_password(password)?;
@@ -307,7 +307,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             webhook_url,
         }) => {
             let webhook_url = match webhook_url {
-                Some(url) => Some(webhook_url_arg(&url, config.webhook_allow_private).await?),
+                Some(url) => Some(webhook_url_arg(&url, config.webhook.allow_private).await?),
                 None => None,
             };
             let update = accounts::AccountUpdate {
@@ -355,7 +355,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
                 .await
                 .map_err(|e| CliError(format!("cannot read {}: {e}", file.display())))?;
             let title = upload_title(title.as_deref(), &file.to_string_lossy());
-            let store = FileStore::from_config(&config.file_store)
+            let store = FileStore::from_config(&config.files.store)
                 .map_err(|e| CliError(format!("FILE_STORE: {e}")))?;
             let document = drafting::upload_document(
                 pool,
@@ -422,14 +422,14 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
         Command::Document(DocumentCommand::Verify { file, trust }) => verify_file(&file, &trust)?,
         Command::Seal(SealCommand::CreateDevelopment { dir }) => create_development_seal(&dir)?,
         Command::Files(FilesCommand::CopyFromDir { dir }) => {
-            if config.file_store == (FileStoreConfig::Local { dir: dir.clone() }) {
+            if config.files.store == (FileStoreConfig::Local { dir: dir.clone() }) {
                 return Err(CliError(
                     "--dir is the configured store itself: set FILE_STORE=s3 and its bucket".into(),
                 ));
             }
             let from =
                 FileStore::local(dir.clone()).map_err(|e| CliError(format!("--dir: {e}")))?;
-            let to = FileStore::from_config(&config.file_store)
+            let to = FileStore::from_config(&config.files.store)
                 .map_err(|e| CliError(format!("FILE_STORE: {e}")))?;
             let report = signet_common::flows::files::copy_all(pool, &from, &to).await?;
             let failed = report.failed.len();
@@ -608,9 +608,9 @@ async fn serve(config: Config, db: Db) -> Result<(), CliError> {
     if let Some(warning) = config.generated_secret_warning() {
         tracing::warn!("{warning}");
     }
-    tracing::info!(store = ?config.file_store, "file store");
+    tracing::info!(store = ?config.files.store, "file store");
     let state = AppState::new(config, db).map_err(CliError)?;
-    let server = Server::bind(state.config.bind_addr, state).await?;
+    let server = Server::bind(state.config.api.bind_addr, state).await?;
     tracing::info!(addr = %server.local_addr()?, "signet-api listening");
     server
         .run_until(signet_common::infra::shutdown::signal())

@@ -182,7 +182,8 @@ impl FromRequestParts<AppState> for ClientActor {
             .iter()
             .filter_map(|v| v.to_str().ok())
             .collect();
-        let ip = peer.map(|peer| client_ip(peer, &forwarded_for, &state.config.trusted_proxies));
+        let ip =
+            peer.map(|peer| client_ip(peer, &forwarded_for, &state.config.api.trusted_proxies));
         let user_agent = parts
             .headers
             .get(header::USER_AGENT)

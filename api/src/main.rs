@@ -30,7 +30,7 @@ async fn run() -> ExitCode {
         }
     };
     let service = matches!(cli.command, cli::Command::Serve).then_some("signet-api");
-    let telemetry = signet_common::infra::telemetry::init(service, config.log_format);
+    let telemetry = signet_common::infra::telemetry::init(service, config.logging.format);
     let outcome = cli::run(cli.command, config).await;
     telemetry.shutdown();
     match outcome {

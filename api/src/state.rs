@@ -40,15 +40,15 @@ impl AppState {
         // Counting starts with the first request, not with the first scrape.
         signet_common::infra::telemetry::metrics();
         Ok(Self {
-            store: FileStore::from_config(&config.file_store)
+            store: FileStore::from_config(&config.files.store)
                 .map_err(|e| format!("FILE_STORE: {e}"))?,
             links: FileLinks::new(
-                &config.public_url,
-                &config.file_url_secret,
-                config.file_url_ttl,
+                &config.api.public_url,
+                &config.files.url_secret,
+                config.files.url_ttl,
             ),
             notifier: Notifier::from_config(&config),
-            sms_callbacks: StatusCallbacks::new(&config.public_url, &config.file_url_secret),
+            sms_callbacks: StatusCallbacks::new(&config.api.public_url, &config.files.url_secret),
             seal_anchors: seal_anchors(&config),
             gates: Gates::new(&config.limits).map_err(|e| format!("PDF_SANDBOX_PROGRAM: {e}"))?,
             config: Arc::new(config),
@@ -61,7 +61,7 @@ impl AppState {
 /// development seal per worker, or a PKCS#12 seal with no PEM chain given to the API), a seal
 /// can still be checked, but is not trusted.
 fn seal_anchors(config: &Config) -> String {
-    let Some(chain_file) = &config.seal_cert_file else {
+    let Some(chain_file) = &config.seal.cert_file else {
         return String::new();
     };
     match std::fs::read_to_string(chain_file)

@@ -70,9 +70,9 @@ impl TestApp {
         for (k, v) in settings {
             vars.insert((*k).into(), (*v).into());
         }
-        let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("config");
+        let config = Config::from_vars(vars.clone()).expect("config");
         let app_db = Db::connect_lazy(
-            &config.database_url,
+            &config.database.url,
             "signet-tests",
             db::PoolBudget::from_config(&config),
         )

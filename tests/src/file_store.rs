@@ -131,8 +131,8 @@ impl TestStore {
 
     pub fn store(&self) -> FileStore {
         let settings: HashMap<String, String> = self.settings().into_iter().collect();
-        let config = Config::from_lookup(|k| settings.get(k).cloned()).expect("config");
-        FileStore::from_config(&config.file_store).expect("the file store")
+        let config = Config::from_vars(settings.clone()).expect("config");
+        FileStore::from_config(&config.files.store).expect("the file store")
     }
 
     /// Every key stored.

@@ -49,15 +49,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     drop(conn);
 
     // The e-mail workers' concurrency and fetch size, for comparison with e-mail dispatch.
-    let concurrency = config.worker_concurrency.email;
+    let concurrency = config.worker.concurrency.email;
     let storage = PostgresStorage::<Noop>::new(&queue_pool)
         .with_config(
             QueueConfig::default()
                 .queue(Noop::QUEUE)
                 .batch_size(concurrency)
-                .heartbeat_interval(config.worker_heartbeat),
+                .heartbeat_interval(config.worker.heartbeat),
         )
-        .poll_with_strategy(Strategy::new().interval(config.worker_poll_interval));
+        .poll_with_strategy(Strategy::new().interval(config.worker.poll_interval));
     let started = Instant::now();
     let watch = queue_pool.clone();
     Monitor::new()

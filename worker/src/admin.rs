@@ -25,7 +25,7 @@ const DATABASE_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Binds the admin port and serves it in the background.
 pub async fn serve(state: Arc<WorkerState>) -> std::io::Result<JoinHandle<()>> {
-    let listener = tokio::net::TcpListener::bind(state.config.worker_admin_addr).await?;
+    let listener = tokio::net::TcpListener::bind(state.config.worker.admin_addr).await?;
     tracing::info!(addr = %listener.local_addr()?, "admin port listening");
     let router = Router::new()
         .route("/healthz", get(healthz))
@@ -59,7 +59,7 @@ async fn health(state: &WorkerState) -> Health {
     );
     Health {
         jobs: state.kinds.names(),
-        report: state.supervisor.report(state.config.worker_stuck_after),
+        report: state.supervisor.report(state.config.worker.stuck_after),
         database,
     }
 }

@@ -124,13 +124,13 @@ pub fn pools(config: &Config, kinds: &JobKinds) -> Result<(Db, sqlx::PgPool), St
         ));
     }
     let queue = signet_common::infra::db::lazy_pool(
-        &config.database_url,
+        &config.database.url,
         "signet-worker",
         budget.with_max(queue_connections),
     )
     .map_err(|e| StartError::Database(e.to_string()))?;
     let jobs = Db::connect_lazy(
-        &config.database_url,
+        &config.database.url,
         "signet-worker",
         budget.with_max(budget.max_connections - queue_connections),
     )
@@ -186,8 +186,8 @@ pub async fn run(
     if kinds.iter().next().is_none() {
         return Err(StartError::NoJobs);
     }
-    let schedule = cron::Schedule::from_str(&config.expiry_sweep_cron)
-        .map_err(|e| StartError::Cron(config.expiry_sweep_cron.clone(), e.to_string()))?;
+    let schedule = cron::Schedule::from_str(&config.sweep.expiry_cron)
+        .map_err(|e| StartError::Cron(config.sweep.expiry_cron.clone(), e.to_string()))?;
     let mailer = mail::Mailer::from_config(&config).map_err(StartError::Mail)?;
     if let Some(warning) = config.generated_secret_warning() {
         tracing::warn!("{warning}");
@@ -201,7 +201,8 @@ pub async fn run(
         None
     };
     let seal = Arc::new(load_seal(&config, &kinds)?);
-    let trust = trust::TrustClient::new(config.tsa_url.as_deref()).map_err(StartError::Seal)?;
+    let trust =
+        trust::TrustClient::new(config.seal.tsa_url.as_deref()).map_err(StartError::Seal)?;
     let kinds = if sms.is_none() && kinds.contains(JobKind::Sms) {
         tracing::info!("SMS_PROVIDER=none: this worker takes no SMS jobs");
         let rest = JobKinds::new(kinds.iter().filter(|kind| *kind != JobKind::Sms));
@@ -213,20 +214,20 @@ pub async fn run(
         kinds
     };
     let state = Arc::new(WorkerState {
-        store: FileStore::from_config(&config.file_store).map_err(StartError::FileStore)?,
-        file_orphan_grace: config.file_orphan_grace,
+        store: FileStore::from_config(&config.files.store).map_err(StartError::FileStore)?,
+        file_orphan_grace: config.files.orphan_grace,
         completion_links: FileLinks::new(
-            &config.public_url,
-            &config.file_url_secret,
+            &config.api.public_url,
+            &config.files.url_secret,
             COMPLETION_LINK_TTL,
         ),
         notifier: Notifier::from_config(&config),
-        webhooks: webhook::WebhookClient::new(config.webhook_allow_private),
-        email_retries: RetryPolicy::new(config.email_retry_schedule.clone()),
-        webhook_retries: RetryPolicy::new(config.webhook_retry_schedule.clone()),
+        webhooks: webhook::WebhookClient::new(config.webhook.allow_private),
+        email_retries: RetryPolicy::new(config.email.retry_schedule.clone()),
+        webhook_retries: RetryPolicy::new(config.webhook.retry_schedule.clone()),
         sms,
         sms_retries: RetryPolicy::new(config.sms.retry_schedule.clone()),
-        sms_callbacks: StatusCallbacks::new(&config.public_url, &config.file_url_secret),
+        sms_callbacks: StatusCallbacks::new(&config.api.public_url, &config.files.url_secret),
         seal,
         trust,
         pdf: PdfSandbox::new(&config.limits.pdf_sandbox, config.limits.pdf)
@@ -241,7 +242,7 @@ pub async fn run(
         queue_pool,
         config,
     });
-    let shutdown_timeout = state.config.worker_shutdown_timeout;
+    let shutdown_timeout = state.config.worker.shutdown_timeout;
     let instance = state.instance.clone();
 
     // One worker per job type: traced (continuing the trace that queued the job), measured,
@@ -252,7 +253,7 @@ pub async fn run(
             let state = state.clone();
             let instance = instance.clone();
             let label = $kind.label();
-            let concurrency = $kind.concurrency(&state.config.worker_concurrency);
+            let concurrency = $kind.concurrency(&state.config.worker.concurrency);
             move |restarts: usize| {
                 let before = state.clone();
                 let after = state.clone();
@@ -338,14 +339,14 @@ pub async fn run(
         )
     });
     let admin = admin::serve(state.clone()).await.map_err(|e| {
-        StartError::Admin(state.config.worker_admin_addr.to_string(), e.to_string())
+        StartError::Admin(state.config.worker.admin_addr.to_string(), e.to_string())
     })?;
     let concurrency: Vec<String> = state
         .kinds
         .iter()
         .filter(|kind| kind.queue().is_some())
         .map(|kind| {
-            let at_once = kind.concurrency(&state.config.worker_concurrency);
+            let at_once = kind.concurrency(&state.config.worker.concurrency);
             format!("{}={at_once}", kind.label())
         })
         .collect();
@@ -383,14 +384,14 @@ fn storage<J: Job>(
     let queue = QueueConfig::default()
         .queue(J::QUEUE)
         .batch_size(concurrency.max(1))
-        .heartbeat_interval(state.config.worker_heartbeat)
+        .heartbeat_interval(state.config.worker.heartbeat)
         .missed_heartbeats(MISSED_HEARTBEATS);
     PostgresStorage::<J>::new(pool)
         .with_config(queue)
         .poll_with_strategy(
             Strategy::new()
                 .stream(state.listener.subscribe(J::QUEUE))
-                .interval(state.config.worker_poll_interval),
+                .interval(state.config.worker.poll_interval),
         )
 }
 
@@ -408,7 +409,7 @@ fn load_seal(config: &Config, kinds: &JobKinds) -> Result<SealKey, StartError> {
     let text = |name: &str, path: &std::path::Path| {
         read(name, path).map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
     };
-    let seal = match &config.seal {
+    let seal = match &config.seal.source {
         Some(SealSource::Pem {
             key_file,
             chain_file,

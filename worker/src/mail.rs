@@ -27,7 +27,7 @@ impl Mailer {
     /// (STARTTLS), `smtps://host` (TLS), with `user:password@` for credentials. Unset: `.eml`
     /// files under `MAIL_DIR`.
     pub fn from_config(config: &Config) -> Result<Self, String> {
-        match &config.smtp_url {
+        match &config.mail.smtp_url {
             Some(url) => match crate::smtp::SmtpPool::from_url(url)? {
                 Some(pool) => Ok(Self::Pooled(pool)),
                 None => AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
@@ -35,9 +35,9 @@ impl Mailer {
                     .map_err(|e| e.to_string()),
             },
             None => {
-                std::fs::create_dir_all(&config.mail_dir)
-                    .map_err(|e| format!("MAIL_DIR {}: {e}", config.mail_dir.display()))?;
-                Ok(Self::Files(AsyncFileTransport::new(&config.mail_dir)))
+                std::fs::create_dir_all(&config.mail.dir)
+                    .map_err(|e| format!("MAIL_DIR {}: {e}", config.mail.dir.display()))?;
+                Ok(Self::Files(AsyncFileTransport::new(&config.mail.dir)))
             }
         }
     }
@@ -90,7 +90,7 @@ pub fn message(
     email: &OutgoingEmail,
     link: Option<&str>,
 ) -> Result<Message, String> {
-    let rendered = render(email, link, email.language(config.default_language));
+    let rendered = render(email, link, email.language(config.signing.default_language));
     // Built from its parts, never formatted and parsed back: lettre encodes any name (commas,
     // quotes, brackets, `@`, any script) as a quoted string or RFC 2047 encoded word.
     let address = signet_common::wire::inputs::mail_address(&email.recipient_email)
@@ -100,7 +100,8 @@ pub fn message(
     Message::builder()
         .from(
             config
-                .mail_from
+                .mail
+                .from
                 .parse()
                 .map_err(|e| format!("MAIL_FROM: {e}"))?,
         )

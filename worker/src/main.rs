@@ -46,7 +46,8 @@ async fn run() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let telemetry = signet_common::infra::telemetry::init(Some("signet-worker"), config.log_format);
+    let telemetry =
+        signet_common::infra::telemetry::init(Some("signet-worker"), config.logging.format);
     signet_common::infra::telemetry::metrics();
     let pools = match signet_worker::pools(&config, &kinds) {
         Ok(pools) => pools,

@@ -52,7 +52,7 @@ async fn download(
         _ => (&document.file_key, Some(document.sha256.as_str())),
     };
     let filename = format!("{}.pdf", document.code);
-    if state.config.file_downloads == FileDownloads::Redirect
+    if state.config.files.downloads == FileDownloads::Redirect
         && let Some(url) = state
             .store
             .presigned_url(key, PRESIGNED_TTL, &filename)

@@ -160,7 +160,7 @@ async fn page(
     Path(token): Path<String>,
     AskedLanguage(asked): AskedLanguage,
 ) -> Response {
-    let default = state.config.default_language;
+    let default = state.config.signing.default_language;
     match signing::look(&state.db.pool, &token).await {
         Ok(session) => {
             // What the reader asked for, else the language their e-mails are in.
@@ -209,7 +209,8 @@ async fn page(
 fn consent_text(state: &AppState, language: Language) -> String {
     state
         .config
-        .signing_consent_text
+        .signing
+        .consent_text
         .clone()
         .unwrap_or_else(|| language.text("sign-consent-text"))
 }

@@ -35,9 +35,9 @@ impl PoolBudget {
     /// The budget of the process as configured (`DATABASE_MAX_CONNECTIONS`, …).
     pub fn from_config(config: &crate::Config) -> Self {
         Self {
-            max_connections: config.database_max_connections,
-            acquire_timeout: config.database_acquire_timeout,
-            idle_timeout: config.database_idle_timeout,
+            max_connections: config.database.max_connections,
+            acquire_timeout: config.database.acquire_timeout,
+            idle_timeout: config.database.idle_timeout,
         }
     }
 

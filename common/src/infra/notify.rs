@@ -35,17 +35,17 @@ impl Notifier {
         Self {
             message_id_domain: config.message_id_domain(),
             payload_links: FileLinks::new(
-                &config.public_url,
-                &config.file_url_secret,
+                &config.api.public_url,
+                &config.files.url_secret,
                 PAYLOAD_LINK_TTL,
             ),
             sms_caps: config.sms.enabled().then_some(DailyCaps {
                 per_number: config.sms.daily_cap_per_number,
                 per_account: config.sms.daily_cap_per_account,
             }),
-            reminders: config.reminders,
-            reminder_min_interval_hours: config.reminder_min_interval_hours,
-            reminder_link_key: ReminderLinkKey::from_file_url_secret(&config.file_url_secret),
+            reminders: config.reminders.defaults(),
+            reminder_min_interval_hours: config.reminders.min_interval_hours,
+            reminder_link_key: ReminderLinkKey::from_file_url_secret(&config.files.url_secret),
         }
     }
 }

@@ -44,8 +44,8 @@ fn as_env(settings: &[(String, String)]) -> Vec<(&str, &str)> {
 
 fn store(settings: &[(String, String)]) -> FileStore {
     let settings: std::collections::HashMap<_, _> = settings.iter().cloned().collect();
-    let config = signet_common::Config::from_lookup(|k| settings.get(k).cloned()).unwrap();
-    FileStore::from_config(&config.file_store).unwrap()
+    let config = signet_common::Config::from_vars(settings.clone()).unwrap();
+    FileStore::from_config(&config.files.store).unwrap()
 }
 
 fn is_empty(dir: &Path) -> bool {

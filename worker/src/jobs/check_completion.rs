@@ -28,7 +28,7 @@ pub async fn check_completion(
                 &sealer,
                 job.document_id,
                 &state.notifier,
-                state.config.default_language,
+                state.config.signing.default_language,
             )
         })
         .await

@@ -51,7 +51,7 @@ async fn send(state: &WorkerState, job: &DispatchEmail) -> Result<Option<SentEma
     let now = Utc::now();
     let link = match decide::dispatch(
         &email,
-        &state.config.public_url,
+        &state.config.api.public_url,
         &state.completion_links,
         now,
     ) {

@@ -55,7 +55,7 @@ async fn send(state: &WorkerState, job: &DispatchSms) -> Result<Option<SentSms>,
         tracing::info!(sms = %sms.id, "SMS already sent; its outcome is being recorded");
         return Ok(None);
     }
-    let text = match decide::dispatch(&sms, &state.config.public_url, Utc::now()) {
+    let text = match decide::dispatch(&sms, &state.config.api.public_url, Utc::now()) {
         Dispatch::Done => return Ok(None),
         Dispatch::Withdraw => {
             sms::withdraw(&mut tx, sms.id).await?;

@@ -143,7 +143,7 @@ async fn counted<T>(
     console: &Console,
     action: impl Future<Output = signet_common::error::Result<T>>,
 ) -> Result<T, ApiError> {
-    let window_secs = state.config.api_usage_window_secs;
+    let window_secs = state.config.api.usage_window_secs;
     let account_id = console.session.account_id;
     if let Some(retry_after_secs) =
         accounts::count_console_action(&state.db.pool, account_id, window_secs).await?

@@ -34,7 +34,7 @@ fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
 }
 
 fn set_cookie(state: &AppState, name: &str, value: &str, max_age_secs: i64) -> HeaderValue {
-    let secure = if state.config.public_url.starts_with("https://") {
+    let secure = if state.config.api.public_url.starts_with("https://") {
         "; Secure"
     } else {
         ""

@@ -42,7 +42,7 @@ async fn settings_page(
     let account = accounts::find(pool, console.session.account_id).await?;
     let key = api_keys::active(pool, account.id).await?;
     let deliveries = webhooks::recent(pool, account.id, DELIVERIES_SHOWN).await?;
-    let window = Duration::seconds(state.config.api_usage_window_secs);
+    let window = Duration::seconds(state.config.api.usage_window_secs);
     let window_open = account.usage_window_start + window > Utc::now();
     let (used, resets) = if window_open {
         (
@@ -100,7 +100,7 @@ pub(super) async fn set_webhook_url(
     console.check(&form)?;
     let url = form.get("url").map(|u| u.trim()).unwrap_or_default();
     let (flash, status) =
-        match ssrf::webhook_url_setting(url, state.config.webhook_allow_private).await {
+        match ssrf::webhook_url_setting(url, state.config.webhook.allow_private).await {
             Ok(webhook_url) => {
                 let update = accounts::AccountUpdate {
                     usage_limit: None,

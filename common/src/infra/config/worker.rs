@@ -1,0 +1,130 @@
+//! The worker process: how many jobs it runs, how it shows it is alive, and its admin port.
+
+use std::{net::SocketAddr, time::Duration};
+
+use serde::Deserialize;
+
+use super::{ConfigError, Vars, de};
+
+/// The connections a worker keeps for its queue; the rest of its budget is its jobs pool.
+pub const WORKER_QUEUE_CONNECTIONS: u32 = 3;
+
+#[derive(Debug, Clone)]
+pub struct WorkerSettings {
+    /// How many jobs of each kind one worker process runs at once.
+    pub concurrency: WorkerConcurrency,
+    /// How often a worker proves it is alive; a worker silent for three intervals is presumed
+    /// dead and its jobs run again elsewhere.
+    pub heartbeat: Duration,
+    /// How long a stopping worker waits for running jobs.
+    pub shutdown_timeout: Duration,
+    /// How often workers look for delayed jobs (new jobs arrive by NOTIFY at once).
+    pub poll_interval: Duration,
+    /// The worker's small HTTP port for /healthz, /readyz and /metrics.
+    pub admin_addr: SocketAddr,
+    /// A job type's worker that has not polled its queue for this long while the database
+    /// answers makes the worker's `/healthz` fail, so that an orchestrator restarts it.
+    pub stuck_after: Duration,
+}
+
+/// Jobs of each kind a worker process runs at once. `WORKER_EMAIL_CONCURRENCY`,
+/// `WORKER_COMPLETION_CONCURRENCY`, `WORKER_WEBHOOK_CONCURRENCY` and
+/// `WORKER_SMS_CONCURRENCY`; an unset one falls back to
+/// `WORKER_CONCURRENCY`, then to its default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkerConcurrency {
+    /// Default: the jobs pool (`DATABASE_MAX_CONNECTIONS` − 3), since each e-mail being sent
+    /// holds a connection (its outbox row stays locked while the SMTP server answers).
+    pub email: usize,
+    /// Default: the CPU count; rendering the final PDF is CPU-bound and holds no connection.
+    pub completion: usize,
+    /// Default: the jobs pool, since each attempt holds a connection while the receiver answers.
+    pub webhook: usize,
+    /// Default: the jobs pool, since each SMS being sent holds its row lock while the provider
+    /// answers.
+    pub sms: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(default)]
+struct WorkerVars {
+    #[serde(rename = "WORKER_CONCURRENCY", deserialize_with = "set_positive")]
+    concurrency: Option<usize>,
+    #[serde(rename = "WORKER_EMAIL_CONCURRENCY", deserialize_with = "set_positive")]
+    email_concurrency: Option<usize>,
+    #[serde(
+        rename = "WORKER_COMPLETION_CONCURRENCY",
+        deserialize_with = "set_positive"
+    )]
+    completion_concurrency: Option<usize>,
+    #[serde(
+        rename = "WORKER_WEBHOOK_CONCURRENCY",
+        deserialize_with = "set_positive"
+    )]
+    webhook_concurrency: Option<usize>,
+    #[serde(rename = "WORKER_SMS_CONCURRENCY", deserialize_with = "set_positive")]
+    sms_concurrency: Option<usize>,
+    #[serde(
+        rename = "WORKER_HEARTBEAT_SECS",
+        deserialize_with = "de::positive_secs"
+    )]
+    heartbeat: Duration,
+    #[serde(
+        rename = "WORKER_SHUTDOWN_SECS",
+        deserialize_with = "de::positive_secs"
+    )]
+    shutdown_timeout: Duration,
+    #[serde(rename = "WORKER_POLL_MS", deserialize_with = "de::positive_millis")]
+    poll_interval: Duration,
+    #[serde(rename = "WORKER_ADMIN_ADDR", deserialize_with = "de::parsed")]
+    admin_addr: SocketAddr,
+    #[serde(rename = "WORKER_STUCK_SECS", deserialize_with = "de::positive_secs")]
+    stuck_after: Duration,
+}
+
+impl Default for WorkerVars {
+    fn default() -> Self {
+        Self {
+            concurrency: None,
+            email_concurrency: None,
+            completion_concurrency: None,
+            webhook_concurrency: None,
+            sms_concurrency: None,
+            heartbeat: Duration::from_secs(30),
+            shutdown_timeout: Duration::from_secs(30),
+            poll_interval: Duration::from_millis(1000),
+            admin_addr: SocketAddr::from(([127, 0, 0, 1], 9091)),
+            stuck_after: Duration::from_secs(300),
+        }
+    }
+}
+
+fn set_positive<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    de::positive_usize(d).map(Some)
+}
+
+impl WorkerSettings {
+    /// The concurrency defaults follow the connection budget (`DATABASE_MAX_CONNECTIONS`).
+    pub(super) fn load(vars: &Vars, database_max_connections: u32) -> Result<Self, ConfigError> {
+        let v: WorkerVars = vars.load()?;
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        let jobs_pool = database_max_connections
+            .saturating_sub(WORKER_QUEUE_CONNECTIONS)
+            .max(1) as usize;
+        let or_default =
+            |set: Option<usize>, default: usize| set.or(v.concurrency).unwrap_or(default);
+        Ok(Self {
+            concurrency: WorkerConcurrency {
+                email: or_default(v.email_concurrency, jobs_pool),
+                completion: or_default(v.completion_concurrency, cores),
+                webhook: or_default(v.webhook_concurrency, jobs_pool),
+                sms: or_default(v.sms_concurrency, jobs_pool),
+            },
+            heartbeat: v.heartbeat,
+            shutdown_timeout: v.shutdown_timeout,
+            poll_interval: v.poll_interval,
+            admin_addr: v.admin_addr,
+            stuck_after: v.stuck_after,
+        })
+    }
+}
