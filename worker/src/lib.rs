@@ -83,19 +83,19 @@ pub struct WorkerState {
     /// E-mails and webhook deliveries that went out but whose outcome is not yet written
     /// (the database went away in between). A job for one of them that runs again in this
     /// process meanwhile must not send it a second time.
-    unrecorded: Mutex<HashSet<uuid::Uuid>>,
+    unrecorded: Mutex<HashSet<jobs::outbox::OutboxId>>,
 }
 
 impl WorkerState {
-    pub fn is_unrecorded(&self, id: uuid::Uuid) -> bool {
+    pub fn is_unrecorded(&self, id: jobs::outbox::OutboxId) -> bool {
         self.unrecorded.lock().expect("not poisoned").contains(&id)
     }
 
-    pub fn remember_unrecorded(&self, id: uuid::Uuid) {
+    pub fn remember_unrecorded(&self, id: jobs::outbox::OutboxId) {
         self.unrecorded.lock().expect("not poisoned").insert(id);
     }
 
-    pub fn forget_unrecorded(&self, id: uuid::Uuid) {
+    pub fn forget_unrecorded(&self, id: jobs::outbox::OutboxId) {
         self.unrecorded.lock().expect("not poisoned").remove(&id);
     }
 }
