@@ -4,14 +4,14 @@
 //! workers never post the same delivery at once; an attempt made just before the database went
 //! away is recorded once it is back.
 
-use std::sync::Arc;
+use std::{future::Future, sync::Arc};
 
 use apalis::prelude::{BoxDynError, Data};
 use chrono::Utc;
 use signet_common::{
     Error,
     delivery::webhooks::{self as decide, Attempt},
-    infra::jobs::DeliverWebhook,
+    infra::{config::WorkerConcurrency, jobs::DeliverWebhook},
     model::WebhookDeliveryStatus,
     store::{
         accounts,
@@ -21,7 +21,7 @@ use signet_common::{
 use sqlx::PgConnection;
 
 use super::outbox::{self, Event, OutboxId, OutboxJob, Step, Verdict};
-use crate::WorkerState;
+use crate::{WorkerState, kinds::QueuedJob};
 
 #[tracing::instrument(name = "DeliverWebhook", skip_all, fields(delivery.id = %job.delivery_id))]
 pub async fn deliver_webhook(
@@ -29,6 +29,21 @@ pub async fn deliver_webhook(
     state: Data<Arc<WorkerState>>,
 ) -> Result<(), BoxDynError> {
     outbox::run(job, state).await
+}
+
+impl QueuedJob for DeliverWebhook {
+    const LABEL: &'static str = "deliver-webhook";
+
+    fn concurrency(configured: &WorkerConcurrency) -> usize {
+        configured.webhook
+    }
+
+    fn handle(
+        self,
+        state: Data<Arc<WorkerState>>,
+    ) -> impl Future<Output = Result<(), BoxDynError>> + Send + 'static {
+        deliver_webhook(self, state)
+    }
 }
 
 impl OutboxJob for DeliverWebhook {

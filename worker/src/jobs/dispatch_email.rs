@@ -5,7 +5,7 @@
 //! message left, the outcome is written once it is back, and the message is not sent again
 //! meanwhile.
 
-use std::sync::Arc;
+use std::{future::Future, sync::Arc};
 
 use apalis::prelude::{BoxDynError, Data};
 use chrono::Utc;
@@ -16,13 +16,13 @@ use signet_common::{
         retry::{self, SendOutcome},
     },
     flows::delivery_failures,
-    infra::jobs::DispatchEmail,
+    infra::{config::WorkerConcurrency, jobs::DispatchEmail},
     store::emails::{self, OutgoingEmail},
 };
 use sqlx::PgConnection;
 
 use super::outbox::{self, Event, OutboxId, OutboxJob, Step, Verdict};
-use crate::{WorkerState, mail};
+use crate::{WorkerState, kinds::QueuedJob, mail};
 
 #[tracing::instrument(name = "DispatchEmail", skip_all, fields(email.id = %job.email_id))]
 pub async fn dispatch_email(
@@ -30,6 +30,21 @@ pub async fn dispatch_email(
     state: Data<Arc<WorkerState>>,
 ) -> Result<(), BoxDynError> {
     outbox::run(job, state).await
+}
+
+impl QueuedJob for DispatchEmail {
+    const LABEL: &'static str = "dispatch-email";
+
+    fn concurrency(configured: &WorkerConcurrency) -> usize {
+        configured.email
+    }
+
+    fn handle(
+        self,
+        state: Data<Arc<WorkerState>>,
+    ) -> impl Future<Output = Result<(), BoxDynError>> + Send + 'static {
+        dispatch_email(self, state)
+    }
 }
 
 impl OutboxJob for DispatchEmail {

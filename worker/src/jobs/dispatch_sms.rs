@@ -4,7 +4,7 @@
 //! (SMS_RETRY_SCHEDULE, ±10 % jitter) until the schedule is used up; any other answer fails it
 //! for good at once, recorded in the audit trail. The signing link is never logged.
 
-use std::sync::Arc;
+use std::{future::Future, sync::Arc};
 
 use apalis::prelude::{BoxDynError, Data};
 use chrono::Utc;
@@ -16,14 +16,14 @@ use signet_common::{
         sms_text::SmsText,
     },
     flows::sms_delivery,
-    infra::jobs::DispatchSms,
+    infra::{config::WorkerConcurrency, jobs::DispatchSms},
     model::Actor,
     store::sms::{self, Cost, OutgoingSms},
 };
 use sqlx::PgConnection;
 
 use super::outbox::{self, Event, OutboxId, OutboxJob, Step, Verdict};
-use crate::{WorkerState, sms::Outgoing};
+use crate::{WorkerState, kinds::QueuedJob, sms::Outgoing};
 
 #[tracing::instrument(name = "DispatchSms", skip_all, fields(sms.id = %job.sms_id))]
 pub async fn dispatch_sms(
@@ -31,6 +31,21 @@ pub async fn dispatch_sms(
     state: Data<Arc<WorkerState>>,
 ) -> Result<(), BoxDynError> {
     outbox::run(job, state).await
+}
+
+impl QueuedJob for DispatchSms {
+    const LABEL: &'static str = "dispatch-sms";
+
+    fn concurrency(configured: &WorkerConcurrency) -> usize {
+        configured.sms
+    }
+
+    fn handle(
+        self,
+        state: Data<Arc<WorkerState>>,
+    ) -> impl Future<Output = Result<(), BoxDynError>> + Send + 'static {
+        dispatch_sms(self, state)
+    }
 }
 
 /// What sending an SMS came to, with what the provider and the text's count say of it.

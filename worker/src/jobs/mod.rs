@@ -27,10 +27,6 @@ use tracing::Instrument;
 use crate::WorkerState;
 use outbox::OutboxId;
 
-pub use check_completion::check_completion;
-pub use deliver_webhook::deliver_webhook;
-pub use dispatch_email::dispatch_email;
-pub use dispatch_sms::dispatch_sms;
 pub use sweep::{SWEEP_JOB_TYPE, expiry_sweep};
 
 /// The first wait before work that found the database unreachable tries again.
