@@ -413,7 +413,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             return Ok(None);
         }
         Command::Webhook(WebhookCommand::Replay { delivery }) => {
-            let replayed = webhooks::replay(pool, delivery, None)
+            let replayed = webhooks::replay(pool, delivery.into(), None)
                 .await?
                 .ok_or_else(|| CliError(format!("no webhook delivery has the id {delivery}")))?;
             json!({"id": replayed.id, "eventId": replayed.event_id, "status": replayed.status, "queued": true})

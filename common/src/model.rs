@@ -86,6 +86,12 @@ typed_id! {
     DocumentId;
     /// The id of a recipient of a document.
     RecipientId;
+    /// The id of an outbox e-mail (a row of `outbound_emails`).
+    EmailId;
+    /// The id of an outbox SMS (a row of `outbound_sms`).
+    SmsId;
+    /// The id of a webhook delivery (a row of `webhook_deliveries`).
+    WebhookDeliveryId;
 }
 
 text_enum!(
@@ -372,7 +378,7 @@ impl Actor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::infra::jobs::CheckCompletion;
+    use crate::infra::jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, DispatchSms};
 
     #[test]
     fn typed_ids_read_and_write_as_their_uuid() {
@@ -385,6 +391,32 @@ mod tests {
         let job = CheckCompletion { document_id: id };
         assert_eq!(serde_json::to_string(&job).unwrap(), json);
         assert_eq!(serde_json::from_str::<CheckCompletion>(&json).unwrap(), job);
+    }
+
+    #[test]
+    fn outbox_job_payloads_read_and_write_as_before() {
+        let uuid = Uuid::now_v7();
+        let email = DispatchEmail {
+            email_id: EmailId(uuid),
+        };
+        let json = format!(r#"{{"email_id":"{uuid}"}}"#);
+        assert_eq!(serde_json::to_string(&email).unwrap(), json);
+        assert_eq!(serde_json::from_str::<DispatchEmail>(&json).unwrap(), email);
+        let sms = DispatchSms {
+            sms_id: SmsId(uuid),
+        };
+        let json = format!(r#"{{"sms_id":"{uuid}"}}"#);
+        assert_eq!(serde_json::to_string(&sms).unwrap(), json);
+        assert_eq!(serde_json::from_str::<DispatchSms>(&json).unwrap(), sms);
+        let webhook = DeliverWebhook {
+            delivery_id: WebhookDeliveryId(uuid),
+        };
+        let json = format!(r#"{{"delivery_id":"{uuid}"}}"#);
+        assert_eq!(serde_json::to_string(&webhook).unwrap(), json);
+        assert_eq!(
+            serde_json::from_str::<DeliverWebhook>(&json).unwrap(),
+            webhook
+        );
     }
 }
 

@@ -1,10 +1,65 @@
 //! The kinds of work a worker process can take (`signet-worker --jobs email,webhook`), so that
 //! each kind can run on processes of its own and be scaled on its own.
+//!
+//! One registration path: a job type taken from a queue says its label, concurrency and
+//! handler in its `QueuedJob` impl (its queue is `Job::QUEUE`), `JobKind::registration` names
+//! the job type of each kind, and `run` builds every worker from that alone.
 
+use std::{future::Future, sync::Arc};
+
+use apalis::prelude::{BoxDynError, Data, Monitor};
 use signet_common::infra::{
     config::WorkerConcurrency,
     jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, DispatchSms, Job},
 };
+
+use crate::{WorkerState, Workers};
+
+/// A job type a worker takes from its queue.
+pub trait QueuedJob: Job + Unpin {
+    /// The label of its worker in logs, health answers and `signet_worker_*` metrics, and the
+    /// start of its apalis worker names.
+    const LABEL: &'static str;
+
+    /// How many of its jobs one process runs at once.
+    fn concurrency(configured: &WorkerConcurrency) -> usize;
+
+    fn handle(
+        self,
+        state: Data<Arc<WorkerState>>,
+    ) -> impl Future<Output = Result<(), BoxDynError>> + Send + 'static;
+}
+
+/// What a kind of work is, and how its worker is added to a process's monitor.
+#[derive(Clone, Copy)]
+pub struct Registration {
+    pub label: &'static str,
+    /// The apalis queue it takes jobs from; the sweep has none (it runs on a schedule).
+    pub queue: Option<&'static str>,
+    pub concurrency: fn(&WorkerConcurrency) -> usize,
+    pub(crate) register: fn(Monitor, &Workers) -> Monitor,
+}
+
+impl Registration {
+    fn queued<J: QueuedJob>() -> Self {
+        Registration {
+            label: J::LABEL,
+            queue: Some(J::QUEUE),
+            concurrency: J::concurrency,
+            register: crate::register_queued::<J>,
+        }
+    }
+
+    /// The cron sweep, one at a time.
+    fn sweep() -> Self {
+        Registration {
+            label: "expiry-sweep",
+            queue: None,
+            concurrency: |_| 1,
+            register: crate::register_sweep,
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
 pub enum JobKind {
@@ -30,38 +85,31 @@ impl JobKind {
         JobKind::Sweep,
     ];
 
+    /// The one place that names the job type each kind runs.
+    pub fn registration(self) -> Registration {
+        match self {
+            JobKind::Email => Registration::queued::<DispatchEmail>(),
+            JobKind::Completion => Registration::queued::<CheckCompletion>(),
+            JobKind::Webhook => Registration::queued::<DeliverWebhook>(),
+            JobKind::Sms => Registration::queued::<DispatchSms>(),
+            JobKind::Sweep => Registration::sweep(),
+        }
+    }
+
     /// The label of its worker in logs, health answers and `signet_worker_*` metrics, and the
     /// start of its apalis worker names.
     pub fn label(self) -> &'static str {
-        match self {
-            JobKind::Email => "dispatch-email",
-            JobKind::Completion => "check-completion",
-            JobKind::Webhook => "deliver-webhook",
-            JobKind::Sms => "dispatch-sms",
-            JobKind::Sweep => "expiry-sweep",
-        }
+        self.registration().label
     }
 
     /// The apalis queue it takes jobs from; the sweep has none (it runs on a schedule).
     pub fn queue(self) -> Option<&'static str> {
-        match self {
-            JobKind::Email => Some(DispatchEmail::QUEUE),
-            JobKind::Completion => Some(CheckCompletion::QUEUE),
-            JobKind::Webhook => Some(DeliverWebhook::QUEUE),
-            JobKind::Sms => Some(DispatchSms::QUEUE),
-            JobKind::Sweep => None,
-        }
+        self.registration().queue
     }
 
     /// How many of its jobs one process runs at once (the sweep runs one at a time).
     pub fn concurrency(self, configured: &WorkerConcurrency) -> usize {
-        match self {
-            JobKind::Email => configured.email,
-            JobKind::Completion => configured.completion,
-            JobKind::Webhook => configured.webhook,
-            JobKind::Sms => configured.sms,
-            JobKind::Sweep => 1,
-        }
+        (self.registration().concurrency)(configured)
     }
 }
 
@@ -125,5 +173,14 @@ mod tests {
             "email,completion,webhook,sms,sweep"
         );
         assert!(JobKinds::new([JobKind::Sweep]).queue_labels().is_empty());
+    }
+
+    #[test]
+    fn every_reported_queue_is_taken_by_one_kind() {
+        let queues: Vec<&str> = JobKind::ALL
+            .iter()
+            .filter_map(|kind| kind.queue())
+            .collect();
+        assert_eq!(queues, signet_common::infra::jobs::QUEUES);
     }
 }

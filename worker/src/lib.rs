@@ -33,14 +33,14 @@ use signet_common::{
     infra::{
         db::Db,
         files::{FileLinks, FileStore},
-        jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, DispatchSms, Job},
+        jobs::Job,
         notify::Notifier,
     },
 };
 use signet_pdf::seal::SealKey;
 use tracing::Level;
 
-use crate::kinds::{JobKind, JobKinds};
+use crate::kinds::{JobKind, JobKinds, QueuedJob};
 
 /// What every job handler shares.
 pub struct WorkerState {
@@ -83,19 +83,19 @@ pub struct WorkerState {
     /// E-mails and webhook deliveries that went out but whose outcome is not yet written
     /// (the database went away in between). A job for one of them that runs again in this
     /// process meanwhile must not send it a second time.
-    unrecorded: Mutex<HashSet<uuid::Uuid>>,
+    unrecorded: Mutex<HashSet<jobs::outbox::OutboxId>>,
 }
 
 impl WorkerState {
-    pub fn is_unrecorded(&self, id: uuid::Uuid) -> bool {
+    pub fn is_unrecorded(&self, id: jobs::outbox::OutboxId) -> bool {
         self.unrecorded.lock().expect("not poisoned").contains(&id)
     }
 
-    pub fn remember_unrecorded(&self, id: uuid::Uuid) {
+    pub fn remember_unrecorded(&self, id: jobs::outbox::OutboxId) {
         self.unrecorded.lock().expect("not poisoned").insert(id);
     }
 
-    pub fn forget_unrecorded(&self, id: uuid::Uuid) {
+    pub fn forget_unrecorded(&self, id: jobs::outbox::OutboxId) {
         self.unrecorded.lock().expect("not poisoned").remove(&id);
     }
 }
@@ -201,8 +201,7 @@ pub async fn run(
         None
     };
     let seal = Arc::new(load_seal(&config, &kinds)?);
-    let trust =
-        trust::TrustClient::new(config.seal.tsa_url.as_deref()).map_err(StartError::Seal)?;
+    let trust = trust::TrustClient::new(config.seal.tsa_url.as_deref()).map_err(StartError::Seal)?;
     let kinds = if sms.is_none() && kinds.contains(JobKind::Sms) {
         tracing::info!("SMS_PROVIDER=none: this worker takes no SMS jobs");
         let rest = JobKinds::new(kinds.iter().filter(|kind| *kind != JobKind::Sms));
@@ -245,80 +244,15 @@ pub async fn run(
     let shutdown_timeout = state.config.worker.shutdown_timeout;
     let instance = state.instance.clone();
 
-    // One worker per job type: traced (continuing the trace that queued the job), measured,
-    // limited to its kind's concurrency, and restarted (after a backoff, under a new name)
-    // whenever its backend loses the database. See `supervision`.
-    macro_rules! job_worker {
-        ($job:ty, $handler:path, $kind:expr) => {{
-            let state = state.clone();
-            let instance = instance.clone();
-            let label = $kind.label();
-            let concurrency = $kind.concurrency(&state.config.worker.concurrency);
-            move |restarts: usize| {
-                let before = state.clone();
-                let after = state.clone();
-                let backend = storage::<$job>(&state, concurrency)
-                    .after_start(move |_| {
-                        after.supervisor.mark_running(label);
-                        async { Ok(()) }
-                    })
-                    .before_start(move |_| {
-                        let delay = before.supervisor.backoff(label);
-                        async move {
-                            tokio::time::sleep(delay).await;
-                            Ok(())
-                        }
-                    });
-                WorkerBuilder::new(supervision::Supervisor::worker_name(
-                    label, restarts, &instance,
-                ))
-                .backend(backend)
-                .layer(
-                    TraceLayer::new().make_span_with(ContextualTaskSpan::new().level(Level::INFO)),
-                )
-                .layer(PrometheusLayer::default())
-                .layer(job_metrics::JobMetricsLayer::new(<$job>::QUEUE))
-                .concurrency(concurrency)
-                .data(state.clone())
-                .build($handler)
-            }
-        }};
-    }
     let supervisor = state.supervisor.clone();
+    let workers = Workers {
+        state: state.clone(),
+        instance: instance.clone(),
+        schedule,
+    };
     let mut monitor = Monitor::new();
     for kind in state.kinds.iter() {
-        monitor = match kind {
-            JobKind::Email => monitor.register(job_worker!(
-                DispatchEmail,
-                jobs::dispatch_email,
-                JobKind::Email
-            )),
-            JobKind::Completion => monitor.register(job_worker!(
-                CheckCompletion,
-                jobs::check_completion,
-                JobKind::Completion
-            )),
-            JobKind::Webhook => monitor.register(job_worker!(
-                DeliverWebhook,
-                jobs::deliver_webhook,
-                JobKind::Webhook
-            )),
-            JobKind::Sms => {
-                monitor.register(job_worker!(DispatchSms, jobs::dispatch_sms, JobKind::Sms))
-            }
-            JobKind::Sweep => monitor.register({
-                let state = state.clone();
-                let schedule = schedule.clone();
-                let name = format!("{}@{instance}", JobKind::Sweep.label());
-                move |_| {
-                    WorkerBuilder::new(name.clone())
-                        .backend(CronScheduler::new(schedule.clone()))
-                        .layer(job_metrics::JobMetricsLayer::new(jobs::SWEEP_JOB_TYPE))
-                        .data(state.clone())
-                        .build(jobs::expiry_sweep)
-                }
-            }),
-        };
+        monitor = (kind.registration().register)(monitor, &workers);
     }
     let monitor = monitor
         .should_restart(move |worker, error| {
@@ -369,6 +303,65 @@ pub async fn run(
         listening.abort();
     }
     Ok(())
+}
+
+/// What every worker of a process is built from.
+pub(crate) struct Workers {
+    state: Arc<WorkerState>,
+    instance: String,
+    /// When the sweep runs (EXPIRY_SWEEP_CRON).
+    schedule: cron::Schedule,
+}
+
+/// Adds the worker of one job type: traced (continuing the trace that queued the job),
+/// measured, limited to its kind's concurrency, and restarted (after a backoff, under a new
+/// name) whenever its backend loses the database. See `supervision`.
+pub(crate) fn register_queued<J: QueuedJob>(monitor: Monitor, workers: &Workers) -> Monitor {
+    let state = workers.state.clone();
+    let instance = workers.instance.clone();
+    let concurrency = J::concurrency(&state.config.worker.concurrency);
+    monitor.register(move |restarts: usize| {
+        let before = state.clone();
+        let after = state.clone();
+        let backend = storage::<J>(&state, concurrency)
+            .after_start(move |_| {
+                after.supervisor.mark_running(J::LABEL);
+                async { Ok(()) }
+            })
+            .before_start(move |_| {
+                let delay = before.supervisor.backoff(J::LABEL);
+                async move {
+                    tokio::time::sleep(delay).await;
+                    Ok(())
+                }
+            });
+        WorkerBuilder::new(supervision::Supervisor::worker_name(
+            J::LABEL,
+            restarts,
+            &instance,
+        ))
+        .backend(backend)
+        .layer(TraceLayer::new().make_span_with(ContextualTaskSpan::new().level(Level::INFO)))
+        .layer(PrometheusLayer::default())
+        .layer(job_metrics::JobMetricsLayer::new(J::QUEUE))
+        .concurrency(concurrency)
+        .data(state.clone())
+        .build(J::handle)
+    })
+}
+
+/// Adds the sweep's worker, on its schedule.
+pub(crate) fn register_sweep(monitor: Monitor, workers: &Workers) -> Monitor {
+    let state = workers.state.clone();
+    let schedule = workers.schedule.clone();
+    let name = format!("{}@{}", JobKind::Sweep.label(), workers.instance);
+    monitor.register(move |_| {
+        WorkerBuilder::new(name.clone())
+            .backend(CronScheduler::new(schedule.clone()))
+            .layer(job_metrics::JobMetricsLayer::new(jobs::SWEEP_JOB_TYPE))
+            .data(state.clone())
+            .build(jobs::expiry_sweep)
+    })
 }
 
 /// The queue of one job type: new jobs arrive by NOTIFY (through the process's one listener)

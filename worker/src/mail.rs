@@ -278,15 +278,15 @@ fn escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use signet_common::model::{
-        AccountId, DeliveryStatus, DocumentId, DocumentStatus, RecipientId, RecipientStatus,
+        AccountId, DeliveryStatus, DocumentId, DocumentStatus, EmailId, RecipientId,
+        RecipientStatus,
     };
-    use uuid::Uuid;
 
     use super::*;
 
     fn invitation(title: &str, name: &str) -> OutgoingEmail {
         OutgoingEmail {
-            id: Uuid::now_v7(),
+            id: EmailId::new(),
             recipient_id: RecipientId::new(),
             account_id: AccountId::new(),
             document_id: DocumentId::new(),

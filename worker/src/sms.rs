@@ -12,14 +12,14 @@ use signet_common::{
         config::{SmsProvider, TwilioConfig},
         ssrf,
     },
+    model::SmsId,
 };
-use uuid::Uuid;
 
 use crate::webhook;
 
 /// One SMS to send.
 pub struct Outgoing<'a> {
-    pub id: Uuid,
+    pub id: SmsId,
     pub to: &'a str,
     pub text: &'a SmsText,
     /// Where the provider should post delivery reports, if it should.

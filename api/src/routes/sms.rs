@@ -13,8 +13,7 @@ use axum::{
     routing::post,
 };
 use serde::Deserialize;
-use signet_common::{Problem, delivery::sms as decide, flows::sms_delivery};
-use uuid::Uuid;
+use signet_common::{Problem, delivery::sms as decide, flows::sms_delivery, model::SmsId};
 
 use crate::{
     AppState,
@@ -42,7 +41,7 @@ async fn status(
     ClientActor(actor): ClientActor,
     request: Request,
 ) -> Result<StatusCode, ApiError> {
-    let id: Uuid = id.parse().map_err(|_| ApiError::RouteNotFound)?;
+    let id: SmsId = id.parse().map_err(|_| ApiError::RouteNotFound)?;
     let signed =
         query_once(query.as_deref(), "sig").is_some_and(|sig| state.sms_callbacks.verify(id, &sig));
     if !signed {

@@ -65,10 +65,8 @@ pub fn dispatch(
 mod tests {
     use std::time::Duration;
 
-    use uuid::Uuid;
-
     use super::*;
-    use crate::model::{AccountId, DocumentId, RecipientId, RecipientRole};
+    use crate::model::{AccountId, DocumentId, EmailId, RecipientId, RecipientRole};
 
     fn secs(s: u64) -> Duration {
         Duration::from_secs(s)
@@ -84,7 +82,7 @@ mod tests {
 
     fn email(kind: EmailKind) -> OutgoingEmail {
         OutgoingEmail {
-            id: Uuid::now_v7(),
+            id: EmailId::new(),
             recipient_id: RecipientId::new(),
             account_id: AccountId::new(),
             document_id: DocumentId::new(),

@@ -66,6 +66,14 @@ impl SendOutcome {
             SendOutcome::Failed { retry_in: None, .. } => "failed",
         }
     }
+
+    /// Why it failed; empty when it was sent.
+    pub fn error(&self) -> &str {
+        match self {
+            SendOutcome::Sent => "",
+            SendOutcome::Failed { error, .. } => error,
+        }
+    }
 }
 
 /// What a send of a message that had failed `previous_attempts` times came to.

@@ -4,7 +4,6 @@
 //! `SMS_RETRY_SCHEDULE`; any other 4xx will not change by trying again and fails for good.
 
 use chrono::{DateTime, Utc};
-use uuid::Uuid;
 
 use crate::{
     Error,
@@ -13,7 +12,7 @@ use crate::{
         sms_text::{self, SmsText},
     },
     infra::secrets,
-    model::{DocumentStatus, SmsKind, SmsStatus},
+    model::{DocumentStatus, SmsId, SmsKind, SmsStatus},
     store::sms::{OutgoingSms, Report},
 };
 
@@ -153,11 +152,11 @@ impl StatusCallbacks {
         }
     }
 
-    fn message(sms_id: Uuid) -> String {
+    fn message(sms_id: SmsId) -> String {
         format!("sms-status:{sms_id}")
     }
 
-    pub fn url(&self, sms_id: Uuid) -> String {
+    pub fn url(&self, sms_id: SmsId) -> String {
         let sig = hex::encode(secrets::hmac_sha256(
             &self.secret,
             Self::message(sms_id).as_bytes(),
@@ -165,7 +164,7 @@ impl StatusCallbacks {
         format!("{}/sms/status/{sms_id}?sig={sig}", self.public_url)
     }
 
-    pub fn verify(&self, sms_id: Uuid, sig: &str) -> bool {
+    pub fn verify(&self, sms_id: SmsId, sig: &str) -> bool {
         hex::decode(sig).is_ok_and(|tag| {
             secrets::hmac_sha256_verify(&self.secret, Self::message(sms_id).as_bytes(), &tag)
         })
@@ -183,7 +182,7 @@ mod tests {
 
     fn sms(kind: SmsKind) -> OutgoingSms {
         OutgoingSms {
-            id: Uuid::now_v7(),
+            id: SmsId::new(),
             account_id: AccountId::new(),
             document_id: DocumentId::new(),
             recipient_id: RecipientId::new(),
@@ -323,12 +322,12 @@ mod tests {
     fn callback_urls_are_signed_for_one_row() {
         let callbacks =
             StatusCallbacks::new("https://s.test/", b"0123456789abcdef0123456789abcdef");
-        let id = Uuid::now_v7();
+        let id = SmsId::new();
         let url = callbacks.url(id);
         let sig = url.split("sig=").nth(1).unwrap();
         assert!(url.starts_with(&format!("https://s.test/sms/status/{id}?sig=")));
         assert!(callbacks.verify(id, sig));
-        assert!(!callbacks.verify(Uuid::now_v7(), sig));
+        assert!(!callbacks.verify(SmsId::new(), sig));
         assert!(!callbacks.verify(id, "00"));
         assert!(!callbacks.verify(id, "not hex"));
     }

@@ -7,12 +7,11 @@
 //! A delivery report is applied once; a repeated or late report changes nothing.
 
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::Result,
-    model::Actor,
+    model::{Actor, SmsId},
     store::sms::{self, Addressee, Report},
 };
 
@@ -41,7 +40,7 @@ pub async fn failed_for_good(
 /// whether anything changed.
 pub async fn record_report(
     pool: &PgPool,
-    sms_id: Uuid,
+    sms_id: SmsId,
     provider_message_id: Option<&str>,
     report: &Report,
     actor: &Actor,

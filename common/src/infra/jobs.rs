@@ -8,9 +8,11 @@ use apalis::{
 };
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use sqlx::PgConnection;
-use uuid::Uuid;
 
-use crate::{error::Result, model::DocumentId};
+use crate::{
+    error::Result,
+    model::{DocumentId, EmailId, SmsId, WebhookDeliveryId},
+};
 
 pub trait Job: Serialize + DeserializeOwned + Send + Sync + 'static {
     /// The apalis queue, named explicitly so the API and the workers agree.
@@ -29,7 +31,7 @@ pub const QUEUES: &[&str] = &[
 /// Render and send one row of `outbound_emails`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DispatchEmail {
-    pub email_id: Uuid,
+    pub email_id: EmailId,
 }
 
 impl Job for DispatchEmail {
@@ -40,7 +42,7 @@ impl Job for DispatchEmail {
 /// Render and send one row of `outbound_sms`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DispatchSms {
-    pub sms_id: Uuid,
+    pub sms_id: SmsId,
 }
 
 impl Job for DispatchSms {
@@ -62,7 +64,7 @@ impl Job for CheckCompletion {
 /// Make one attempt at delivering a webhook event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeliverWebhook {
-    pub delivery_id: Uuid,
+    pub delivery_id: WebhookDeliveryId,
 }
 
 impl Job for DeliverWebhook {

@@ -2,13 +2,12 @@
 
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
-use uuid::Uuid;
 
 use crate::{
     error::Result,
     infra::jobs::{self, DispatchEmail},
     model::{
-        AccountId, DeliveryStatus, DocumentId, DocumentStatus, EmailKind, RecipientId,
+        AccountId, DeliveryStatus, DocumentId, DocumentStatus, EmailId, EmailKind, RecipientId,
         RecipientRole, RecipientStatus,
     },
 };
@@ -48,8 +47,8 @@ async fn insert_many(
     document_id: DocumentId,
     emails: &[NewEmail],
     message_id_domain: &str,
-) -> Result<Vec<Uuid>> {
-    let ids: Vec<Uuid> = emails.iter().map(|_| Uuid::now_v7()).collect();
+) -> Result<Vec<EmailId>> {
+    let ids: Vec<EmailId> = emails.iter().map(|_| EmailId::new()).collect();
     sqlx::query(
         "INSERT INTO outbound_emails (id, account_id, document_id, recipient_id, kind, message_id, link_token)
          SELECT id, $1, $2, recipient_id, kind, message_id, link_token
@@ -75,7 +74,7 @@ async fn insert_many(
 /// Everything needed to render and send one outbox row.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct OutgoingEmail {
-    pub id: Uuid,
+    pub id: EmailId,
     pub recipient_id: RecipientId,
     pub account_id: AccountId,
     pub document_id: DocumentId,
@@ -127,7 +126,7 @@ impl OutgoingEmail {
 /// Locks an outbox row for sending. `None` when it does not exist or another worker holds it.
 pub async fn lock_for_dispatch(
     conn: &mut PgConnection,
-    email_id: Uuid,
+    email_id: EmailId,
 ) -> Result<Option<OutgoingEmail>> {
     Ok(sqlx::query_as(
         "SELECT e.id, e.recipient_id, e.account_id, e.document_id, e.kind, e.message_id, e.link_token, e.status,
@@ -154,7 +153,7 @@ pub async fn lock_for_dispatch(
 
 /// Marks a PENDING row sent; the signing token it carried is no longer kept. False when the
 /// row was no longer PENDING (its outcome was already written).
-pub async fn mark_sent(conn: &mut PgConnection, email_id: Uuid) -> Result<bool> {
+pub async fn mark_sent(conn: &mut PgConnection, email_id: EmailId) -> Result<bool> {
     let updated = sqlx::query(
         "UPDATE outbound_emails SET status = 'SENT', sent_at = now(), attempts = attempts + 1,
              link_token = NULL, last_error = NULL WHERE id = $1 AND status = 'PENDING'",
@@ -168,7 +167,7 @@ pub async fn mark_sent(conn: &mut PgConnection, email_id: Uuid) -> Result<bool> 
 /// A recipient's invitation row, as `lock_invitation` finds it.
 #[derive(sqlx::FromRow)]
 struct Invitation {
-    id: Uuid,
+    id: EmailId,
     document_id: DocumentId,
     #[sqlx(try_from = "String")]
     status: DeliveryStatus,
@@ -180,7 +179,7 @@ pub async fn lock_invitation(
     conn: &mut PgConnection,
     account_id: AccountId,
     recipient_id: RecipientId,
-) -> Result<Option<(Uuid, DocumentId, DeliveryStatus)>> {
+) -> Result<Option<(EmailId, DocumentId, DeliveryStatus)>> {
     let invitation: Option<Invitation> = sqlx::query_as(
         "SELECT id, document_id, status FROM outbound_emails
          WHERE recipient_id = $1 AND account_id = $2 AND kind = 'INVITATION'
@@ -197,7 +196,7 @@ pub async fn lock_invitation(
 /// no clear token), its attempts reset.
 pub async fn requeue_invitation(
     conn: &mut PgConnection,
-    email_id: Uuid,
+    email_id: EmailId,
     link_token: &str,
 ) -> Result<()> {
     sqlx::query(
@@ -226,7 +225,7 @@ pub async fn withdraw_invitations(conn: &mut PgConnection, document_id: Document
 }
 
 /// Withdraws one unsent e-mail whose document has left SENT.
-pub async fn withdraw(conn: &mut PgConnection, email_id: Uuid) -> Result<()> {
+pub async fn withdraw(conn: &mut PgConnection, email_id: EmailId) -> Result<()> {
     sqlx::query(
         "UPDATE outbound_emails SET status = 'WITHDRAWN', link_token = NULL
          WHERE id = $1 AND status = 'PENDING'",
@@ -242,7 +241,7 @@ pub async fn withdraw(conn: &mut PgConnection, email_id: Uuid) -> Result<()> {
 /// the row was no longer PENDING.
 pub async fn record_failure(
     conn: &mut PgConnection,
-    email_id: Uuid,
+    email_id: EmailId,
     error: &str,
     give_up: bool,
 ) -> Result<Option<i32>> {

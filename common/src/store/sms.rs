@@ -3,12 +3,11 @@
 
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
-use uuid::Uuid;
 
 use crate::{
     error::Result,
     infra::jobs::{self, DispatchSms},
-    model::{AccountId, DocumentId, DocumentStatus, RecipientId, SmsKind, SmsStatus},
+    model::{AccountId, DocumentId, DocumentStatus, RecipientId, SmsId, SmsKind, SmsStatus},
 };
 
 /// An SMS a change calls for. Only recipients with a phone number get one.
@@ -112,7 +111,7 @@ pub async fn queue(
                 reason: reason.clone(),
             });
         }
-        rows.push((Uuid::now_v7(), sms, number, refusal));
+        rows.push((SmsId::new(), sms, number, refusal));
     }
     sqlx::query("UPDATE sms_daily_counts SET queued = $3 WHERE account_id = $1 AND number = '' AND day = $2")
         .bind(account_id)
@@ -123,7 +122,7 @@ pub async fn queue(
 
     // A recipient's second SMS of a kind replaces the first: only a resent invitation, whose
     // new link replaces the old one, queues one.
-    let queued: Vec<(Uuid, bool)> = sqlx::query_as(
+    let queued: Vec<(SmsId, bool)> = sqlx::query_as(
         "INSERT INTO outbound_sms AS s (id, account_id, document_id, recipient_id, kind, to_e164,
                                         link_token, status, last_error)
          SELECT id, $1, $2, recipient_id, kind, to_e164, link_token,
@@ -199,7 +198,7 @@ pub async fn forget_old_counts(pool: &sqlx::PgPool) -> Result<u64> {
 /// Everything needed to render and send one outbox row.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct OutgoingSms {
-    pub id: Uuid,
+    pub id: SmsId,
     pub account_id: AccountId,
     pub document_id: DocumentId,
     pub recipient_id: RecipientId,
@@ -232,7 +231,7 @@ impl OutgoingSms {
 /// Locks an outbox row for sending. `None` when it does not exist or another worker holds it.
 pub async fn lock_for_dispatch(
     conn: &mut PgConnection,
-    sms_id: Uuid,
+    sms_id: SmsId,
 ) -> Result<Option<OutgoingSms>> {
     Ok(sqlx::query_as(
         "SELECT s.id, s.account_id, s.document_id, s.recipient_id, s.kind, s.to_e164, s.link_token,
@@ -260,7 +259,7 @@ pub struct Cost {
 /// token it carried is no longer kept. False when the row was no longer PENDING.
 pub async fn mark_sent(
     conn: &mut PgConnection,
-    sms_id: Uuid,
+    sms_id: SmsId,
     provider_message_id: Option<&str>,
     cost: Cost,
 ) -> Result<bool> {
@@ -283,7 +282,7 @@ pub async fn mark_sent(
 /// token it carried. Returns the attempts so far, or None when the row was no longer PENDING.
 pub async fn record_failure(
     conn: &mut PgConnection,
-    sms_id: Uuid,
+    sms_id: SmsId,
     error: &str,
     give_up: bool,
     cost: Cost,
@@ -305,7 +304,7 @@ pub async fn record_failure(
 }
 
 /// Withdraws one unsent SMS whose document has left SENT.
-pub async fn withdraw(conn: &mut PgConnection, sms_id: Uuid) -> Result<()> {
+pub async fn withdraw(conn: &mut PgConnection, sms_id: SmsId) -> Result<()> {
     sqlx::query(
         "UPDATE outbound_sms SET status = 'WITHDRAWN', link_token = NULL
          WHERE id = $1 AND status = 'PENDING'",
@@ -352,7 +351,7 @@ pub struct Addressee {
 /// FAILED, or that came before the provider's own answer was recorded, changes nothing.
 pub async fn record_report(
     conn: &mut PgConnection,
-    sms_id: Uuid,
+    sms_id: SmsId,
     provider_message_id: Option<&str>,
     report: &Report,
 ) -> Result<Option<Addressee>> {

@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::{
     error::Result,
     infra::jobs::{self, DeliverWebhook},
-    model::{AccountId, DocumentId, WebhookDeliveryStatus, WebhookEvent},
+    model::{AccountId, DocumentId, WebhookDeliveryId, WebhookDeliveryStatus, WebhookEvent},
 };
 
 /// Inserts a delivery of `event` with the exact body to send, and queues its job.
@@ -21,7 +21,7 @@ pub async fn insert(
     event: WebhookEvent,
     body: &str,
 ) -> Result<()> {
-    let delivery_id = Uuid::now_v7();
+    let delivery_id = WebhookDeliveryId::new();
     sqlx::query(
         "INSERT INTO webhook_deliveries (id, account_id, document_id, event_id, event_type, payload)
          VALUES ($1, $2, $3, $4, $5, $6)",
@@ -29,7 +29,7 @@ pub async fn insert(
     .bind(delivery_id)
     .bind(account_id)
     .bind(document_id)
-    .bind(format!("msg_{}", delivery_id.simple()))
+    .bind(format!("msg_{}", delivery_id.0.simple()))
     .bind(event.to_string())
     .bind(body)
     .execute(&mut *conn)
@@ -40,7 +40,7 @@ pub async fn insert(
 #[derive(Debug, Clone, sqlx::FromRow, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Delivery {
-    pub id: Uuid,
+    pub id: WebhookDeliveryId,
     pub account_id: AccountId,
     pub document_id: Option<DocumentId>,
     pub event_id: String,
@@ -93,7 +93,10 @@ pub async fn recent(pool: &PgPool, account_id: AccountId, limit: i64) -> Result<
 }
 
 /// Locks a delivery for an attempt; `None` when missing or locked by another worker.
-pub async fn lock(conn: &mut PgConnection, delivery_id: Uuid) -> Result<Option<Delivery>> {
+pub async fn lock(
+    conn: &mut PgConnection,
+    delivery_id: WebhookDeliveryId,
+) -> Result<Option<Delivery>> {
     Ok(sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM webhook_deliveries WHERE id = $1 FOR UPDATE SKIP LOCKED"
     )))
@@ -168,7 +171,7 @@ pub async fn record_attempt(
 /// With `account_id`, only a delivery of that account is found.
 pub async fn replay(
     pool: &PgPool,
-    delivery_id: Uuid,
+    delivery_id: WebhookDeliveryId,
     account_id: Option<AccountId>,
 ) -> Result<Option<Delivery>> {
     let mut tx = pool.begin().await?;

@@ -201,6 +201,7 @@ async fn twenty_concurrent_sends_of_one_document() {
             serde_json::from_slice::<signet_common::infra::jobs::DispatchEmail>(job)
                 .unwrap()
                 .email_id
+                .0
         })
         .collect();
     let mut email_ids: Vec<uuid::Uuid> =

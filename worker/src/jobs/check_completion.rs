@@ -1,13 +1,16 @@
 //! `CheckCompletion`: completes a fully signed document (the final PDF, its e-mails and
 //! events), through `flows::completion`.
 
-use std::sync::Arc;
+use std::{future::Future, sync::Arc};
 
 use apalis::prelude::{BoxDynError, Data};
-use signet_common::{flows::completion, infra::jobs::CheckCompletion};
+use signet_common::{
+    flows::completion,
+    infra::{config::WorkerConcurrency, jobs::CheckCompletion},
+};
 
 use super::{run_job, until_available};
-use crate::WorkerState;
+use crate::{WorkerState, kinds::QueuedJob};
 
 #[tracing::instrument(name = "CheckCompletion", skip_all, fields(document.id = %job.document_id))]
 pub async fn check_completion(
@@ -39,4 +42,19 @@ pub async fn check_completion(
         Ok(())
     })
     .await
+}
+
+impl QueuedJob for CheckCompletion {
+    const LABEL: &'static str = "check-completion";
+
+    fn concurrency(configured: &WorkerConcurrency) -> usize {
+        configured.completion
+    }
+
+    fn handle(
+        self,
+        state: Data<Arc<WorkerState>>,
+    ) -> impl Future<Output = Result<(), BoxDynError>> + Send + 'static {
+        check_completion(self, state)
+    }
 }

@@ -5,7 +5,7 @@
 //! message left, the outcome is written once it is back, and the message is not sent again
 //! meanwhile.
 
-use std::sync::Arc;
+use std::{future::Future, sync::Arc};
 
 use apalis::prelude::{BoxDynError, Data};
 use chrono::Utc;
@@ -16,123 +16,159 @@ use signet_common::{
         retry::{self, SendOutcome},
     },
     flows::delivery_failures,
-    infra::jobs::{self, DispatchEmail},
+    infra::{config::WorkerConcurrency, jobs::DispatchEmail},
     store::emails::{self, OutgoingEmail},
 };
 use sqlx::PgConnection;
 
-use super::{Sent, record_late, record_or_remember, run_job, until_available};
-use crate::{WorkerState, mail};
+use super::outbox::{self, Event, OutboxId, OutboxJob, Step, Verdict};
+use crate::{WorkerState, kinds::QueuedJob, mail};
 
 #[tracing::instrument(name = "DispatchEmail", skip_all, fields(email.id = %job.email_id))]
 pub async fn dispatch_email(
     job: DispatchEmail,
     state: Data<Arc<WorkerState>>,
 ) -> Result<(), BoxDynError> {
-    let state = Arc::clone(&state);
-    run_job(async move {
-        let unrecorded = until_available(|| send(&state, &job)).await?;
-        record_late(&state, unrecorded).await
-    })
-    .await
+    outbox::run(job, state).await
 }
 
-/// Locks, sends and records one e-mail; returns what was sent but could not be recorded.
-async fn send(state: &WorkerState, job: &DispatchEmail) -> Result<Option<SentEmail>, Error> {
-    let mut tx = state.db.pool.begin().await?;
-    let Some(email) = emails::lock_for_dispatch(&mut tx, job.email_id).await? else {
-        tracing::debug!(email = %job.email_id, "e-mail missing or being sent by another worker");
-        return Ok(None);
-    };
-    if state.is_unrecorded(email.id) {
-        tracing::info!(email = %email.id, "e-mail already sent; its outcome is being recorded");
-        return Ok(None);
+impl QueuedJob for DispatchEmail {
+    const LABEL: &'static str = "dispatch-email";
+
+    fn concurrency(configured: &WorkerConcurrency) -> usize {
+        configured.email
     }
-    let now = Utc::now();
-    let link = match decide::dispatch(
-        &email,
-        &state.config.api.public_url,
-        &state.completion_links,
-        now,
-    ) {
-        Dispatch::Done => return Ok(None),
-        Dispatch::Withdraw => {
-            emails::withdraw(&mut tx, email.id).await?;
-            tx.commit().await?;
-            tracing::info!(email = %email.id, document_status = %email.document_status, "invitation withdrawn");
-            return Ok(None);
+
+    fn handle(
+        self,
+        state: Data<Arc<WorkerState>>,
+    ) -> impl Future<Output = Result<(), BoxDynError>> + Send + 'static {
+        dispatch_email(self, state)
+    }
+}
+
+impl OutboxJob for DispatchEmail {
+    type Row = OutgoingEmail;
+    /// The signing or download link the e-mail carries, if any.
+    type Message = Option<String>;
+    type Outcome = SendOutcome;
+
+    fn id(email: &OutgoingEmail) -> OutboxId {
+        OutboxId::Email(email.id)
+    }
+
+    fn retry(email: &OutgoingEmail) -> Self {
+        DispatchEmail { email_id: email.id }
+    }
+
+    async fn claim(&self, conn: &mut PgConnection) -> Result<Option<OutgoingEmail>, Error> {
+        emails::lock_for_dispatch(conn, self.email_id).await
+    }
+
+    fn decide(state: &WorkerState, email: &OutgoingEmail) -> Step<Option<String>> {
+        let now = Utc::now();
+        match decide::dispatch(
+            email,
+            &state.config.api.public_url,
+            &state.completion_links,
+            now,
+        ) {
+            Dispatch::Done => Step::Skip,
+            Dispatch::Withdraw => Step::Withdraw,
+            Dispatch::Send { link } => Step::Send(link),
         }
-        Dispatch::Send { link } => link,
-    };
-    let sent = match mail::message(&state.config, &email, link.as_deref()) {
-        Ok(message) => state.mailer.send(message).await,
-        Err(message) => Err(mail::SendError {
-            message,
-            permanent: true,
-        }),
-    };
-    let outcome = retry::outcome(
-        email.attempts,
-        sent.map_err(Into::into),
-        &state.email_retries,
-    );
-    record_or_remember(state, tx, SentEmail { email, outcome }).await
-}
-
-/// An e-mail that left (or failed to), with what to write for it.
-struct SentEmail {
-    email: OutgoingEmail,
-    outcome: SendOutcome,
-}
-
-impl Sent for SentEmail {
-    fn id(&self) -> uuid::Uuid {
-        self.email.id
     }
 
-    /// Writes the e-mail's outcome (and queues its retry, or records that it failed for good).
-    async fn record(&self, tx: &mut PgConnection, state: &WorkerState) -> Result<bool, Error> {
-        let email = &self.email;
-        match &self.outcome {
-            SendOutcome::Sent => {
-                if !emails::mark_sent(tx, email.id).await? {
-                    return Ok(false);
-                }
-                self.count();
-                tracing::info!(email = %email.id, kind = %email.kind, "e-mail sent");
-            }
-            SendOutcome::Failed { error, retry_in } => {
-                let give_up = retry_in.is_none();
-                let Some(attempts) = emails::record_failure(tx, email.id, error, give_up).await?
-                else {
-                    return Ok(false);
-                };
-                self.count();
-                match retry_in {
-                    Some(delay) => {
-                        let job = DispatchEmail { email_id: email.id };
-                        jobs::enqueue_after(tx, &[job], *delay).await?;
-                        tracing::warn!(email = %email.id, %error, retry_in = ?delay, "e-mail failed; will retry");
-                    }
-                    None => {
-                        delivery_failures::failed_for_good(tx, email, error, &state.notifier)
-                            .await?;
-                        tracing::error!(email = %email.id, %error, attempts, "e-mail failed for good");
-                    }
-                }
-            }
+    async fn withdraw(conn: &mut PgConnection, email: &OutgoingEmail) -> Result<(), Error> {
+        emails::withdraw(conn, email.id).await
+    }
+
+    async fn send(
+        state: &WorkerState,
+        _: &mut PgConnection,
+        email: &OutgoingEmail,
+        link: Option<String>,
+    ) -> Result<SendOutcome, Error> {
+        let sent = match mail::message(&state.config, email, link.as_deref()) {
+            Ok(message) => state.mailer.send(message).await,
+            Err(message) => Err(mail::SendError {
+                message,
+                permanent: true,
+            }),
+        };
+        Ok(retry::outcome(
+            email.attempts,
+            sent.map_err(Into::into),
+            &state.email_retries,
+        ))
+    }
+
+    fn verdict(outcome: &SendOutcome) -> Verdict {
+        match outcome {
+            SendOutcome::Sent => Verdict::Delivered,
+            SendOutcome::Failed { retry_in, .. } => Verdict::Failed {
+                retry_in: *retry_in,
+            },
         }
-        Ok(true)
     }
-}
 
-impl SentEmail {
-    fn count(&self) {
+    async fn record_delivered(
+        conn: &mut PgConnection,
+        email: &OutgoingEmail,
+        _: &SendOutcome,
+    ) -> Result<bool, Error> {
+        emails::mark_sent(conn, email.id).await
+    }
+
+    async fn record_failure(
+        conn: &mut PgConnection,
+        email: &OutgoingEmail,
+        outcome: &SendOutcome,
+        give_up: bool,
+    ) -> Result<Option<i32>, Error> {
+        emails::record_failure(conn, email.id, outcome.error(), give_up).await
+    }
+
+    async fn give_up(
+        conn: &mut PgConnection,
+        state: &WorkerState,
+        email: &OutgoingEmail,
+        outcome: &SendOutcome,
+    ) -> Result<(), Error> {
+        delivery_failures::failed_for_good(conn, email, outcome.error(), &state.notifier).await
+    }
+
+    fn count(email: &OutgoingEmail, outcome: &SendOutcome) {
         metrics::counter!(
             "signet_emails_total",
-            "kind" => self.email.kind.as_str(),
-            "outcome" => self.outcome.metric_label()
+            "kind" => email.kind.as_str(),
+            "outcome" => outcome.metric_label()
         )
         .increment(1);
+    }
+
+    fn log(event: Event<'_, Self>) {
+        match event {
+            Event::Missing(job) => {
+                tracing::debug!(email = %job.email_id, "e-mail missing or being sent by another worker");
+            }
+            Event::BeingRecorded(email) => {
+                tracing::info!(email = %email.id, "e-mail already sent; its outcome is being recorded");
+            }
+            Event::Withdrawn(email) => {
+                tracing::info!(email = %email.id, document_status = %email.document_status, "invitation withdrawn");
+            }
+            Event::Delivered(email, _) => {
+                tracing::info!(email = %email.id, kind = %email.kind, "e-mail sent");
+            }
+            Event::Retrying(email, outcome, delay) => {
+                let error = outcome.error();
+                tracing::warn!(email = %email.id, %error, retry_in = ?delay, "e-mail failed; will retry");
+            }
+            Event::GaveUp(email, outcome, attempts) => {
+                let error = outcome.error();
+                tracing::error!(email = %email.id, %error, attempts, "e-mail failed for good");
+            }
+        }
     }
 }

@@ -14,6 +14,7 @@ pub mod check_completion;
 pub mod deliver_webhook;
 pub mod dispatch_email;
 pub mod dispatch_sms;
+pub mod outbox;
 pub mod sweep;
 
 use std::{future::Future, time::Duration};
@@ -22,14 +23,10 @@ use apalis::prelude::BoxDynError;
 use signet_common::{Error, delivery::retry::jitter};
 use sqlx::PgConnection;
 use tracing::Instrument;
-use uuid::Uuid;
 
 use crate::WorkerState;
+use outbox::OutboxId;
 
-pub use check_completion::check_completion;
-pub use deliver_webhook::deliver_webhook;
-pub use dispatch_email::dispatch_email;
-pub use dispatch_sms::dispatch_sms;
 pub use sweep::{SWEEP_JOB_TYPE, expiry_sweep};
 
 /// The first wait before work that found the database unreachable tries again.
@@ -76,7 +73,7 @@ where
 /// A message that left (an e-mail, a webhook post) with the outcome to write for it.
 trait Sent: Send + Sync {
     /// The outbox row or delivery that was sent.
-    fn id(&self) -> Uuid;
+    fn id(&self) -> OutboxId;
 
     /// Writes the outcome unless it was written already; false when it was.
     fn record(

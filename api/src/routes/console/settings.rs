@@ -164,7 +164,7 @@ pub(super) async fn replay(
 ) -> Result<Response, Failure> {
     console.check(&form)?;
     // Another account's delivery is indistinguishable from a missing one.
-    webhooks::replay(&state.db.pool, id, Some(console.session.account_id))
+    webhooks::replay(&state.db.pool, id.into(), Some(console.session.account_id))
         .await?
         .ok_or(Failure::Api(ApiError::RouteNotFound))?;
     let flash = Flash {
