@@ -276,8 +276,11 @@ fn escape(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use signet_common::model::{
-        AccountId, DeliveryStatus, DocumentId, DocumentStatus, RecipientId, RecipientStatus,
+    use signet_common::{
+        infra::secrets::SigningToken,
+        model::{
+            AccountId, DeliveryStatus, DocumentId, DocumentStatus, RecipientId, RecipientStatus,
+        },
     };
     use uuid::Uuid;
 
@@ -291,7 +294,7 @@ mod tests {
             document_id: DocumentId::new(),
             kind: EmailKind::Invitation,
             message_id: "<id@signet.test>".to_owned(),
-            link_token: Some("token".to_owned()),
+            link_token: Some(SigningToken::from_link("token".to_owned())),
             status: DeliveryStatus::Pending,
             attempts: 0,
             recipient_name: name.to_owned(),

@@ -14,6 +14,7 @@ use serde::Serialize;
 use signet_common::{
     Error,
     flows::signing::{self, SigningSession},
+    infra::secrets::SigningToken,
     model::{DocumentId, DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus},
     wire::{
         inputs::{ConsentInput, DeclineInput, SubmitInput},
@@ -105,7 +106,7 @@ impl SessionView {
 /// The first call records VIEWED.
 async fn session(
     State(state): State<AppState>,
-    Path(token): Path<String>,
+    Path(token): Path<SigningToken>,
     ClientActor(actor): ClientActor,
 ) -> Result<Response, ApiError> {
     let session = signing::open(&state.db.pool, &token, &actor, &state.notifier).await?;
@@ -122,7 +123,7 @@ async fn session(
 /// them (`language`); required before `submit`.
 async fn consent(
     State(state): State<AppState>,
-    Path(token): Path<String>,
+    Path(token): Path<SigningToken>,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<ConsentInput>,
 ) -> Result<Response, ApiError> {
@@ -133,7 +134,7 @@ async fn consent(
 
 async fn submit(
     State(state): State<AppState>,
-    Path(token): Path<String>,
+    Path(token): Path<SigningToken>,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<SubmitInput>,
 ) -> Result<Response, ApiError> {
@@ -143,7 +144,7 @@ async fn submit(
 
 async fn decline(
     State(state): State<AppState>,
-    Path(token): Path<String>,
+    Path(token): Path<SigningToken>,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<DeclineInput>,
 ) -> Result<Response, ApiError> {
@@ -156,7 +157,7 @@ async fn decline(
 /// drawn the document.
 async fn page(
     State(state): State<AppState>,
-    Path(token): Path<String>,
+    Path(token): Path<SigningToken>,
     AskedLanguage(asked): AskedLanguage,
 ) -> Response {
     let default = state.config.default_language;
@@ -296,7 +297,7 @@ struct PageField {
 }
 
 struct SigningPage<'a> {
-    token: &'a str,
+    token: &'a SigningToken,
     session: &'a SigningSession,
     file_url: Option<&'a str>,
     language: Language,
@@ -394,7 +395,7 @@ impl SigningPage<'_> {
             })
             .collect();
         let data = serde_json::json!({
-            "base": format!("/sign/{}", self.token),
+            "base": format!("/sign/{}", self.token.reveal()),
             "language": l.tag(),
             "color": self.session.recipient.color_code,
             "canAct": self.session.can_act(),

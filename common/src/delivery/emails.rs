@@ -54,7 +54,7 @@ pub fn dispatch(
         EmailKind::Invitation | EmailKind::Reminder => email
             .link_token
             .as_ref()
-            .map(|token| format!("{public_url}/sign/{token}")),
+            .map(|token| format!("{public_url}/sign/{}", token.reveal())),
         EmailKind::Completed => Some(completion_links.url(email.document_id, now)),
         _ => None,
     };
@@ -68,7 +68,10 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
-    use crate::model::{AccountId, DocumentId, RecipientId, RecipientRole};
+    use crate::{
+        infra::secrets::SigningToken,
+        model::{AccountId, DocumentId, RecipientId, RecipientRole},
+    };
 
     fn secs(s: u64) -> Duration {
         Duration::from_secs(s)
@@ -90,7 +93,7 @@ mod tests {
             document_id: DocumentId::new(),
             kind,
             message_id: "<id@signet.test>".to_owned(),
-            link_token: Some("token".to_owned()),
+            link_token: Some(SigningToken::from_link("token".to_owned())),
             status: DeliveryStatus::Pending,
             attempts: 0,
             recipient_name: "Ann".to_owned(),

@@ -84,13 +84,14 @@ pub async fn check(
         let last_entry = trail.last().map(|entry| entry.id);
 
         // The COMPLETED entry is chosen now so that the certificate can list it too.
-        let actor = Actor::worker();
         let (completed_id, completed_at) = (Uuid::now_v7(), Utc::now().trunc_subsecs(6));
         let completed = DocumentEvent::Completed {
             entry: (completed_id, completed_at),
             recipients: &recipients,
         };
         let entry = completed.audit_entry();
+        let actor = Actor::Worker;
+        let recorded = actor.record();
         trail.push(AuditEntry {
             seq: trail.last().map_or(1, |entry| entry.seq + 1),
             id: completed_id,
@@ -100,8 +101,8 @@ pub async fn check(
             message: entry.message,
             recipient_id: entry.recipient_id,
             format: audit::FORMAT,
-            ip_address: actor.ip_address.clone(),
-            user_agent: actor.user_agent.clone(),
+            ip_address: recorded.ip_address,
+            user_agent: recorded.user_agent,
             created_at: completed_at,
             prev_hash: Vec::new(),
             hash: Vec::new(),

@@ -8,7 +8,7 @@ use sqlx::PgConnection;
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::Result,
-    infra::{notify::Notifier, secrets},
+    infra::{notify::Notifier, secrets::SigningToken},
     model::{Actor, Document, Recipient, RecipientId, RecipientRole, RecipientStatus},
     store::recipients,
 };
@@ -46,7 +46,8 @@ pub async fn invite_due(
     let (tokens, hashes): (Vec<_>, Vec<_>) = due
         .iter()
         .map(|r| {
-            let (token, hash) = secrets::signing_link_token();
+            let token = SigningToken::generate();
+            let hash = token.hash();
             ((r.id, token), (r.id, hash))
         })
         .unzip();

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::infra::secrets::SigningToken;
 use crate::{
     error::Result,
     infra::jobs::{self, DispatchEmail},
@@ -17,7 +18,7 @@ pub struct NewEmail {
     pub recipient_id: RecipientId,
     pub kind: EmailKind,
     /// The recipient's signing token, kept only until the e-mail carrying it is sent.
-    pub link_token: Option<String>,
+    pub link_token: Option<SigningToken>,
 }
 
 /// Puts e-mails in the outbox and queues their dispatch jobs, on the caller's transaction.
@@ -82,7 +83,7 @@ pub struct OutgoingEmail {
     #[sqlx(try_from = "String")]
     pub kind: EmailKind,
     pub message_id: String,
-    pub link_token: Option<String>,
+    pub link_token: Option<SigningToken>,
     #[sqlx(try_from = "String")]
     pub status: DeliveryStatus,
     pub attempts: i32,
@@ -198,7 +199,7 @@ pub async fn lock_invitation(
 pub async fn requeue_invitation(
     conn: &mut PgConnection,
     email_id: Uuid,
-    link_token: &str,
+    link_token: &SigningToken,
 ) -> Result<()> {
     sqlx::query(
         "UPDATE outbound_emails SET status = 'PENDING', attempts = 0, last_error = NULL,

@@ -132,13 +132,8 @@ impl Sent for SentSms {
                         tracing::warn!(sms = %sms.id, %error, retry_in = ?delay, "SMS failed; will retry");
                     }
                     None => {
-                        sms_delivery::failed_for_good(
-                            tx,
-                            &sms.addressee(),
-                            error,
-                            &Actor::worker(),
-                        )
-                        .await?;
+                        sms_delivery::failed_for_good(tx, &sms.addressee(), error, &Actor::Worker)
+                            .await?;
                         tracing::error!(sms = %sms.id, %error, attempts, "SMS failed for good");
                     }
                 }

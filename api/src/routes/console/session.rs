@@ -14,6 +14,7 @@ use serde::{Deserialize, de::DeserializeOwned};
 use signet_common::{
     flows::sign_in::{self, Session, SignIn},
     infra::secrets,
+    model::Actor,
 };
 
 use super::{failure::Failure, views};
@@ -181,10 +182,7 @@ pub(super) async fn sign_in(
     if expected.is_empty() || !secrets::constant_time_eq(given.as_bytes(), expected.as_bytes()) {
         return Failure::Forgery.into_response();
     }
-    let source = actor
-        .ip_address
-        .parse()
-        .map_or_else(|_| actor.ip_address.clone(), sign_in::source_of);
+    let source = client_source(&actor);
     let outcome = sign_in::sign_in(
         &state.db.pool,
         &state.gates.sign_in,
@@ -234,6 +232,16 @@ pub(super) async fn sign_in(
             1,
         ),
         Err(e) => Failure::from(e).into_response(),
+    }
+}
+
+/// Where a client's request comes from, as the sign-in throttle and the verify page's rate
+/// count it (see `sign_in::source_of`); a request without a known address counts as the
+/// address its audit entries record.
+pub(super) fn client_source(actor: &Actor) -> String {
+    match actor {
+        Actor::Client { ip: Some(ip), .. } => sign_in::source_of(*ip),
+        _ => actor.record().ip_address,
     }
 }
 
