@@ -207,16 +207,19 @@ pub struct Document {
     pub reminder_first_after_days: Option<i32>,
     pub reminder_every_days: Option<i32>,
     /// The document's language (its certificate, and the e-mails of recipients without one of
-    /// their own), a tag of [`signet_i18n::Language`]; `None`: the operator's default.
-    pub language: Option<String>,
+    /// their own); none: the operator's default.
+    #[sqlx(try_from = "Option<String>")]
+    pub language: StoredLanguage,
 }
 
-impl Document {
-    /// The document's language, if it has one Signet speaks.
-    pub fn language(&self) -> Option<signet_i18n::Language> {
-        self.language
-            .as_deref()
-            .and_then(signet_i18n::Language::from_tag)
+/// A stored language tag, read as the language it names: none for no tag, and for a tag Signet
+/// no longer speaks (a catalogue removed), which counts as no tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StoredLanguage(pub Option<signet_i18n::Language>);
+
+impl From<Option<String>> for StoredLanguage {
+    fn from(tag: Option<String>) -> Self {
+        Self(tag.as_deref().and_then(signet_i18n::Language::from_tag))
     }
 }
 
@@ -242,9 +245,9 @@ pub struct Recipient {
     pub signed_at: Option<DateTime<Utc>>,
     pub declined_at: Option<DateTime<Utc>>,
     pub decline_reason: Option<String>,
-    /// The language of the recipient's e-mails, a tag of [`signet_i18n::Language`]; `None`:
-    /// the document's.
-    pub language: Option<String>,
+    /// The language of the recipient's e-mails; none: the document's.
+    #[sqlx(try_from = "Option<String>")]
+    pub language: StoredLanguage,
     /// The recipient's group in the signing order (`None` counts as 1).
     pub signing_order: Option<i32>,
     /// When the recipient's invitation was queued; `None` until their group is reached.

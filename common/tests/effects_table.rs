@@ -11,7 +11,7 @@ use signet_common::{
     infra::secrets::SigningToken,
     model::{
         AccountId, DocumentId, EmailKind, OptionalStatus, Recipient, RecipientId, RecipientRole,
-        RecipientStatus, SmsKind,
+        RecipientStatus, SmsKind, StoredLanguage,
     },
 };
 use strum::IntoEnumIterator;
@@ -43,7 +43,7 @@ fn recipient(
         signed_at: None,
         declined_at: None,
         decline_reason: None,
-        language: None,
+        language: StoredLanguage::default(),
         signing_order: None,
         invited_at: invited.then(Utc::now),
         next_reminder_at: None,

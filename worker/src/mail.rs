@@ -280,6 +280,7 @@ mod tests {
         infra::secrets::SigningToken,
         model::{
             AccountId, DeliveryStatus, DocumentId, DocumentStatus, RecipientId, RecipientStatus,
+            StoredLanguage,
         },
     };
     use uuid::Uuid;
@@ -311,8 +312,8 @@ mod tests {
             declined_by: None,
             decline_reason: None,
             cancel_reason: None,
-            recipient_language: None,
-            document_language: None,
+            recipient_language: StoredLanguage::default(),
+            document_language: StoredLanguage::default(),
         }
     }
 

@@ -165,13 +165,9 @@ async fn page(
         Ok(session) => {
             // What the reader asked for, else the language their e-mails are in.
             let language = asked.unwrap_or_else(|| {
-                Language::first_spoken(
-                    [
-                        session.recipient.language.as_deref(),
-                        session.document.language.as_deref(),
-                    ],
-                    default,
-                )
+                (session.recipient.language.0)
+                    .or(session.document.language.0)
+                    .unwrap_or(default)
             });
             let file_url = session
                 .may_download()

@@ -70,7 +70,7 @@ mod tests {
     use super::*;
     use crate::{
         infra::secrets::SigningToken,
-        model::{AccountId, DocumentId, RecipientId, RecipientRole},
+        model::{AccountId, DocumentId, RecipientId, RecipientRole, StoredLanguage},
     };
 
     fn secs(s: u64) -> Duration {
@@ -110,8 +110,8 @@ mod tests {
             declined_by: None,
             decline_reason: None,
             cancel_reason: None,
-            recipient_language: None,
-            document_language: None,
+            recipient_language: StoredLanguage::default(),
+            document_language: StoredLanguage::default(),
         }
     }
 
@@ -120,15 +120,15 @@ mod tests {
         use signet_i18n::Language;
         let mut email = email(EmailKind::Invitation);
         assert_eq!(email.language(Language::French), Language::French);
-        email.document_language = Some("zh-Hans".into());
+        email.document_language = Some("zh-Hans".to_owned()).into();
         assert_eq!(
             email.language(Language::French),
             Language::ChineseSimplified
         );
-        email.recipient_language = Some("ar".into());
+        email.recipient_language = Some("ar".to_owned()).into();
         assert_eq!(email.language(Language::French), Language::Arabic);
         // A tag no longer spoken (a catalogue removed) falls through to the next.
-        email.recipient_language = Some("tlh".into());
+        email.recipient_language = Some("tlh".to_owned()).into();
         assert_eq!(
             email.language(Language::French),
             Language::ChineseSimplified

@@ -324,7 +324,7 @@ fn certificate(
             .map(|e| (e.ip_address.clone(), e.user_agent.clone()))
     };
     Certificate {
-        language: document.language().unwrap_or(default_language),
+        language: document.language.0.unwrap_or(default_language),
         title: document.title.clone(),
         code: document.code.clone(),
         document_id: document.id.to_string(),
@@ -438,7 +438,7 @@ mod tests {
     use sqlx::types::Json;
 
     use super::*;
-    use crate::model::{AccountId, DocumentId, OptionalStatus, RecipientId};
+    use crate::model::{AccountId, DocumentId, OptionalStatus, RecipientId, StoredLanguage};
 
     fn recipient(email: &str, role: RecipientRole) -> Recipient {
         Recipient {
@@ -458,7 +458,7 @@ mod tests {
             signed_at: None,
             declined_at: None,
             decline_reason: None,
-            language: None,
+            language: StoredLanguage::default(),
             signing_order: None,
             invited_at: None,
             next_reminder_at: None,
@@ -648,7 +648,7 @@ mod tests {
             send_description: None,
             final_file_key: None,
             final_sha256: None,
-            language: None,
+            language: StoredLanguage::default(),
             cancel_reason: None,
             reminder_first_after_days: None,
             reminder_every_days: None,

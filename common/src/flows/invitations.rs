@@ -74,7 +74,7 @@ mod tests {
     use chrono::Utc;
 
     use super::*;
-    use crate::model::{AccountId, DocumentId};
+    use crate::model::{AccountId, DocumentId, StoredLanguage};
 
     fn recipient(role: RecipientRole, order: Option<i32>) -> Recipient {
         Recipient {
@@ -94,7 +94,7 @@ mod tests {
             signed_at: None,
             declined_at: None,
             decline_reason: None,
-            language: None,
+            language: StoredLanguage::default(),
             signing_order: order,
             invited_at: None,
             next_reminder_at: None,

@@ -5,6 +5,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::infra::secrets::SigningToken;
+use crate::model::StoredLanguage;
 use crate::{
     error::Result,
     infra::jobs::{self, DispatchEmail},
@@ -107,21 +108,19 @@ pub struct OutgoingEmail {
     /// For CANCELLED notices: the owner's reason, when given.
     pub cancel_reason: Option<String>,
     /// The tags of the recipient's language and the document's, when they have one.
-    pub recipient_language: Option<String>,
-    pub document_language: Option<String>,
+    #[sqlx(try_from = "Option<String>")]
+    pub recipient_language: StoredLanguage,
+    #[sqlx(try_from = "Option<String>")]
+    pub document_language: StoredLanguage,
 }
 
 impl OutgoingEmail {
     /// The language the e-mail is written in: the recipient's, else the document's, else the
     /// operator's `default` (docs/languages.md).
     pub fn language(&self, default: signet_i18n::Language) -> signet_i18n::Language {
-        signet_i18n::Language::first_spoken(
-            [
-                self.recipient_language.as_deref(),
-                self.document_language.as_deref(),
-            ],
-            default,
-        )
+        (self.recipient_language.0)
+            .or(self.document_language.0)
+            .unwrap_or(default)
     }
 }
 
