@@ -365,7 +365,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
                 bytes,
                 &PdfSandbox::new(&config.limits.pdf_sandbox, config.limits.pdf)
                     .map_err(|e| CliError(format!("PDF_SANDBOX_PROGRAM: {e}")))?,
-                &Actor::operator(),
+                &Actor::Operator,
             )
             .await?;
             json!({"id": document.id, "code": document.code, "pages": document.pages})
@@ -379,7 +379,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             let input = CancelInput { reason };
             let notifier = Notifier::from_config(&config);
             let document =
-                drafting::cancel_document(pool, account, id, input, &Actor::operator(), &notifier)
+                drafting::cancel_document(pool, account, id, input, &Actor::Operator, &notifier)
                     .await?;
             json!({"id": document.id, "status": document.status})
         }
@@ -387,7 +387,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             let account = account.resolve(pool).await?;
             let notifier = Notifier::from_config(&config);
             let reminded =
-                reminders::remind_now(pool, account, id, &Actor::operator(), &notifier).await?;
+                reminders::remind_now(pool, account, id, &Actor::Operator, &notifier).await?;
             serde_json::to_value(reminded).expect("serialisable")
         }
         Command::Webhook(WebhookCommand::Secret(AccountArg { account })) => {

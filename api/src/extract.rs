@@ -194,8 +194,8 @@ impl FromRequestParts<AppState> for ClientActor {
                     .collect()
             })
             .unwrap_or_default();
-        Ok(Self(Actor {
-            ip_address: ip.map_or_else(|| "0.0.0.0".to_owned(), |ip| ip.to_canonical().to_string()),
+        Ok(Self(Actor::Client {
+            ip: ip.map(|ip| ip.to_canonical()),
             user_agent,
         }))
     }

@@ -16,6 +16,7 @@ use crate::{
     infra::{
         jobs::{self, CheckCompletion},
         notify::Notifier,
+        secrets::SigningToken,
     },
     model::{
         AccountId, Actor, AuditEvent, Document, DocumentId, EmailKind, Recipient, RecipientId,
@@ -60,19 +61,19 @@ pub enum DocumentEvent<'a> {
     /// Out for signing: one invitation per recipient of the first group of the signing order
     /// (everyone, without one), each carrying its signing token; `waiting` recipients follow.
     Sent {
-        invitations: Vec<(RecipientId, String)>,
+        invitations: Vec<(RecipientId, SigningToken)>,
         waiting: usize,
     },
     /// Every signer of the earlier groups has signed: the next group is invited.
     GroupInvited {
         group: i32,
-        invitations: Vec<(RecipientId, String)>,
+        invitations: Vec<(RecipientId, SigningToken)>,
         emails: Vec<&'a str>,
     },
     /// A signer who has not signed is reminded, with a signing link of its own.
     Reminded {
         recipient: &'a Recipient,
-        link_token: String,
+        link_token: SigningToken,
     },
     /// A recipient opened their link for the first time.
     Viewed(&'a Recipient),

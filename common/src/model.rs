@@ -213,16 +213,19 @@ pub struct Document {
     pub reminder_first_after_days: Option<i32>,
     pub reminder_every_days: Option<i32>,
     /// The document's language (its certificate, and the e-mails of recipients without one of
-    /// their own), a tag of [`signet_i18n::Language`]; `None`: the operator's default.
-    pub language: Option<String>,
+    /// their own); none: the operator's default.
+    #[sqlx(try_from = "Option<String>")]
+    pub language: StoredLanguage,
 }
 
-impl Document {
-    /// The document's language, if it has one Signet speaks.
-    pub fn language(&self) -> Option<signet_i18n::Language> {
-        self.language
-            .as_deref()
-            .and_then(signet_i18n::Language::from_tag)
+/// A stored language tag, read as the language it names: none for no tag, and for a tag Signet
+/// no longer speaks (a catalogue removed), which counts as no tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StoredLanguage(pub Option<signet_i18n::Language>);
+
+impl From<Option<String>> for StoredLanguage {
+    fn from(tag: Option<String>) -> Self {
+        Self(tag.as_deref().and_then(signet_i18n::Language::from_tag))
     }
 }
 
@@ -248,9 +251,9 @@ pub struct Recipient {
     pub signed_at: Option<DateTime<Utc>>,
     pub declined_at: Option<DateTime<Utc>>,
     pub decline_reason: Option<String>,
-    /// The language of the recipient's e-mails, a tag of [`signet_i18n::Language`]; `None`:
-    /// the document's.
-    pub language: Option<String>,
+    /// The language of the recipient's e-mails; none: the document's.
+    #[sqlx(try_from = "Option<String>")]
+    pub language: StoredLanguage,
     /// The recipient's group in the signing order (`None` counts as 1).
     pub signing_order: Option<i32>,
     /// When the recipient's invitation was queued; `None` until their group is reached.
@@ -350,27 +353,51 @@ pub struct AuditEntry {
     pub format: i16,
 }
 
-/// Who caused a change, as recorded in the audit trail.
+/// Who caused a change.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Actor {
+pub enum Actor {
+    /// A request: the client's address (canonical), when the connection gave one, and its
+    /// user agent.
+    Client {
+        ip: Option<std::net::IpAddr>,
+        user_agent: String,
+    },
+    /// An operator command on the server itself.
+    Operator,
+    /// A background job.
+    Worker,
+}
+
+/// An actor as the audit trail (and a signer's consent) records it. Existing hash chains were
+/// computed over this form, so it must stay byte for byte what it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedActor {
     pub ip_address: String,
     pub user_agent: String,
 }
 
 impl Actor {
-    /// Changes made by an operator command on the server itself.
-    pub fn operator() -> Self {
-        Self {
-            ip_address: "0.0.0.0".into(),
-            user_agent: format!("signet-api-cli/{}", crate::VERSION),
-        }
-    }
+    /// Where no address is known (the server's own changes, or a request without a peer).
+    const NO_ADDRESS: &str = "0.0.0.0";
 
-    /// Changes made by a background job.
-    pub fn worker() -> Self {
-        Self {
-            ip_address: "0.0.0.0".into(),
-            user_agent: format!("signet-worker/{}", crate::VERSION),
+    pub fn record(&self) -> RecordedActor {
+        let (ip_address, user_agent) = match self {
+            Self::Client { ip, user_agent } => (
+                ip.map_or_else(|| Self::NO_ADDRESS.to_owned(), |ip| ip.to_string()),
+                user_agent.clone(),
+            ),
+            Self::Operator => (
+                Self::NO_ADDRESS.to_owned(),
+                format!("signet-api-cli/{}", crate::VERSION),
+            ),
+            Self::Worker => (
+                Self::NO_ADDRESS.to_owned(),
+                format!("signet-worker/{}", crate::VERSION),
+            ),
+        };
+        RecordedActor {
+            ip_address,
+            user_agent,
         }
     }
 }
@@ -416,6 +443,35 @@ mod tests {
         assert_eq!(
             serde_json::from_str::<DeliverWebhook>(&json).unwrap(),
             webhook
+        );
+    }
+
+    #[test]
+    fn actors_are_recorded_as_before_they_were_typed() {
+        let recorded = |actor: Actor| {
+            let RecordedActor {
+                ip_address,
+                user_agent,
+            } = actor.record();
+            (ip_address, user_agent)
+        };
+        let version = crate::VERSION;
+        assert_eq!(
+            recorded(Actor::Worker),
+            ("0.0.0.0".into(), format!("signet-worker/{version}"))
+        );
+        assert_eq!(
+            recorded(Actor::Operator),
+            ("0.0.0.0".into(), format!("signet-api-cli/{version}"))
+        );
+        let client = |ip: Option<&str>| Actor::Client {
+            ip: ip.map(|ip| ip.parse().unwrap()),
+            user_agent: "curl/8".into(),
+        };
+        assert_eq!(recorded(client(None)), ("0.0.0.0".into(), "curl/8".into()));
+        assert_eq!(
+            recorded(client(Some("2001:db8::1"))),
+            ("2001:db8::1".into(), "curl/8".into())
         );
     }
 }

@@ -8,9 +8,10 @@ use std::collections::BTreeSet;
 use chrono::Utc;
 use signet_common::{
     effects::{DocumentEvent, DocumentEventKind},
+    infra::secrets::SigningToken,
     model::{
         AccountId, DocumentId, EmailKind, OptionalStatus, Recipient, RecipientId, RecipientRole,
-        RecipientStatus, SmsKind,
+        RecipientStatus, SmsKind, StoredLanguage,
     },
 };
 use strum::IntoEnumIterator;
@@ -42,7 +43,7 @@ fn recipient(
         signed_at: None,
         declined_at: None,
         decline_reason: None,
-        language: None,
+        language: StoredLanguage::default(),
         signing_order: None,
         invited_at: invited.then(Utc::now),
         next_reminder_at: None,
@@ -178,9 +179,9 @@ fn row(
 fn table() -> String {
     let people = People::new();
     let everyone = people.all();
-    let invitations: Vec<(RecipientId, String)> = people
+    let invitations: Vec<(RecipientId, SigningToken)> = people
         .invited()
-        .map(|id| (id, "token".to_owned()))
+        .map(|id| (id, SigningToken::from_link("token".to_owned())))
         .collect();
     let ann = people.ann.id;
     let samples: Vec<(DocumentEvent, RecipientId)> = vec![
@@ -204,7 +205,7 @@ fn table() -> String {
         (
             DocumentEvent::Reminded {
                 recipient: &people.ann,
-                link_token: "token".into(),
+                link_token: SigningToken::from_link("token".to_owned()),
             },
             ann,
         ),

@@ -146,7 +146,7 @@ impl TestApp {
                 self.config.limits.pdf,
             )
             .expect("the PDF sandbox"),
-            &Actor::operator(),
+            &Actor::Operator,
         )
         .await
         .expect("upload")

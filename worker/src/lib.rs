@@ -201,7 +201,8 @@ pub async fn run(
         None
     };
     let seal = Arc::new(load_seal(&config, &kinds)?);
-    let trust = trust::TrustClient::new(config.seal.tsa_url.as_deref()).map_err(StartError::Seal)?;
+    let trust =
+        trust::TrustClient::new(config.seal.tsa_url.as_deref()).map_err(StartError::Seal)?;
     let kinds = if sms.is_none() && kinds.contains(JobKind::Sms) {
         tracing::info!("SMS_PROVIDER=none: this worker takes no SMS jobs");
         let rest = JobKinds::new(kinds.iter().filter(|kind| *kind != JobKind::Sms));

@@ -277,9 +277,12 @@ fn escape(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use signet_common::model::{
-        AccountId, DeliveryStatus, DocumentId, DocumentStatus, EmailId, RecipientId,
-        RecipientStatus,
+    use signet_common::{
+        infra::secrets::SigningToken,
+        model::{
+            AccountId, DeliveryStatus, DocumentId, DocumentStatus, EmailId, RecipientId,
+            RecipientStatus, StoredLanguage,
+        },
     };
 
     use super::*;
@@ -292,7 +295,7 @@ mod tests {
             document_id: DocumentId::new(),
             kind: EmailKind::Invitation,
             message_id: "<id@signet.test>".to_owned(),
-            link_token: Some("token".to_owned()),
+            link_token: Some(SigningToken::from_link("token".to_owned())),
             status: DeliveryStatus::Pending,
             attempts: 0,
             recipient_name: name.to_owned(),
@@ -309,8 +312,8 @@ mod tests {
             declined_by: None,
             decline_reason: None,
             cancel_reason: None,
-            recipient_language: None,
-            document_language: None,
+            recipient_language: StoredLanguage::default(),
+            document_language: StoredLanguage::default(),
         }
     }
 

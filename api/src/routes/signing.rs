@@ -14,6 +14,7 @@ use serde::Serialize;
 use signet_common::{
     Error,
     flows::signing::{self, SigningSession},
+    infra::secrets::SigningToken,
     model::{DocumentId, DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus},
     wire::{
         inputs::{ConsentInput, DeclineInput, SubmitInput},
@@ -106,7 +107,7 @@ impl SessionView {
 /// The first call records VIEWED.
 async fn session(
     State(state): State<AppState>,
-    Path(token): Path<String>,
+    Path(token): Path<SigningToken>,
     ClientActor(actor): ClientActor,
 ) -> Result<Response, ApiError> {
     let session = signing::open(&state.db.pool, &token, &actor, &state.notifier).await?;
@@ -123,7 +124,7 @@ async fn session(
 /// them (`language`); required before `submit`.
 async fn consent(
     State(state): State<AppState>,
-    Path(token): Path<String>,
+    Path(token): Path<SigningToken>,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<ConsentInput>,
 ) -> Result<Response, ApiError> {
@@ -134,7 +135,7 @@ async fn consent(
 
 async fn submit(
     State(state): State<AppState>,
-    Path(token): Path<String>,
+    Path(token): Path<SigningToken>,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<SubmitInput>,
 ) -> Result<Response, ApiError> {
@@ -144,7 +145,7 @@ async fn submit(
 
 async fn decline(
     State(state): State<AppState>,
-    Path(token): Path<String>,
+    Path(token): Path<SigningToken>,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<DeclineInput>,
 ) -> Result<Response, ApiError> {
@@ -157,7 +158,7 @@ async fn decline(
 /// drawn the document.
 async fn page(
     State(state): State<AppState>,
-    Path(token): Path<String>,
+    Path(token): Path<SigningToken>,
     AskedLanguage(asked): AskedLanguage,
 ) -> Response {
     let default = state.config.signing.default_language;
@@ -165,13 +166,9 @@ async fn page(
         Ok(session) => {
             // What the reader asked for, else the language their e-mails are in.
             let language = asked.unwrap_or_else(|| {
-                Language::first_spoken(
-                    [
-                        session.recipient.language.as_deref(),
-                        session.document.language.as_deref(),
-                    ],
-                    default,
-                )
+                (session.recipient.language.0)
+                    .or(session.document.language.0)
+                    .unwrap_or(default)
             });
             let file_url = session
                 .may_download()
@@ -298,7 +295,7 @@ struct PageField {
 }
 
 struct SigningPage<'a> {
-    token: &'a str,
+    token: &'a SigningToken,
     session: &'a SigningSession,
     file_url: Option<&'a str>,
     language: Language,
@@ -396,7 +393,7 @@ impl SigningPage<'_> {
             })
             .collect();
         let data = serde_json::json!({
-            "base": format!("/sign/{}", self.token),
+            "base": format!("/sign/{}", self.token.reveal()),
             "language": l.tag(),
             "color": self.session.recipient.color_code,
             "canAct": self.session.can_act(),

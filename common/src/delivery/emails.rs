@@ -54,7 +54,7 @@ pub fn dispatch(
         EmailKind::Invitation | EmailKind::Reminder => email
             .link_token
             .as_ref()
-            .map(|token| format!("{public_url}/sign/{token}")),
+            .map(|token| format!("{public_url}/sign/{}", token.reveal())),
         EmailKind::Completed => Some(completion_links.url(email.document_id, now)),
         _ => None,
     };
@@ -66,7 +66,10 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::model::{AccountId, DocumentId, EmailId, RecipientId, RecipientRole};
+    use crate::{
+        infra::secrets::SigningToken,
+        model::{AccountId, DocumentId, EmailId, RecipientId, RecipientRole, StoredLanguage},
+    };
 
     fn secs(s: u64) -> Duration {
         Duration::from_secs(s)
@@ -88,7 +91,7 @@ mod tests {
             document_id: DocumentId::new(),
             kind,
             message_id: "<id@signet.test>".to_owned(),
-            link_token: Some("token".to_owned()),
+            link_token: Some(SigningToken::from_link("token".to_owned())),
             status: DeliveryStatus::Pending,
             attempts: 0,
             recipient_name: "Ann".to_owned(),
@@ -105,8 +108,8 @@ mod tests {
             declined_by: None,
             decline_reason: None,
             cancel_reason: None,
-            recipient_language: None,
-            document_language: None,
+            recipient_language: StoredLanguage::default(),
+            document_language: StoredLanguage::default(),
         }
     }
 
@@ -115,15 +118,15 @@ mod tests {
         use signet_i18n::Language;
         let mut email = email(EmailKind::Invitation);
         assert_eq!(email.language(Language::French), Language::French);
-        email.document_language = Some("zh-Hans".into());
+        email.document_language = Some("zh-Hans".to_owned()).into();
         assert_eq!(
             email.language(Language::French),
             Language::ChineseSimplified
         );
-        email.recipient_language = Some("ar".into());
+        email.recipient_language = Some("ar".to_owned()).into();
         assert_eq!(email.language(Language::French), Language::Arabic);
         // A tag no longer spoken (a catalogue removed) falls through to the next.
-        email.recipient_language = Some("tlh".into());
+        email.recipient_language = Some("tlh".to_owned()).into();
         assert_eq!(
             email.language(Language::French),
             Language::ChineseSimplified

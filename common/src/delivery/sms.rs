@@ -42,7 +42,7 @@ pub fn dispatch(sms: &OutgoingSms, public_url: &str, now: DateTime<Utc>) -> Disp
                 (Some(token), false) => Dispatch::Send(sms_text::invitation(
                     sender,
                     title,
-                    &format!("{public_url}/sign/{token}"),
+                    &format!("{public_url}/sign/{}", token.reveal()),
                 )),
                 // A PENDING invitation always carries its token; without one it has no link.
                 _ => Dispatch::Withdraw,
@@ -174,7 +174,10 @@ impl StatusCallbacks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{AccountId, DocumentId, RecipientId};
+    use crate::{
+        infra::secrets::SigningToken,
+        model::{AccountId, DocumentId, RecipientId},
+    };
 
     fn now() -> DateTime<Utc> {
         "2025-01-02T03:04:05Z".parse().expect("a timestamp")
@@ -188,7 +191,7 @@ mod tests {
             recipient_id: RecipientId::new(),
             kind,
             to_e164: "+447700900123".to_owned(),
-            link_token: Some("token".to_owned()),
+            link_token: Some(SigningToken::from_link("token".to_owned())),
             status: SmsStatus::Pending,
             attempts: 0,
             document_title: "Lease".to_owned(),

@@ -84,13 +84,14 @@ pub async fn check(
         let last_entry = trail.last().map(|entry| entry.id);
 
         // The COMPLETED entry is chosen now so that the certificate can list it too.
-        let actor = Actor::worker();
         let (completed_id, completed_at) = (Uuid::now_v7(), Utc::now().trunc_subsecs(6));
         let completed = DocumentEvent::Completed {
             entry: (completed_id, completed_at),
             recipients: &recipients,
         };
         let entry = completed.audit_entry();
+        let actor = Actor::Worker;
+        let recorded = actor.record();
         trail.push(AuditEntry {
             seq: trail.last().map_or(1, |entry| entry.seq + 1),
             id: completed_id,
@@ -100,8 +101,8 @@ pub async fn check(
             message: entry.message,
             recipient_id: entry.recipient_id,
             format: audit::FORMAT,
-            ip_address: actor.ip_address.clone(),
-            user_agent: actor.user_agent.clone(),
+            ip_address: recorded.ip_address,
+            user_agent: recorded.user_agent,
             created_at: completed_at,
             prev_hash: Vec::new(),
             hash: Vec::new(),
@@ -323,7 +324,7 @@ fn certificate(
             .map(|e| (e.ip_address.clone(), e.user_agent.clone()))
     };
     Certificate {
-        language: document.language().unwrap_or(default_language),
+        language: document.language.0.unwrap_or(default_language),
         title: document.title.clone(),
         code: document.code.clone(),
         document_id: document.id.to_string(),
@@ -437,7 +438,7 @@ mod tests {
     use sqlx::types::Json;
 
     use super::*;
-    use crate::model::{AccountId, DocumentId, OptionalStatus, RecipientId};
+    use crate::model::{AccountId, DocumentId, OptionalStatus, RecipientId, StoredLanguage};
 
     fn recipient(email: &str, role: RecipientRole) -> Recipient {
         Recipient {
@@ -457,7 +458,7 @@ mod tests {
             signed_at: None,
             declined_at: None,
             decline_reason: None,
-            language: None,
+            language: StoredLanguage::default(),
             signing_order: None,
             invited_at: None,
             next_reminder_at: None,
@@ -647,7 +648,7 @@ mod tests {
             send_description: None,
             final_file_key: None,
             final_sha256: None,
-            language: None,
+            language: StoredLanguage::default(),
             cancel_reason: None,
             reminder_first_after_days: None,
             reminder_every_days: None,

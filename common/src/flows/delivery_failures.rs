@@ -12,7 +12,7 @@ use sqlx::{PgConnection, PgPool};
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Error, Result, Rule},
-    infra::{notify::Notifier, secrets},
+    infra::{notify::Notifier, secrets::SigningToken},
     model::{AccountId, Actor, DeliveryStatus, DocumentId, DocumentStatus, RecipientId, SmsKind},
     store::{
         documents,
@@ -44,7 +44,7 @@ pub async fn failed_for_good(
         kind: email.kind,
         reason: &reason,
     };
-    effects::record(conn, subject, failed, &Actor::worker(), notifier).await
+    effects::record(conn, subject, failed, &Actor::Worker, notifier).await
 }
 
 /// Sends a recipient's failed invitation again, to `corrected_email` if given (checked as the
@@ -87,8 +87,8 @@ pub async fn resend_invitation(
         // Reminders' links went to the old address too.
         recipients::revoke_extra_signing_links(&mut tx, recipient_id).await?;
     }
-    let (token, hash) = secrets::signing_link_token();
-    recipients::set_signing_token_hashes(&mut tx, &[(recipient_id, hash)]).await?;
+    let token = SigningToken::generate();
+    recipients::set_signing_token_hashes(&mut tx, &[(recipient_id, token.hash())]).await?;
     emails::requeue_invitation(&mut tx, email_id, &token).await?;
     let resent = DocumentEvent::InvitationResent {
         recipient_id,

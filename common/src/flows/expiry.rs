@@ -17,7 +17,7 @@ const BATCH: i64 = 50;
 /// expire a document twice.
 #[tracing::instrument(name = "expiry::expire_due", skip_all)]
 pub async fn expire_due(pool: &PgPool, notifier: &Notifier) -> Result<usize> {
-    let actor = Actor::worker();
+    let actor = Actor::Worker;
     let mut expired = 0;
     loop {
         let mut tx = pool.begin().await?;

@@ -8,7 +8,7 @@ use sqlx::PgConnection;
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::Result,
-    infra::{notify::Notifier, secrets},
+    infra::{notify::Notifier, secrets::SigningToken},
     model::{Actor, Document, Recipient, RecipientId, RecipientRole, RecipientStatus},
     store::recipients,
 };
@@ -46,7 +46,8 @@ pub async fn invite_due(
     let (tokens, hashes): (Vec<_>, Vec<_>) = due
         .iter()
         .map(|r| {
-            let (token, hash) = secrets::signing_link_token();
+            let token = SigningToken::generate();
+            let hash = token.hash();
             ((r.id, token), (r.id, hash))
         })
         .unzip();
@@ -73,7 +74,7 @@ mod tests {
     use chrono::Utc;
 
     use super::*;
-    use crate::model::{AccountId, DocumentId};
+    use crate::model::{AccountId, DocumentId, StoredLanguage};
 
     fn recipient(role: RecipientRole, order: Option<i32>) -> Recipient {
         Recipient {
@@ -93,7 +94,7 @@ mod tests {
             signed_at: None,
             declined_at: None,
             decline_reason: None,
-            language: None,
+            language: StoredLanguage::default(),
             signing_order: order,
             invited_at: None,
             next_reminder_at: None,

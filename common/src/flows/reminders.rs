@@ -24,7 +24,7 @@ use uuid::Uuid;
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Result, Rule},
-    infra::notify::Notifier,
+    infra::{notify::Notifier, secrets::SigningToken},
     model::{
         AccountId, Actor, DeliveryStatus, Document, DocumentId, DocumentStatus, Recipient,
         RecipientId,
@@ -41,7 +41,7 @@ const BATCH: i64 = 50;
 /// Sends every reminder that is due, a batch of documents per transaction; returns how many.
 #[tracing::instrument(name = "reminders::send_due", skip_all)]
 pub async fn send_due(pool: &PgPool, notifier: &Notifier) -> Result<usize> {
-    let actor = Actor::worker();
+    let actor = Actor::Worker;
     let mut sent = 0;
     loop {
         let mut tx = pool.begin().await?;
@@ -240,7 +240,7 @@ async fn reminder_link_tokens(
     account_id: AccountId,
     ids: &[RecipientId],
     notifier: &Notifier,
-) -> Result<Vec<String>> {
+) -> Result<Vec<SigningToken>> {
     let key = &notifier.reminder_link_key;
     let existing = recipients::reminder_links(conn, ids).await?;
     let mut new_links = Vec::new();
@@ -248,13 +248,13 @@ async fn reminder_link_tokens(
         .iter()
         .map(|&id| {
             let reusable = existing.iter().find_map(|link| {
-                let (token, hash) = key.token(id.0, link.reminder_link_id);
-                (link.recipient_id == id && link.token_hash == hash).then_some(token)
+                let token = key.token(id.0, link.reminder_link_id);
+                (link.recipient_id == id && link.token_hash == token.hash()).then_some(token)
             });
             reusable.unwrap_or_else(|| {
                 let link_id = Uuid::new_v4();
-                let (token, hash) = key.token(id.0, link_id);
-                new_links.push((id, link_id, hash));
+                let token = key.token(id.0, link_id);
+                new_links.push((id, link_id, token.hash()));
                 token
             })
         })

@@ -9,7 +9,7 @@ use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Conflict, Error, Problem, Result, Rule},
     flows::invitations,
-    infra::{notify::Notifier, secrets},
+    infra::{notify::Notifier, secrets::SigningToken},
     model::{
         Actor, Document, DocumentStatus, Field, FieldType, Recipient, RecipientId, RecipientRole,
         RecipientStatus,
@@ -60,7 +60,7 @@ impl SigningSession {
 /// document (mail scanners and chat previews fetch links too). The page's script then asks
 /// for the session ([`open`]) once it has drawn the document.
 #[tracing::instrument(name = "signing::look", skip_all)]
-pub async fn look(pool: &PgPool, token: &str) -> Result<SigningSession> {
+pub async fn look(pool: &PgPool, token: &SigningToken) -> Result<SigningSession> {
     let (mut tx, document, recipient) = begin(pool, token).await?;
     let session = session(&mut tx, document, recipient.id).await?;
     tx.commit().await?;
@@ -71,7 +71,7 @@ pub async fn look(pool: &PgPool, token: &str) -> Result<SigningSession> {
 #[tracing::instrument(name = "signing::open", skip_all)]
 pub async fn open(
     pool: &PgPool,
-    token: &str,
+    token: &SigningToken,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<SigningSession> {
@@ -91,7 +91,7 @@ pub async fn open(
 #[tracing::instrument(name = "signing::consent", skip_all)]
 pub async fn consent(
     pool: &PgPool,
-    token: &str,
+    token: &SigningToken,
     text: &str,
     actor: &Actor,
     notifier: &Notifier,
@@ -111,7 +111,7 @@ pub async fn consent(
 #[tracing::instrument(name = "signing::submit", skip_all)]
 pub async fn submit(
     pool: &PgPool,
-    token: &str,
+    token: &SigningToken,
     input: SubmitInput,
     actor: &Actor,
     notifier: &Notifier,
@@ -157,7 +157,7 @@ pub async fn submit(
 #[tracing::instrument(name = "signing::decline", skip_all)]
 pub async fn decline(
     pool: &PgPool,
-    token: &str,
+    token: &SigningToken,
     input: DeclineInput,
     actor: &Actor,
     notifier: &Notifier,
@@ -199,14 +199,13 @@ pub async fn decline(
 /// Finds the token's recipient and locks its document; 404 for an unknown token.
 async fn begin(
     pool: &PgPool,
-    token: &str,
+    token: &SigningToken,
 ) -> Result<(
     sqlx::Transaction<'static, sqlx::Postgres>,
     Document,
     Recipient,
 )> {
-    let hash = secrets::sha256(token.as_bytes());
-    let found = recipients::find_by_token_hash(pool, &hash)
+    let found = recipients::find_by_token_hash(pool, &token.hash())
         .await?
         .ok_or(Error::SigningLinkNotFound)?;
     let mut tx = pool.begin().await?;

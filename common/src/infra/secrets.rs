@@ -30,12 +30,42 @@ pub fn random_crockford(len: usize) -> String {
         .collect()
 }
 
-/// A new signing-link token (32 random bytes, base64url) and the SHA-256 kept in its place:
-/// the clear token goes only into the message that carries the link.
-pub fn signing_link_token() -> (String, [u8; 32]) {
-    let token = base64url(&random_bytes(32));
-    let hash = sha256(token.as_bytes());
-    (token, hash)
+/// A signer's clear signing-link token (32 bytes, base64url): it goes only into the message
+/// that carries the link, and the database keeps its [`hash`](Self::hash) in its place. Its
+/// `Debug` does not print it, and it has no `Display`: [`reveal`](Self::reveal) says where it
+/// is written out. It reads (`Deserialize`) as a signing link's path gives it: any text (an
+/// unknown token finds no signer).
+#[derive(Clone, PartialEq, Eq, sqlx::Type, serde::Deserialize)]
+#[sqlx(transparent)]
+#[serde(transparent)]
+pub struct SigningToken(String);
+
+impl SigningToken {
+    /// A new random token.
+    pub fn generate() -> Self {
+        Self(base64url(&random_bytes(32)))
+    }
+
+    /// The token as a signing link gives it.
+    pub fn from_link(token: String) -> Self {
+        Self(token)
+    }
+
+    /// The SHA-256 that is stored, and looked up, in the token's place.
+    pub fn hash(&self) -> [u8; 32] {
+        sha256(self.0.as_bytes())
+    }
+
+    /// The clear token, for the link that carries it.
+    pub fn reveal(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for SigningToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SigningToken(..)")
+    }
 }
 
 /// The key of recipients' reminder links, derived from FILE_URL_SECRET (which every process that
@@ -49,13 +79,11 @@ impl ReminderLinkKey {
         Self(hmac_sha256(secret, b"signet reminder links v1"))
     }
 
-    /// The token of the reminder link `link_id` of `recipient_id`, and its SHA-256 (what
-    /// `signing_links` keeps). Same shape as [`signing_link_token`]'s: 32 bytes, base64url.
-    pub fn token(&self, recipient_id: uuid::Uuid, link_id: uuid::Uuid) -> (String, [u8; 32]) {
+    /// The token of the reminder link `link_id` of `recipient_id`. Same shape as a
+    /// [`SigningToken::generate`]d one: 32 bytes, base64url.
+    pub fn token(&self, recipient_id: uuid::Uuid, link_id: uuid::Uuid) -> SigningToken {
         let message = [recipient_id.as_bytes().as_slice(), link_id.as_bytes()].concat();
-        let token = base64url(&hmac_sha256(&self.0, &message));
-        let hash = sha256(token.as_bytes());
-        (token, hash)
+        SigningToken(base64url(&hmac_sha256(&self.0, &message)))
     }
 }
 
@@ -122,14 +150,25 @@ mod tests {
     fn reminder_link_tokens_are_stable_per_link_and_differ_between_links_and_keys() {
         let key = ReminderLinkKey::from_file_url_secret(b"0123456789abcdef0123456789abcdef");
         let (recipient, link) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
-        let (token, hash) = key.token(recipient, link);
-        assert_eq!(key.token(recipient, link), (token.clone(), hash));
-        assert_eq!(hash, sha256(token.as_bytes()));
-        assert_eq!(token.len(), signing_link_token().0.len());
-        assert_ne!(key.token(recipient, uuid::Uuid::new_v4()).0, token);
-        assert_ne!(key.token(uuid::Uuid::new_v4(), link).0, token);
+        let token = key.token(recipient, link);
+        assert_eq!(key.token(recipient, link), token);
+        assert_eq!(token.hash(), sha256(token.reveal().as_bytes()));
+        assert_eq!(
+            token.reveal().len(),
+            SigningToken::generate().reveal().len()
+        );
+        assert_ne!(key.token(recipient, uuid::Uuid::new_v4()), token);
+        assert_ne!(key.token(uuid::Uuid::new_v4(), link), token);
         let other = ReminderLinkKey::from_file_url_secret(b"another secret of at least 32 bytes");
-        assert_ne!(other.token(recipient, link).0, token);
+        assert_ne!(other.token(recipient, link), token);
+    }
+
+    #[test]
+    fn a_signing_token_is_not_printed_by_debug() {
+        let token = SigningToken::generate();
+        let printed = format!("{token:?} {:?}", Some(&token));
+        assert!(!printed.contains(token.reveal()), "{printed}");
+        assert_eq!(printed, "SigningToken(..) Some(SigningToken(..))");
     }
 
     #[test]

@@ -119,6 +119,7 @@ pub async fn append_at(
     let prev_hash: Vec<u8> = last_hash(&mut *conn, document_id)
         .await?
         .unwrap_or_else(|| GENESIS.to_vec());
+    let recorded = actor.record();
     let hash = Hashed {
         format: FORMAT,
         id,
@@ -127,8 +128,8 @@ pub async fn append_at(
         event: entry.event,
         message: &entry.message,
         recipient_id: entry.recipient_id,
-        ip_address: &actor.ip_address,
-        user_agent: &actor.user_agent,
+        ip_address: &recorded.ip_address,
+        user_agent: &recorded.user_agent,
         created_at,
     }
     .chain_hash(&prev_hash);
@@ -143,8 +144,8 @@ pub async fn append_at(
     .bind(entry.event.as_str())
     .bind(&entry.message)
     .bind(entry.recipient_id)
-    .bind(&actor.ip_address)
-    .bind(&actor.user_agent)
+    .bind(&recorded.ip_address)
+    .bind(&recorded.user_agent)
     .bind(created_at)
     .bind(prev_hash)
     .bind(hash.as_slice())

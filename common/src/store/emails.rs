@@ -3,6 +3,8 @@
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
+use crate::infra::secrets::SigningToken;
+use crate::model::StoredLanguage;
 use crate::{
     error::Result,
     infra::jobs::{self, DispatchEmail},
@@ -16,7 +18,7 @@ pub struct NewEmail {
     pub recipient_id: RecipientId,
     pub kind: EmailKind,
     /// The recipient's signing token, kept only until the e-mail carrying it is sent.
-    pub link_token: Option<String>,
+    pub link_token: Option<SigningToken>,
 }
 
 /// Puts e-mails in the outbox and queues their dispatch jobs, on the caller's transaction.
@@ -81,7 +83,7 @@ pub struct OutgoingEmail {
     #[sqlx(try_from = "String")]
     pub kind: EmailKind,
     pub message_id: String,
-    pub link_token: Option<String>,
+    pub link_token: Option<SigningToken>,
     #[sqlx(try_from = "String")]
     pub status: DeliveryStatus,
     pub attempts: i32,
@@ -105,21 +107,19 @@ pub struct OutgoingEmail {
     /// For CANCELLED notices: the owner's reason, when given.
     pub cancel_reason: Option<String>,
     /// The tags of the recipient's language and the document's, when they have one.
-    pub recipient_language: Option<String>,
-    pub document_language: Option<String>,
+    #[sqlx(try_from = "Option<String>")]
+    pub recipient_language: StoredLanguage,
+    #[sqlx(try_from = "Option<String>")]
+    pub document_language: StoredLanguage,
 }
 
 impl OutgoingEmail {
     /// The language the e-mail is written in: the recipient's, else the document's, else the
     /// operator's `default` (docs/languages.md).
     pub fn language(&self, default: signet_i18n::Language) -> signet_i18n::Language {
-        signet_i18n::Language::first_spoken(
-            [
-                self.recipient_language.as_deref(),
-                self.document_language.as_deref(),
-            ],
-            default,
-        )
+        (self.recipient_language.0)
+            .or(self.document_language.0)
+            .unwrap_or(default)
     }
 }
 
@@ -197,7 +197,7 @@ pub async fn lock_invitation(
 pub async fn requeue_invitation(
     conn: &mut PgConnection,
     email_id: EmailId,
-    link_token: &str,
+    link_token: &SigningToken,
 ) -> Result<()> {
     sqlx::query(
         "UPDATE outbound_emails SET status = 'PENDING', attempts = 0, last_error = NULL,

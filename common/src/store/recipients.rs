@@ -410,13 +410,14 @@ pub async fn record_consent(
     actor: &crate::model::Actor,
     text: &str,
 ) -> Result<()> {
+    let recorded = actor.record();
     sqlx::query(
         "UPDATE recipients SET consented_at = now(), consent_ip = $2, consent_user_agent = $3,
              consent_text = $4 WHERE id = $1 AND consented_at IS NULL",
     )
     .bind(id)
-    .bind(&actor.ip_address)
-    .bind(&actor.user_agent)
+    .bind(&recorded.ip_address)
+    .bind(&recorded.user_agent)
     .bind(text)
     .execute(conn)
     .await?;

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
+use crate::infra::secrets::SigningToken;
 use crate::{
     error::Result,
     infra::jobs::{self, DispatchSms},
@@ -15,7 +16,7 @@ pub struct NewSms {
     pub recipient_id: RecipientId,
     pub kind: SmsKind,
     /// The recipient's signing token, kept only until the SMS carrying it is sent.
-    pub link_token: Option<String>,
+    pub link_token: Option<SigningToken>,
 }
 
 /// How many SMS one account may queue per UTC day, to one number and in all.
@@ -205,7 +206,7 @@ pub struct OutgoingSms {
     #[sqlx(try_from = "String")]
     pub kind: SmsKind,
     pub to_e164: String,
-    pub link_token: Option<String>,
+    pub link_token: Option<SigningToken>,
     #[sqlx(try_from = "String")]
     pub status: SmsStatus,
     pub attempts: i32,

@@ -191,7 +191,7 @@ impl DocumentSummary {
             created_at: Timestamp(doc.created_at),
             updated_at: Timestamp(doc.updated_at),
             expiry_date: doc.expiry_date.map(Timestamp),
-            language: doc.language(),
+            language: doc.language.0,
         }
     }
 }
@@ -232,7 +232,7 @@ impl DocumentDetail {
                     delivery_error: r.delivery_error.clone(),
                     sms_status: r.sms_status.0,
                     sms_error: r.sms_error.clone(),
-                    language: r.language.as_deref().and_then(Language::from_tag),
+                    language: r.language.0,
                     signing_order: r.signing_order,
                     invited_at: r.invited_at.map(Timestamp),
                     next_reminder_at: r.next_reminder_at.map(Timestamp),

@@ -141,7 +141,7 @@ async fn audit_entries_written_before_the_recipient_column_keep_their_chain() {
         account.into(),
         document.into(),
         &entry,
-        &Actor::operator(),
+        &Actor::Operator,
     )
     .await
     .unwrap();

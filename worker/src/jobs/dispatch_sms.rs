@@ -161,13 +161,8 @@ impl OutboxJob for DispatchSms {
         sms: &OutgoingSms,
         sent: &SmsOutcome,
     ) -> Result<(), Error> {
-        sms_delivery::failed_for_good(
-            conn,
-            &sms.addressee(),
-            sent.outcome.error(),
-            &Actor::worker(),
-        )
-        .await
+        sms_delivery::failed_for_good(conn, &sms.addressee(), sent.outcome.error(), &Actor::Worker)
+            .await
     }
 
     fn count(sms: &OutgoingSms, sent: &SmsOutcome) {

@@ -10,6 +10,7 @@ use axum::{
     response::{IntoResponse, Redirect, Response},
 };
 use chrono::Utc;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use signet_common::{
     flows::{delivery_failures, drafting, reminders},
@@ -20,11 +21,10 @@ use signet_common::{
         inputs::{CancelInput, FieldInput, FieldPlacement, RecipientInput, SendInput},
     },
 };
-use std::collections::HashMap;
 
 use super::{
     failure::Failure,
-    session::{Console, ConsoleForm},
+    session::{Console, CsrfForm, NoFields},
     views::{self, DocumentList, DocumentPage, Placement},
 };
 use crate::{
@@ -158,24 +158,24 @@ pub(super) async fn add_recipient(
     console: Console,
     ClientActor(actor): ClientActor,
     id: Result<DocumentPath, ApiError>,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(form): CsrfForm<RecipientForm>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
     let DocumentPath(id) = id?;
-    let role = match form.get("role").map(String::as_str) {
+    let role = match form.role.as_deref() {
         Some("VIEWER") => RecipientRole::Viewer,
         _ => RecipientRole::Signer,
     };
     let input = RecipientInput {
-        name: form.get("name").cloned().unwrap_or_default(),
-        email: form.get("email").cloned().unwrap_or_default(),
+        name: form.name,
+        email: form.email,
         role,
         country_code: None,
         phone_number: None,
-        language: chosen_language(&form),
+        language: chosen_language(form.language.as_deref()),
         // Not a whole number: 0, which the validation refuses by name.
         signing_order: form
-            .get("signing_order")
+            .signing_order
+            .as_deref()
             .map(|v| v.trim())
             .filter(|v| !v.is_empty())
             .map(|v| v.parse().unwrap_or(0)),
@@ -197,9 +197,8 @@ pub(super) async fn send(
     console: Console,
     ClientActor(actor): ClientActor,
     id: Result<DocumentPath, ApiError>,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(form): CsrfForm<SendForm>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
     let DocumentPath(id) = id?;
     // Read as the API reads its body, so that the form needs what the API needs.
     let input = match body::parse_value::<SendInput>(&send_body(&form)) {
@@ -294,9 +293,8 @@ pub(super) async fn remove_recipient(
     ClientActor(actor): ClientActor,
     id: Result<DocumentPath, ApiError>,
     RecipientPath(recipient): RecipientPath,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
     let DocumentPath(id) = id?;
     let outcome = match recipient {
         Some(recipient) => {
@@ -321,9 +319,8 @@ pub(super) async fn resend_invitation(
     ClientActor(actor): ClientActor,
     id: Result<DocumentPath, ApiError>,
     RecipientPath(recipient): RecipientPath,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(form): CsrfForm<ResendForm>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
     let DocumentPath(id) = id?;
     let outcome = match recipient {
         Some(recipient) => {
@@ -332,7 +329,7 @@ pub(super) async fn resend_invitation(
                 console.session.account_id,
                 id,
                 recipient,
-                form.get("email").map(String::as_str),
+                form.email.as_deref(),
                 &actor,
                 &state.notifier,
             );
@@ -351,23 +348,26 @@ pub(super) async fn resend_invitation(
 /// `expiry` (a datetime-local value, which has no zone: the form says UTC) as the API's
 /// properties, absent when the form lacks them; the language chosen; the reminder choice
 /// (off when its box is unticked, else the days given, blank for the operator's default).
-fn send_body(form: &HashMap<String, String>) -> Value {
+fn send_body(form: &SendForm) -> Value {
     let mut body = Map::new();
-    for name in ["message", "description"] {
-        if let Some(value) = form.get(name) {
+    for (name, value) in [
+        ("message", &form.message),
+        ("description", &form.description),
+    ] {
+        if let Some(value) = value {
             body.insert(name.into(), value.as_str().into());
         }
     }
-    if let Some(expiry) = form.get("expiry") {
+    if let Some(expiry) = &form.expiry {
         let expiry = chrono::NaiveDateTime::parse_from_str(expiry, "%Y-%m-%dT%H:%M")
             .map_or_else(|_| expiry.clone(), |t| t.and_utc().to_rfc3339());
         body.insert("expiryDate".into(), expiry.into());
     }
-    if let Some(language) = chosen_language(form) {
+    if let Some(language) = chosen_language(form.language.as_deref()) {
         body.insert("language".into(), language.tag().into());
     }
-    let days = |name: &str| -> Option<Value> {
-        let value = form.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())?;
+    let days = |value: &Option<String>| -> Option<Value> {
+        let value = value.as_deref().map(str::trim).filter(|v| !v.is_empty())?;
         // Not a whole number: given as typed, which the reading refuses by name.
         Some(
             value
@@ -376,12 +376,12 @@ fn send_body(form: &HashMap<String, String>) -> Value {
         )
     };
     let mut reminders = Map::new();
-    reminders.insert("enabled".into(), form.contains_key("reminders").into());
-    for (property, name) in [
-        ("firstAfterDays", "reminder_first_after_days"),
-        ("everyDays", "reminder_every_days"),
+    reminders.insert("enabled".into(), form.reminders.is_some().into());
+    for (property, value) in [
+        ("firstAfterDays", &form.reminder_first_after_days),
+        ("everyDays", &form.reminder_every_days),
     ] {
-        if let Some(days) = days(name) {
+        if let Some(days) = days(value) {
             reminders.insert(property.into(), days);
         }
     }
@@ -411,12 +411,11 @@ pub(super) async fn cancel(
     console: Console,
     ClientActor(actor): ClientActor,
     id: Result<DocumentPath, ApiError>,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(form): CsrfForm<CancelForm>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
     let DocumentPath(id) = id?;
     let input = CancelInput {
-        reason: form.get("reason").cloned(),
+        reason: form.reason,
     };
     let cancelling = drafting::cancel_document(
         &state.db.pool,
@@ -436,9 +435,8 @@ pub(super) async fn remind(
     console: Console,
     ClientActor(actor): ClientActor,
     id: Result<DocumentPath, ApiError>,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
     let DocumentPath(id) = id?;
     let reminding = reminders::remind_now(
         &state.db.pool,
@@ -452,7 +450,54 @@ pub(super) async fn remind(
 }
 
 /// The language chosen in a form's menu; none for its first choice (or anything else).
-fn chosen_language(form: &HashMap<String, String>) -> Option<signet_i18n::Language> {
-    form.get("language")
-        .and_then(|tag| signet_i18n::Language::from_tag(tag))
+fn chosen_language(tag: Option<&str>) -> Option<signet_i18n::Language> {
+    tag.and_then(signet_i18n::Language::from_tag)
+}
+
+/// The add-recipient form.
+#[derive(Deserialize)]
+pub(super) struct RecipientForm {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    role: Option<String>,
+    #[serde(default)]
+    language: Option<String>,
+    #[serde(default)]
+    signing_order: Option<String>,
+}
+
+/// The send form (see [`send_body`]); `reminders` is its tick box.
+#[derive(Deserialize)]
+pub(super) struct SendForm {
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    expiry: Option<String>,
+    #[serde(default)]
+    language: Option<String>,
+    #[serde(default)]
+    reminders: Option<String>,
+    #[serde(default)]
+    reminder_first_after_days: Option<String>,
+    #[serde(default)]
+    reminder_every_days: Option<String>,
+}
+
+/// The resend form: the corrected address, if one was typed.
+#[derive(Deserialize)]
+pub(super) struct ResendForm {
+    #[serde(default)]
+    email: Option<String>,
+}
+
+/// The cancel form.
+#[derive(Deserialize)]
+pub(super) struct CancelForm {
+    #[serde(default)]
+    reason: Option<String>,
 }

@@ -10,9 +10,11 @@ use axum::{
     http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts},
     response::{IntoResponse, Redirect, Response},
 };
+use serde::{Deserialize, de::DeserializeOwned};
 use signet_common::{
     flows::sign_in::{self, Session, SignIn},
     infra::secrets,
+    model::Actor,
 };
 
 use super::{failure::Failure, views};
@@ -45,22 +47,77 @@ fn set_cookie(state: &AppState, name: &str, value: &str, max_age_secs: i64) -> H
     .expect("cookie values are URL-safe")
 }
 
-/// A console form's fields. A body that is not a form reads as no fields, so that the CSRF
-/// check (which then fails) answers it, as it answers any forged form.
-pub(super) struct ConsoleForm(pub(super) HashMap<String, String>);
+/// A console form's fields as sent, by name. A body that is not a form reads as no fields, so
+/// that the CSRF check (which then fails) answers it, as it answers any forged form.
+async fn form_fields(req: Request, state: &AppState) -> HashMap<String, String> {
+    Form::<HashMap<String, String>>::from_request(req, state)
+        .await
+        .map(|Form(fields)| fields)
+        .unwrap_or_default()
+}
 
-impl<S: Send + Sync> FromRequest<S> for ConsoleForm {
-    type Rejection = std::convert::Infallible;
+/// The fields of a form, read from whatever fields it has: every field of `T` must have a
+/// default (`#[serde(default)]`), so that a form without them reads as it did by name.
+fn read_fields<T: DeserializeOwned>(fields: HashMap<String, String>) -> Result<T, Failure> {
+    let fields = fields.into_iter().map(|(k, v)| (k, v.into())).collect();
+    serde_json::from_value(serde_json::Value::Object(fields)).map_err(|_| Failure::Forgery)
+}
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        Ok(Self(
-            Form::<HashMap<String, String>>::from_request(req, state)
-                .await
-                .map(|Form(fields)| fields)
-                .unwrap_or_default(),
-        ))
+/// A state-changing form of a signed-in session: its `csrf` field must echo the session's CSRF
+/// token, else it is refused as a forgery before the handler runs; its other fields read as
+/// `T` (see [`read_fields`]).
+pub(super) struct CsrfForm<T>(pub(super) T);
+
+/// A form with no fields but its CSRF token.
+#[derive(Deserialize)]
+pub(super) struct NoFields {}
+
+impl<T: DeserializeOwned> FromRequest<AppState> for CsrfForm<T> {
+    type Rejection = Failure;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, Failure> {
+        let (mut parts, body) = req.into_parts();
+        // The handler's `Console` left its token here; without one, the session is read now.
+        let expected = match parts.extensions.get::<SessionCsrf>() {
+            Some(SessionCsrf(token)) => token.clone(),
+            None => {
+                Console::from_request_parts(&mut parts, state)
+                    .await?
+                    .session
+                    .csrf_token
+            }
+        };
+        let mut fields = form_fields(Request::from_parts(parts, body), state).await;
+        let given = fields.remove("csrf").unwrap_or_default();
+        if !secrets::constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+            return Err(Failure::Forgery);
+        }
+        read_fields(fields).map(Self)
     }
 }
+
+/// The sign-in form, whose CSRF token is checked against its double-submit cookie.
+#[derive(Deserialize)]
+pub(super) struct SignInForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    password: String,
+}
+
+impl FromRequest<AppState> for SignInForm {
+    type Rejection = Failure;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, Failure> {
+        read_fields(form_fields(req, state).await)
+    }
+}
+
+/// The session's CSRF token, left in the request by `Console` for `CsrfForm`.
+#[derive(Clone)]
+struct SessionCsrf(String);
 
 /// The signed-in account; any console page without one redirects to the sign-in page.
 pub(super) struct Console {
@@ -76,16 +133,16 @@ impl FromRequestParts<AppState> for Console {
         let session = sign_in::session(&state.db.pool, &token)
             .await?
             .ok_or(Failure::SignInRequired)?;
+        parts
+            .extensions
+            .insert(SessionCsrf(session.csrf_token.clone()));
         Ok(Self { session, token })
     }
 }
 
 impl Console {
-    /// Every state-changing form must echo the session's CSRF token.
-    pub(super) fn check(&self, form: &HashMap<String, String>) -> Result<(), Failure> {
-        self.check_token(form.get("csrf").map(String::as_str).unwrap_or_default())
-    }
-
+    /// Every state-changing form must echo the session's CSRF token (`CsrfForm` checks the
+    /// forms; this, the multipart upload and the placement page's JSON).
     pub(super) fn check_token(&self, given: &str) -> Result<(), Failure> {
         if secrets::constant_time_eq(given.as_bytes(), self.session.csrf_token.as_bytes()) {
             Ok(())
@@ -118,27 +175,22 @@ pub(super) async fn sign_in(
     State(state): State<AppState>,
     headers: HeaderMap,
     ClientActor(actor): ClientActor,
-    ConsoleForm(form): ConsoleForm,
+    form: SignInForm,
 ) -> Response {
     let expected = cookie(&headers, SIGN_IN_COOKIE).unwrap_or_default();
-    let given = form.get("csrf").map(String::as_str).unwrap_or_default();
+    let given = &form.csrf;
     if expected.is_empty() || !secrets::constant_time_eq(given.as_bytes(), expected.as_bytes()) {
         return Failure::Forgery.into_response();
     }
-    let email = form.get("email").map(String::as_str).unwrap_or_default();
-    let password = form.get("password").map(String::as_str).unwrap_or_default();
-    let source = actor
-        .ip_address
-        .parse()
-        .map_or_else(|_| actor.ip_address.clone(), sign_in::source_of);
+    let source = client_source(&actor);
     let outcome = sign_in::sign_in(
         &state.db.pool,
         &state.gates.sign_in,
         &state.gates.hashing,
         sign_in::Throttle::from(&state.config.limits),
         &source,
-        email,
-        password,
+        &form.email,
+        &form.password,
     )
     .await;
     match outcome {
@@ -183,6 +235,16 @@ pub(super) async fn sign_in(
     }
 }
 
+/// Where a client's request comes from, as the sign-in throttle and the verify page's rate
+/// count it (see `sign_in::source_of`); a request without a known address counts as the
+/// address its audit entries record.
+pub(super) fn client_source(actor: &Actor) -> String {
+    match actor {
+        Actor::Client { ip: Some(ip), .. } => sign_in::source_of(*ip),
+        _ => actor.record().ip_address,
+    }
+}
+
 fn with_retry_after(mut response: Response, secs: i64) -> Response {
     response
         .headers_mut()
@@ -193,9 +255,8 @@ fn with_retry_after(mut response: Response, secs: i64) -> Response {
 pub(super) async fn sign_out(
     State(state): State<AppState>,
     console: Console,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
     sign_in::sign_out(&state.db.pool, &console.token).await?;
     let mut response = Redirect::to("/app/sign-in").into_response();
     response.headers_mut().append(

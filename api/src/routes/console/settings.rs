@@ -8,6 +8,7 @@ use axum::{
     response::Response,
 };
 use chrono::{Duration, Utc};
+use serde::Deserialize;
 use signet_common::{
     flows::sign_in,
     infra::ssrf,
@@ -17,7 +18,7 @@ use uuid::Uuid;
 
 use super::{
     failure::Failure,
-    session::{Console, ConsoleForm},
+    session::{Console, CsrfForm, NoFields},
     views::{self, Flash, Settings},
 };
 use crate::{AppState, error::ApiError};
@@ -67,9 +68,8 @@ async fn settings_page(
 pub(super) async fn generate_key(
     State(state): State<AppState>,
     console: Console,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
     let key = api_keys::generate(&state.db.pool, console.session.account_id).await?;
     let flash = Flash {
         new_key: Some(key.key),
@@ -81,9 +81,8 @@ pub(super) async fn generate_key(
 pub(super) async fn revoke_key(
     State(state): State<AppState>,
     console: Console,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
     api_keys::revoke(&state.db.pool, console.session.account_id).await?;
     let flash = Flash {
         notice: Some("The key was revoked. Generate a new one to use the API again.".into()),
@@ -92,13 +91,19 @@ pub(super) async fn revoke_key(
     settings_page(&state, &console, flash, StatusCode::OK).await
 }
 
+/// The webhook URL form.
+#[derive(Deserialize)]
+pub(super) struct WebhookUrlForm {
+    #[serde(default)]
+    url: String,
+}
+
 pub(super) async fn set_webhook_url(
     State(state): State<AppState>,
     console: Console,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(form): CsrfForm<WebhookUrlForm>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
-    let url = form.get("url").map(|u| u.trim()).unwrap_or_default();
+    let url = form.url.trim();
     let (flash, status) =
         match ssrf::webhook_url_setting(url, state.config.webhook.allow_private).await {
             Ok(webhook_url) => {
@@ -130,9 +135,8 @@ pub(super) async fn set_webhook_url(
 pub(super) async fn reveal_secret(
     State(state): State<AppState>,
     console: Console,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
     let account = accounts::find(&state.db.pool, console.session.account_id).await?;
     let flash = Flash {
         secret: Some(account.webhook_secret),
@@ -144,9 +148,8 @@ pub(super) async fn reveal_secret(
 pub(super) async fn rotate_secret(
     State(state): State<AppState>,
     console: Console,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
     let secret = sign_in::rotate_webhook_secret(&state.db.pool, console.session.account_id).await?;
     let flash = Flash {
         secret: Some(secret),
@@ -160,9 +163,8 @@ pub(super) async fn replay(
     State(state): State<AppState>,
     console: Console,
     Path(id): Path<Uuid>,
-    ConsoleForm(form): ConsoleForm,
+    CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> Result<Response, Failure> {
-    console.check(&form)?;
     // Another account's delivery is indistinguishable from a missing one.
     webhooks::replay(&state.db.pool, id.into(), Some(console.session.account_id))
         .await?

@@ -9,7 +9,7 @@ use axum::{
     http::{HeaderValue, StatusCode, header},
     response::Response,
 };
-use signet_common::{flows::sign_in, store::documents};
+use signet_common::store::documents;
 use signet_pdf::seal::Unverified;
 
 use super::views::{self, Verdict, page};
@@ -26,10 +26,7 @@ pub(super) async fn check(
 ) -> Response {
     // Before the body is read, as for uploads: each check holds up to VERIFY_MAX_MIB and a
     // sandbox child. The client's rate, then its one place, then a place overall.
-    let client = actor
-        .ip_address
-        .parse()
-        .map_or(actor.ip_address, sign_in::source_of);
+    let client = super::session::client_source(&actor);
     let gates = &state.gates;
     if let Err(wait) = gates.verify_rate.try_count(client.clone()) {
         let seconds = wait.as_secs().clamp(1, 60);

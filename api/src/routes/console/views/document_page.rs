@@ -88,7 +88,7 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
             @if recipients.is_empty() { p { "None yet." } }
             @for r in recipients {
                 h3 { span.swatch style=(format!("background:{}", r.color_code)) {} (isolated(&r.name)) " <" (isolated(&r.email)) "> · " (role_words(r.role)) " · " span.state data-status=(r.status) { (state_words(r.role, r.status)) }
-                    @if let Some(language) = r.language.as_deref().and_then(Language::from_tag) { " · " span.language lang=(language.tag()) { (language.name()) } }
+                    @if let Some(language) = r.language.0 { " · " span.language lang=(language.tag()) { (language.name()) } }
                     @if let Some(delivery) = r.delivery_status.0 { " · e-mail " span.delivery data-status=(delivery) { (delivery) } }
                     @if let Some(sms) = r.sms_status.0 { " · SMS " span.delivery.sms data-status=(sms) { (sms) } } }
                 @if let Some(order) = r.signing_order { p.signing-order { small { "Signing order: group " (order) } } }
