@@ -18,7 +18,7 @@ use std::{sync::Arc, time::Duration};
 use axum::{Json, Router, extract::State, http::StatusCode, response::IntoResponse, routing::get};
 use tokio::task::JoinHandle;
 
-use crate::WorkerState;
+use crate::state::WorkerState;
 
 /// How long a health check waits for the database before calling it unreachable.
 const DATABASE_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
@@ -58,7 +58,7 @@ async fn health(state: &WorkerState) -> Health {
         Ok(Ok(_))
     );
     Health {
-        jobs: state.kinds.names(),
+        jobs: state.job_names.clone(),
         report: state.supervisor.report(state.config.worker.stuck_after),
         database,
     }

@@ -5,61 +5,12 @@
 //! handler in its `QueuedJob` impl (its queue is `Job::QUEUE`), `JobKind::registration` names
 //! the job type of each kind, and `run` builds every worker from that alone.
 
-use std::{future::Future, sync::Arc};
-
-use apalis::prelude::{BoxDynError, Data, Monitor};
 use signet_common::infra::{
     config::WorkerConcurrency,
-    jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, DispatchSms, Job},
+    jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, DispatchSms},
 };
 
-use crate::{WorkerState, Workers};
-
-/// A job type a worker takes from its queue.
-pub trait QueuedJob: Job + Unpin {
-    /// The label of its worker in logs, health answers and `signet_worker_*` metrics, and the
-    /// start of its apalis worker names.
-    const LABEL: &'static str;
-
-    /// How many of its jobs one process runs at once.
-    fn concurrency(configured: &WorkerConcurrency) -> usize;
-
-    fn handle(
-        self,
-        state: Data<Arc<WorkerState>>,
-    ) -> impl Future<Output = Result<(), BoxDynError>> + Send + 'static;
-}
-
-/// What a kind of work is, and how its worker is added to a process's monitor.
-#[derive(Clone, Copy)]
-pub struct Registration {
-    pub label: &'static str,
-    /// The apalis queue it takes jobs from; the sweep has none (it runs on a schedule).
-    pub queue: Option<&'static str>,
-    pub concurrency: fn(&WorkerConcurrency) -> usize,
-    pub(crate) register: fn(Monitor, &Workers) -> Monitor,
-}
-
-impl Registration {
-    fn queued<J: QueuedJob>() -> Self {
-        Registration {
-            label: J::LABEL,
-            queue: Some(J::QUEUE),
-            concurrency: J::concurrency,
-            register: crate::register_queued::<J>,
-        }
-    }
-
-    /// The cron sweep, one at a time.
-    fn sweep() -> Self {
-        Registration {
-            label: "expiry-sweep",
-            queue: None,
-            concurrency: |_| 1,
-            register: crate::register_sweep,
-        }
-    }
-}
+use crate::registration::Registration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
 pub enum JobKind {

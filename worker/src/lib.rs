@@ -8,23 +8,17 @@ pub mod jobs;
 pub mod kinds;
 pub mod listener;
 pub mod mail;
+pub mod registration;
 pub mod sms;
 pub mod smtp;
+pub mod state;
 pub mod supervision;
 pub mod trust;
 pub mod webhook;
 
 use std::{collections::HashSet, str::FromStr, sync::Arc, sync::Mutex, time::Duration};
 
-use apalis::{
-    layers::{
-        prometheus::PrometheusLayer,
-        tracing::{ContextualTaskSpan, TraceLayer},
-    },
-    prelude::*,
-};
-use apalis_cron::CronScheduler;
-use apalis_postgres::{Config as QueueConfig, PostgresStorage};
+use apalis::prelude::*;
 use signet_common::infra::config::SealSource;
 use signet_common::infra::pdf_sandbox::PdfSandbox;
 use signet_common::{
@@ -33,78 +27,20 @@ use signet_common::{
     infra::{
         db::Db,
         files::{FileLinks, FileStore},
-        jobs::Job,
         notify::Notifier,
     },
 };
 use signet_pdf::seal::SealKey;
-use tracing::Level;
 
-use crate::kinds::{JobKind, JobKinds, QueuedJob};
+pub use state::WorkerState;
 
-/// What every job handler shares.
-pub struct WorkerState {
-    pub config: Config,
-    /// The kinds of work this process takes.
-    pub kinds: JobKinds,
-    /// `host:pid`, unique per process; worker names end with it.
-    pub instance: String,
-    /// The job handlers' connections.
-    pub db: Db,
-    /// The queue's own connections: the job listener, and apalis's fetches, heartbeats and
-    /// acknowledgements, so that busy handlers never starve the queue (or the reverse).
-    pub queue_pool: sqlx::PgPool,
-    pub mailer: mail::Mailer,
-    pub store: FileStore,
-    /// How old an abandoned file must be before the sweep removes it (FILE_ORPHAN_GRACE_SECS).
-    pub file_orphan_grace: std::time::Duration,
-    /// Links in completion e-mails, which must outlive an ordinary file link.
-    pub completion_links: FileLinks,
-    pub notifier: Notifier,
-    pub webhooks: webhook::WebhookClient,
-    /// When a failed e-mail is sent again (EMAIL_RETRY_SCHEDULE).
-    pub email_retries: RetryPolicy,
-    /// When a failed webhook attempt is made again (WEBHOOK_RETRY_SCHEDULE).
-    pub webhook_retries: RetryPolicy,
-    /// The SMS provider; `None` with SMS_PROVIDER=none (then this process takes no SMS jobs).
-    pub sms: Option<sms::SmsSender>,
-    /// When a failed SMS is sent again (SMS_RETRY_SCHEDULE).
-    pub sms_retries: RetryPolicy,
-    /// The signed URLs the provider posts delivery reports to.
-    pub sms_callbacks: StatusCallbacks,
-    /// The seal every final PDF gets (SEAL_KEY_FILE and SEAL_CERT_FILE, or a development seal).
-    pub seal: Arc<SealKey>,
-    /// The seal's timestamp authority (TSA_URL), if there is one, and revocation services.
-    pub trust: trust::TrustClient,
-    /// Where the originals of final PDFs are read: child processes the OS bounds.
-    pub pdf: PdfSandbox,
-    pub supervisor: Arc<supervision::Supervisor>,
-    pub listener: Arc<listener::QueueListener>,
-    /// E-mails and webhook deliveries that went out but whose outcome is not yet written
-    /// (the database went away in between). A job for one of them that runs again in this
-    /// process meanwhile must not send it a second time.
-    unrecorded: Mutex<HashSet<jobs::outbox::OutboxId>>,
-}
-
-impl WorkerState {
-    pub fn is_unrecorded(&self, id: jobs::outbox::OutboxId) -> bool {
-        self.unrecorded.lock().expect("not poisoned").contains(&id)
-    }
-
-    pub fn remember_unrecorded(&self, id: jobs::outbox::OutboxId) {
-        self.unrecorded.lock().expect("not poisoned").insert(id);
-    }
-
-    pub fn forget_unrecorded(&self, id: jobs::outbox::OutboxId) {
-        self.unrecorded.lock().expect("not poisoned").remove(&id);
-    }
-}
+use crate::{
+    kinds::{JobKind, JobKinds},
+    registration::Workers,
+};
 
 /// How long the download link in a completion e-mail works.
 pub const COMPLETION_LINK_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
-
-/// Missed heartbeats after which a worker is presumed dead and its jobs run elsewhere.
-const MISSED_HEARTBEATS: usize = 3;
 
 /// Connections of the queue pool: one held by the job listener, two shared by the job types'
 /// fetches, heartbeats and acknowledgements (each a short statement).
@@ -236,7 +172,7 @@ pub async fn run(
         listener: Arc::new(listener::QueueListener::default()),
         unrecorded: Mutex::new(HashSet::new()),
         instance: instance_name(),
-        kinds,
+        job_names: kinds.names(),
         mailer,
         db,
         queue_pool,
@@ -252,7 +188,7 @@ pub async fn run(
         schedule,
     };
     let mut monitor = Monitor::new();
-    for kind in state.kinds.iter() {
+    for kind in kinds.iter() {
         monitor = (kind.registration().register)(monitor, &workers);
     }
     let monitor = monitor
@@ -265,7 +201,7 @@ pub async fn run(
         })
         .shutdown_timeout(shutdown_timeout);
     // Only processes that take jobs from a queue need to hear of new ones.
-    let listening = (!state.kinds.queue_labels().is_empty()).then(|| {
+    let listening = (!kinds.queue_labels().is_empty()).then(|| {
         tokio::spawn(
             state
                 .listener
@@ -276,8 +212,7 @@ pub async fn run(
     let admin = admin::serve(state.clone()).await.map_err(|e| {
         StartError::Admin(state.config.worker.admin_addr.to_string(), e.to_string())
     })?;
-    let concurrency: Vec<String> = state
-        .kinds
+    let concurrency: Vec<String> = kinds
         .iter()
         .filter(|kind| kind.queue().is_some())
         .map(|kind| {
@@ -287,7 +222,7 @@ pub async fn run(
         .collect();
     tracing::info!(
         %instance,
-        jobs = %state.kinds.names(),
+        jobs = %state.job_names,
         concurrency = %concurrency.join(","),
         "signet-worker started"
     );
@@ -304,89 +239,6 @@ pub async fn run(
         listening.abort();
     }
     Ok(())
-}
-
-/// What every worker of a process is built from.
-pub(crate) struct Workers {
-    state: Arc<WorkerState>,
-    instance: String,
-    /// When the sweep runs (EXPIRY_SWEEP_CRON).
-    schedule: cron::Schedule,
-}
-
-/// Adds the worker of one job type: traced (continuing the trace that queued the job),
-/// measured, limited to its kind's concurrency, and restarted (after a backoff, under a new
-/// name) whenever its backend loses the database. See `supervision`.
-pub(crate) fn register_queued<J: QueuedJob>(monitor: Monitor, workers: &Workers) -> Monitor {
-    let state = workers.state.clone();
-    let instance = workers.instance.clone();
-    let concurrency = J::concurrency(&state.config.worker.concurrency);
-    monitor.register(move |restarts: usize| {
-        let before = state.clone();
-        let after = state.clone();
-        let backend = storage::<J>(&state, concurrency)
-            .after_start(move |_| {
-                after.supervisor.mark_running(J::LABEL);
-                async { Ok(()) }
-            })
-            .before_start(move |_| {
-                let delay = before.supervisor.backoff(J::LABEL);
-                async move {
-                    tokio::time::sleep(delay).await;
-                    Ok(())
-                }
-            });
-        WorkerBuilder::new(supervision::Supervisor::worker_name(
-            J::LABEL,
-            restarts,
-            &instance,
-        ))
-        .backend(backend)
-        .layer(TraceLayer::new().make_span_with(ContextualTaskSpan::new().level(Level::INFO)))
-        .layer(PrometheusLayer::default())
-        .layer(job_metrics::JobMetricsLayer::new(J::QUEUE))
-        .concurrency(concurrency)
-        .data(state.clone())
-        .build(J::handle)
-    })
-}
-
-/// Adds the sweep's worker, on its schedule.
-pub(crate) fn register_sweep(monitor: Monitor, workers: &Workers) -> Monitor {
-    let state = workers.state.clone();
-    let schedule = workers.schedule.clone();
-    let name = format!("{}@{}", JobKind::Sweep.label(), workers.instance);
-    monitor.register(move |_| {
-        WorkerBuilder::new(name.clone())
-            .backend(CronScheduler::new(schedule.clone()))
-            .layer(job_metrics::JobMetricsLayer::new(jobs::SWEEP_JOB_TYPE))
-            .data(state.clone())
-            .build(jobs::expiry_sweep)
-    })
-}
-
-/// The queue of one job type: new jobs arrive by NOTIFY (through the process's one listener)
-/// at once; delayed ones (retries) are found by polling, since PostgreSQL does not notify when
-/// a `run_at` comes due. A fetch claims at most `concurrency` jobs, so a process holds no more
-/// jobs than it can soon run: the rest stay ready for other processes (and visible to an
-/// autoscaler as `signet_queue_ready_jobs`).
-fn storage<J: Job>(
-    state: &WorkerState,
-    concurrency: usize,
-) -> PollWith<PostgresStorage<J>, Strategy> {
-    let pool = &state.queue_pool;
-    let queue = QueueConfig::default()
-        .queue(J::QUEUE)
-        .batch_size(concurrency.max(1))
-        .heartbeat_interval(state.config.worker.heartbeat)
-        .missed_heartbeats(MISSED_HEARTBEATS);
-    PostgresStorage::<J>::new(pool)
-        .with_config(queue)
-        .poll_with_strategy(
-            Strategy::new()
-                .stream(state.listener.subscribe(J::QUEUE))
-                .interval(state.config.worker.poll_interval),
-        )
 }
 
 /// The seal of final PDFs: the operator's (SEAL_KEY_FILE, SEAL_CERT_FILE), or, without them, a

@@ -9,8 +9,8 @@ use signet_common::{
     infra::{config::WorkerConcurrency, jobs::CheckCompletion},
 };
 
-use super::{run_job, until_available};
-use crate::{WorkerState, kinds::QueuedJob};
+use super::outage::{run_job, until_available};
+use crate::{registration::QueuedJob, state::WorkerState};
 
 #[tracing::instrument(name = "CheckCompletion", skip_all, fields(document.id = %job.document_id))]
 pub async fn check_completion(

@@ -20,8 +20,11 @@ use signet_common::{
 };
 use sqlx::PgConnection;
 
-use super::outbox::{self, Event, OutboxId, OutboxJob, Step, Verdict};
-use crate::{WorkerState, kinds::QueuedJob};
+use super::outbox::{self, Event, OutboxJob, Step, Verdict};
+use crate::{
+    registration::QueuedJob,
+    state::{OutboxId, WorkerState},
+};
 
 #[tracing::instrument(name = "DeliverWebhook", skip_all, fields(delivery.id = %job.delivery_id))]
 pub async fn deliver_webhook(

@@ -21,8 +21,12 @@ use signet_common::{
 };
 use sqlx::PgConnection;
 
-use super::outbox::{self, Event, OutboxId, OutboxJob, Step, Verdict};
-use crate::{WorkerState, kinds::QueuedJob, mail};
+use super::outbox::{self, Event, OutboxJob, Step, Verdict};
+use crate::{
+    mail,
+    registration::QueuedJob,
+    state::{OutboxId, WorkerState},
+};
 
 #[tracing::instrument(name = "DispatchEmail", skip_all, fields(email.id = %job.email_id))]
 pub async fn dispatch_email(

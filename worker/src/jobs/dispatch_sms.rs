@@ -22,8 +22,12 @@ use signet_common::{
 };
 use sqlx::PgConnection;
 
-use super::outbox::{self, Event, OutboxId, OutboxJob, Step, Verdict};
-use crate::{WorkerState, kinds::QueuedJob, sms::Outgoing};
+use super::outbox::{self, Event, OutboxJob, Step, Verdict};
+use crate::{
+    registration::QueuedJob,
+    sms::Outgoing,
+    state::{OutboxId, WorkerState},
+};
 
 #[tracing::instrument(name = "DispatchSms", skip_all, fields(sms.id = %job.sms_id))]
 pub async fn dispatch_sms(

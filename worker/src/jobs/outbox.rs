@@ -10,30 +10,11 @@ use apalis::prelude::{BoxDynError, Data};
 use signet_common::{
     Error,
     infra::jobs::{self, Job},
-    model::{EmailId, SmsId, WebhookDeliveryId},
 };
 use sqlx::PgConnection;
 
-use super::{Sent, record_late, record_or_remember, run_job, until_available};
-use crate::WorkerState;
-
-/// An outbox row whose message went out but whose outcome is not written yet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum OutboxId {
-    Email(EmailId),
-    Sms(SmsId),
-    Webhook(WebhookDeliveryId),
-}
-
-impl std::fmt::Display for OutboxId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OutboxId::Email(id) => id.fmt(f),
-            OutboxId::Sms(id) => id.fmt(f),
-            OutboxId::Webhook(id) => id.fmt(f),
-        }
-    }
-}
+use super::outage::{Sent, record_late, record_or_remember, run_job, until_available};
+use crate::state::{OutboxId, WorkerState};
 
 /// What to do with a claimed row.
 pub enum Step<M> {

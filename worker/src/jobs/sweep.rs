@@ -9,7 +9,7 @@ use signet_common::{
     store::{idempotency, queues, sms},
 };
 
-use crate::WorkerState;
+use crate::state::WorkerState;
 
 /// Finished jobs are kept this long for inspection, then removed by the sweep.
 const FINISHED_JOB_RETENTION: Duration = Duration::from_secs(24 * 3600);

@@ -4,7 +4,10 @@ use std::{path::PathBuf, time::Duration};
 
 use serde::Deserialize;
 
-use super::{ConfigError, Vars, de};
+use super::{
+    de,
+    vars::{ConfigError, Vars},
+};
 
 /// Bounds on the work untrusted input can cause; each is described in docs/security.md.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,10 +3,6 @@
 //! logging). Every part is deserialized with serde from the same map of variables, under the
 //! variables' own names, and checks its own values; a failure is always `NAME: reason`.
 
-use std::collections::BTreeMap;
-
-use serde::de::{DeserializeOwned, value::MapDeserializer};
-
 mod api;
 mod database;
 mod de;
@@ -18,6 +14,7 @@ mod mail;
 mod seal;
 mod signing;
 mod sms;
+mod vars;
 mod worker;
 
 pub use api::ApiSettings;
@@ -30,24 +27,10 @@ pub use mail::MailSettings;
 pub use seal::{SealSettings, SealSource};
 pub use signing::SigningSettings;
 pub use sms::{SmsConfig, SmsProvider, TwilioConfig};
+pub use vars::ConfigError;
 pub use worker::{WORKER_QUEUE_CONNECTIONS, WorkerConcurrency, WorkerSettings};
 
-#[derive(Debug, thiserror::Error)]
-#[error("invalid configuration: {name}: {reason}")]
-pub struct ConfigError {
-    /// The variable at fault.
-    pub name: String,
-    pub reason: String,
-}
-
-impl ConfigError {
-    fn new(name: &str, reason: impl Into<String>) -> Self {
-        Self {
-            name: name.to_owned(),
-            reason: reason.into(),
-        }
-    }
-}
+use vars::Vars;
 
 #[derive(Clone)]
 pub struct Config {
@@ -122,39 +105,6 @@ impl Config {
     /// What the API and every worker say at start when FILE_URL_SECRET is unset.
     pub fn generated_secret_warning(&self) -> Option<&'static str> {
         self.files.generated_secret_warning()
-    }
-}
-
-/// The variables settings are read from. Blank ones are left out, so that they take their
-/// part's default as unset ones do; but an empty password is a password.
-struct Vars(BTreeMap<String, String>);
-
-const KEPT_WHEN_BLANK: &[&str] = &["SEAL_PKCS12_PASSWORD"];
-
-impl Vars {
-    fn new<K: Into<String>, V: Into<String>>(vars: impl IntoIterator<Item = (K, V)>) -> Self {
-        Self(
-            vars.into_iter()
-                .map(|(name, value)| (name.into(), value.into()))
-                .filter(|(name, value)| {
-                    !value.trim().is_empty() || KEPT_WHEN_BLANK.contains(&name.as_str())
-                })
-                .collect(),
-        )
-    }
-
-    /// One part, deserialized from every variable (each takes the ones it names); a value that
-    /// does not deserialize is reported under its variable's name.
-    fn load<T: DeserializeOwned>(&self) -> Result<T, ConfigError> {
-        let vars = MapDeserializer::<_, serde::de::value::Error>::new(
-            self.0
-                .iter()
-                .map(|(name, value)| (name.as_str(), value.as_str())),
-        );
-        serde_path_to_error::deserialize(vars).map_err(|e| ConfigError {
-            name: e.path().to_string(),
-            reason: e.into_inner().to_string(),
-        })
     }
 }
 

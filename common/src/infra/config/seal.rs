@@ -5,7 +5,10 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use super::{ConfigError, Vars, de};
+use super::{
+    de,
+    vars::{ConfigError, Vars},
+};
 
 #[derive(Clone)]
 pub struct SealSettings {

@@ -5,7 +5,10 @@ use std::{path::PathBuf, time::Duration};
 
 use serde::Deserialize;
 
-use super::{ConfigError, Vars, de};
+use super::{
+    de,
+    vars::{ConfigError, Vars},
+};
 
 /// SMS: which provider, who sends, how failures are retried, and the daily caps.
 #[derive(Clone, PartialEq, Eq)]

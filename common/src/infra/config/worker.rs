@@ -4,7 +4,10 @@ use std::{net::SocketAddr, time::Duration};
 
 use serde::Deserialize;
 
-use super::{ConfigError, Vars, de};
+use super::{
+    de,
+    vars::{ConfigError, Vars},
+};
 
 /// The connections a worker keeps for its queue; the rest of its budget is its jobs pool.
 pub const WORKER_QUEUE_CONNECTIONS: u32 = 3;

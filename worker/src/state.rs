@@ -1,0 +1,94 @@
+//! What every job handler shares: the process's settings, pools, transports and seal.
+
+use std::{collections::HashSet, sync::Arc, sync::Mutex};
+
+use signet_common::{
+    Config,
+    delivery::{retry::RetryPolicy, sms::StatusCallbacks},
+    infra::{
+        db::Db,
+        files::{FileLinks, FileStore},
+        notify::Notifier,
+        pdf_sandbox::PdfSandbox,
+    },
+    model::{EmailId, SmsId, WebhookDeliveryId},
+};
+use signet_pdf::seal::SealKey;
+
+use crate::{listener, mail, sms, supervision, trust, webhook};
+
+/// What every job handler shares.
+pub struct WorkerState {
+    pub config: Config,
+    /// The kinds of work this process takes, as `--jobs` names them (`email,completion`).
+    pub job_names: String,
+    /// `host:pid`, unique per process; worker names end with it.
+    pub instance: String,
+    /// The job handlers' connections.
+    pub db: Db,
+    /// The queue's own connections: the job listener, and apalis's fetches, heartbeats and
+    /// acknowledgements, so that busy handlers never starve the queue (or the reverse).
+    pub queue_pool: sqlx::PgPool,
+    pub mailer: mail::Mailer,
+    pub store: FileStore,
+    /// How old an abandoned file must be before the sweep removes it (FILE_ORPHAN_GRACE_SECS).
+    pub file_orphan_grace: std::time::Duration,
+    /// Links in completion e-mails, which must outlive an ordinary file link.
+    pub completion_links: FileLinks,
+    pub notifier: Notifier,
+    pub webhooks: webhook::WebhookClient,
+    /// When a failed e-mail is sent again (EMAIL_RETRY_SCHEDULE).
+    pub email_retries: RetryPolicy,
+    /// When a failed webhook attempt is made again (WEBHOOK_RETRY_SCHEDULE).
+    pub webhook_retries: RetryPolicy,
+    /// The SMS provider; `None` with SMS_PROVIDER=none (then this process takes no SMS jobs).
+    pub sms: Option<sms::SmsSender>,
+    /// When a failed SMS is sent again (SMS_RETRY_SCHEDULE).
+    pub sms_retries: RetryPolicy,
+    /// The signed URLs the provider posts delivery reports to.
+    pub sms_callbacks: StatusCallbacks,
+    /// The seal every final PDF gets (SEAL_KEY_FILE and SEAL_CERT_FILE, or a development seal).
+    pub seal: Arc<SealKey>,
+    /// The seal's timestamp authority (TSA_URL), if there is one, and revocation services.
+    pub trust: trust::TrustClient,
+    /// Where the originals of final PDFs are read: child processes the OS bounds.
+    pub pdf: PdfSandbox,
+    pub supervisor: Arc<supervision::Supervisor>,
+    pub listener: Arc<listener::QueueListener>,
+    /// E-mails and webhook deliveries that went out but whose outcome is not yet written
+    /// (the database went away in between). A job for one of them that runs again in this
+    /// process meanwhile must not send it a second time.
+    pub(crate) unrecorded: Mutex<HashSet<OutboxId>>,
+}
+
+impl WorkerState {
+    pub fn is_unrecorded(&self, id: OutboxId) -> bool {
+        self.unrecorded.lock().expect("not poisoned").contains(&id)
+    }
+
+    pub fn remember_unrecorded(&self, id: OutboxId) {
+        self.unrecorded.lock().expect("not poisoned").insert(id);
+    }
+
+    pub fn forget_unrecorded(&self, id: OutboxId) {
+        self.unrecorded.lock().expect("not poisoned").remove(&id);
+    }
+}
+
+/// An outbox row whose message went out but whose outcome is not written yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OutboxId {
+    Email(EmailId),
+    Sms(SmsId),
+    Webhook(WebhookDeliveryId),
+}
+
+impl std::fmt::Display for OutboxId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutboxId::Email(id) => id.fmt(f),
+            OutboxId::Sms(id) => id.fmt(f),
+            OutboxId::Webhook(id) => id.fmt(f),
+        }
+    }
+}
