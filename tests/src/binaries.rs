@@ -6,6 +6,7 @@ use uuid::Uuid;
 
 use crate::{
     app::TestApp,
+    eventually::{described_by, eventually, poll_until, poll_until_blocking},
     process::{binary, free_port},
 };
 
@@ -70,34 +71,31 @@ impl WorkerProcess {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// The log once it contains `needle`, polled every 100 ms for up to a minute (then the
-    /// log as it is: the caller asserts).
+    /// The log once it contains `needle`, polled for up to a minute (then the log as it is:
+    /// the caller asserts).
     pub async fn wait_for_log(&self, needle: &str) -> String {
-        for _ in 0..600 {
-            let log = self.log();
-            if log.contains(needle) {
-                return log;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
-        self.log()
+        poll_until(
+            std::time::Duration::from_secs(60),
+            || async { self.log() },
+            |log| log.contains(needle),
+        )
+        .await
     }
 
     /// The admin port's address, as the worker logged it when it bound it.
     pub async fn admin_addr(&self) -> String {
-        for _ in 0..200 {
-            if let Some(addr) = self
-                .log()
-                .lines()
-                .find(|l| l.contains("admin port listening"))
-                .and_then(|l| l.split("addr=").nth(1))
-                .map(|a| a.split_whitespace().next().unwrap_or_default().to_owned())
-            {
-                return addr;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        panic!("the worker never logged its admin port:\n{}", self.log());
+        eventually(
+            described_by(|| format!("the worker to log its admin port:\n{}", self.log())),
+            std::time::Duration::from_secs(10),
+            || async {
+                self.log()
+                    .lines()
+                    .find(|l| l.contains("admin port listening"))
+                    .and_then(|l| l.split("addr=").nth(1))
+                    .map(|a| a.split_whitespace().next().unwrap_or_default().to_owned())
+            },
+        )
+        .await
     }
 
     /// The worker's `/metrics` text.
@@ -116,16 +114,7 @@ impl WorkerProcess {
         let _ = std::process::Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status();
-        let deadline = std::time::Instant::now() + within;
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Some(status);
-            }
-            if std::time::Instant::now() >= deadline {
-                return None;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        self.wait_for_exit(within)
     }
 
     /// Waits (bounded) for the process to exit by itself, e.g. refusing its configuration.
@@ -133,14 +122,11 @@ impl WorkerProcess {
         &mut self,
         within: std::time::Duration,
     ) -> Option<std::process::ExitStatus> {
-        let deadline = std::time::Instant::now() + within;
-        while std::time::Instant::now() < deadline {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Some(status);
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        None
+        poll_until_blocking(
+            within,
+            || self.child.try_wait().ok().flatten(),
+            Option::is_some,
+        )
     }
 
     /// SIGKILL: no chance to clean up.
@@ -188,18 +174,14 @@ impl ApiProcess {
             base,
         };
         let client = reqwest::Client::new();
-        for _ in 0..200 {
-            if client
-                .get(format!("{}/healthz", api.base))
-                .send()
-                .await
-                .is_ok()
-            {
-                return api;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        panic!("signet-api did not start on {}", api.base);
+        let healthz = format!("{}/healthz", api.base);
+        eventually(
+            format!("signet-api to start on {}", api.base),
+            std::time::Duration::from_secs(10),
+            || async { client.get(&healthz).send().await.ok().map(drop) },
+        )
+        .await;
+        api
     }
 }
 

@@ -21,7 +21,9 @@ mod trust;
 pub use app::TestApp;
 pub use binaries::{ApiProcess, WorkerProcess};
 pub use browser::{BrowserScript, screenshots_dir};
-pub use eventually::eventually;
+pub use eventually::{
+    described_by, eventually, eventually_blocking, poll_until, poll_until_blocking,
+};
 pub use file_store::{S3Server, TestStore, s3_under_test};
 pub use http::{assert_error, read};
 pub use mailbox::{Mail, Mailbox};

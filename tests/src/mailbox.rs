@@ -1,7 +1,7 @@
 //! A real SMTP server on loopback (aiosmtpd) and the e-mails it received.
 
 use crate::{
-    eventually::wait_for_matching,
+    eventually::{eventually, wait_for_matching},
     process::{free_port, signal},
 };
 
@@ -40,17 +40,17 @@ impl Mailbox {
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("start aiosmtpd (python3 -m pip install aiosmtpd; scripts/test.sh does)");
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-        while tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_err()
-        {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "aiosmtpd did not start on port {port}"
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        eventually(
+            format!("aiosmtpd to start on port {port}"),
+            std::time::Duration::from_secs(15),
+            || async {
+                tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .ok()
+                    .map(drop)
+            },
+        )
+        .await;
         Self { port, dir, child }
     }
 

@@ -4,9 +4,10 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::time::Duration;
 
 use serde_json::Value;
-use signet_tests::{TestDb, repo_root};
+use signet_tests::{TestDb, eventually_blocking, repo_root};
 
 /// scripts/up.sh or scripts/down.sh with the test's environment and `extra`.
 fn script(name: &str, env: &[(&str, String)], extra: &[(&str, &str)]) -> Output {
@@ -374,9 +375,11 @@ fn fields_stand_on_the_lines(detail: &Value) -> Boxes {
 /// The signing link in the first `.eml` of the local mailbox addressed to `email`, found as
 /// the README's command finds it: the `To:` line and the first `/sign/` line of each file.
 fn link_for(mail: &Path, email: &str) -> String {
-    (0..900)
-        .find_map(|_| {
-            let found = std::fs::read_dir(mail).ok()?.flatten().find_map(|entry| {
+    eventually_blocking(
+        format!("{email}'s invitation in the local mailbox"),
+        Duration::from_secs(90),
+        || {
+            std::fs::read_dir(mail).ok()?.flatten().find_map(|entry| {
                 let text = std::fs::read_to_string(entry.path()).ok()?;
                 let to = text.lines().find(|l| l.starts_with("To:"))?;
                 if !to.contains(email) {
@@ -386,13 +389,9 @@ fn link_for(mail: &Path, email: &str) -> String {
                 text.lines()
                     .find(|l| l.contains("/sign/"))
                     .map(|l| l.trim().to_owned())
-            });
-            if found.is_none() {
-                std::thread::sleep(std::time::Duration::from_millis(100));
-            }
-            found
-        })
-        .unwrap_or_else(|| panic!("{email}'s invitation in the local mailbox"))
+            })
+        },
+    )
 }
 
 /// The README's walkthrough: the worker writes the invitations into the local mailbox
@@ -412,19 +411,13 @@ fn sign_the_demo_document(stdout: &str, data: &Path, port: u16, boxes: &Boxes) {
         "{link}"
     );
     // Alice has a phone number: the same link came by SMS, a file in `data/sms`.
-    let sms = (0..900)
-        .find_map(|_| {
-            let found = std::fs::read_dir(data.join("sms"))
-                .ok()?
-                .flatten()
-                .find(|entry| entry.path().extension().is_some_and(|e| e == "txt"))
-                .and_then(|entry| std::fs::read_to_string(entry.path()).ok());
-            if found.is_none() {
-                std::thread::sleep(std::time::Duration::from_millis(100));
-            }
-            found
-        })
-        .expect("Alice's SMS in data/sms");
+    let sms = eventually_blocking("Alice's SMS in data/sms", Duration::from_secs(90), || {
+        std::fs::read_dir(data.join("sms"))
+            .ok()?
+            .flatten()
+            .find(|entry| entry.path().extension().is_some_and(|e| e == "txt"))
+            .and_then(|entry| std::fs::read_to_string(entry.path()).ok())
+    });
     assert!(sms.starts_with("To: +447911123456\n"), "{sms}");
     assert!(sms.trim_end().ends_with(&link), "{sms}");
 
@@ -460,13 +453,11 @@ fn sign_the_demo_document(stdout: &str, data: &Path, port: u16, boxes: &Boxes) {
     assert!(submit.contains("Document signed successfully"), "{submit}");
     let detail_url = format!("http://127.0.0.1:{port}/external/api/v1/documents/{document}");
     // Generous: this runs beside the rest of the suite on a 2-core machine.
-    let detail = (0..900)
-        .map(|_| {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            get(&detail_url)
-        })
-        .find(|d| d["data"]["status"] == "COMPLETED")
-        .expect("the demo document completes");
+    let detail = eventually_blocking(
+        "the demo document to complete",
+        Duration::from_secs(90),
+        || Some(get(&detail_url)).filter(|d| d["data"]["status"] == "COMPLETED"),
+    );
     let file = detail["data"]["filePath"].as_str().unwrap();
     let pdf = Command::new("curl")
         .args(["-sS", file])

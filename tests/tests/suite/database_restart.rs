@@ -9,7 +9,7 @@ use std::{
 };
 
 use serde_json::Value;
-use signet_tests::{Mailbox, PgCluster, Receiver, TestApp, TestDb, WorkerProcess};
+use signet_tests::{Mailbox, PgCluster, Receiver, TestApp, TestDb, WorkerProcess, poll_until};
 use uuid::Uuid;
 
 use crate::{
@@ -93,19 +93,14 @@ async fn wait_for_health(
 ) {
     let client = reqwest::Client::new();
     let admin = worker.admin_addr().await;
-    let deadline = Instant::now() + within;
-    let mut last = None;
-    while Instant::now() < deadline {
-        last = readyz(&client, &admin).await;
-        if last
+    let accepted = |answer: &Option<(u16, Value)>| {
+        answer
             .as_ref()
             .is_some_and(|(status, body)| accept(*status, body))
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!(
+    };
+    let last = poll_until(within, || readyz(&client, &admin), accepted).await;
+    assert!(
+        accepted(&last),
         "waited {within:?} for the worker's /readyz to show {what}; last answer {last:?}\n{}",
         worker.log()
     );
@@ -193,20 +188,19 @@ impl Progress {
 
 /// Waits until every queued e-mail, webhook and completion is done.
 async fn wait_until_done(app: &TestApp, work: &Workload, worker: &WorkerProcess) -> Progress {
-    let deadline = Instant::now() + Duration::from_secs(240);
-    loop {
-        let now = progress(app, &work.to_complete).await;
-        if now.done() {
-            return now;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "after 240 s: {}\n{}",
-            now.describe(),
-            worker.log()
-        );
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    let now = poll_until(
+        Duration::from_secs(240),
+        || progress(app, &work.to_complete),
+        Progress::done,
+    )
+    .await;
+    assert!(
+        now.done(),
+        "after 240 s: {}\n{}",
+        now.describe(),
+        worker.log()
+    );
+    now
 }
 
 /// How many messages of a handler were sent just before the database went, and recorded after.
@@ -277,6 +271,7 @@ async fn survive(outages: &[Outage]) {
         wait_for_readiness(&worker, 503, Duration::from_secs(60)).await;
         mailbox.resume();
         receiver.release();
+        // The outage lasts as long as the scenario says, however quickly the worker noticed.
         tokio::time::sleep(length.saturating_sub(began.elapsed())).await;
         match outage {
             Outage::Restart { .. } => cluster.start_again(),
@@ -494,14 +489,10 @@ async fn a_worker_that_cannot_recover_fails_its_liveness_check() {
         .execute(&app.db.pool)
         .await
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let stuck = loop {
-        let (status, body) = healthz().await;
-        if status == 503 || Instant::now() >= deadline {
-            break (status, body);
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let stuck = poll_until(Duration::from_secs(60), &healthz, |(status, _)| {
+        *status == 503
+    })
+    .await;
     assert_eq!(stuck.0, 503, "{}\n{}", stuck.1, worker.log());
     assert_eq!(stuck.1["database"], true, "the database itself answers");
     assert!(

@@ -4,7 +4,7 @@
 use std::{path::Path, time::Duration};
 
 use serde_json::Value;
-use signet_tests::{TestApp, WorkerProcess};
+use signet_tests::{TestApp, WorkerProcess, eventually};
 use uuid::Uuid;
 
 use crate::{
@@ -49,16 +49,18 @@ impl BouncingSmtp {
             .spawn()
             .expect("start aiosmtpd");
         let server = Self { port, dir, child };
-        for _ in 0..150 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
-                return server;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("the bouncing SMTP server did not start");
+        eventually(
+            "the bouncing SMTP server to start",
+            Duration::from_secs(15),
+            || async {
+                tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .ok()
+                    .map(drop)
+            },
+        )
+        .await;
+        server
     }
 
     pub(crate) fn url(&self) -> String {
@@ -97,21 +99,22 @@ pub(crate) async fn recipient_where(
     email: &str,
     status: &str,
 ) -> Value {
-    for _ in 0..300 {
-        let detail = app.get(&format!("/documents/{doc}"), key).await.1;
-        let recipient = detail["data"]["recipients"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["email"] == email)
-            .cloned()
-            .unwrap();
-        if recipient["deliveryStatus"] == status {
-            return recipient;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("{email}'s invitation never became {status}");
+    eventually(
+        format!("{email}'s invitation to become {status}"),
+        Duration::from_secs(30),
+        || async {
+            let detail = app.get(&format!("/documents/{doc}"), key).await.1;
+            let recipient = detail["data"]["recipients"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["email"] == email)
+                .cloned()
+                .unwrap();
+            (recipient["deliveryStatus"] == status).then_some(recipient)
+        },
+    )
+    .await
 }
 
 #[tokio::test]

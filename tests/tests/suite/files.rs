@@ -221,17 +221,17 @@ async fn the_sweep_removes_files_no_document_refers_to() {
             ("EXPIRY_SWEEP_CRON", "* * * * * *"),
         ],
     );
-    let mut pending = i64::MAX;
-    for _ in 0..300 {
-        pending = sqlx::query_scalar("SELECT count(*) FROM pending_files")
-            .fetch_one(&app.db.pool)
-            .await
-            .unwrap();
-        if pending == 0 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let pending: i64 = signet_tests::poll_until(
+        std::time::Duration::from_secs(30),
+        || async {
+            sqlx::query_scalar("SELECT count(*) FROM pending_files")
+                .fetch_one(&app.db.pool)
+                .await
+                .unwrap()
+        },
+        |pending| *pending == 0,
+    )
+    .await;
     assert_eq!(pending, 0, "both rows were swept");
     assert_eq!(store.keys().await.unwrap(), vec![kept]);
 }

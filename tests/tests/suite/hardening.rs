@@ -9,27 +9,12 @@ use std::time::Duration;
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use signet_tests::{LETTER, Mailbox, SmsProvider, TestApp, WorkerProcess, assert_error, read};
+use signet_tests::{
+    LETTER, Mailbox, SmsProvider, TestApp, WorkerProcess, assert_error, eventually, read,
+};
 use uuid::Uuid;
 
 use crate::{console::Browser, signing_flow::send_document, webhooks::account_with_webhook};
-
-/// Polls `probe` every 100 ms until it gives a value or `within` passes.
-async fn eventually<T, F: std::future::Future<Output = Option<T>>>(
-    within: Duration,
-    mut probe: impl FnMut() -> F,
-) -> Option<T> {
-    let deadline = tokio::time::Instant::now() + within;
-    loop {
-        if let Some(found) = probe().await {
-            return Some(found);
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return None;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
 
 /// The addresses `localhost` may resolve to, none of which an account owner may be told.
 const LOOPBACK_ADDRESSES: [&str; 2] = ["127.0.0.1", "::1"];
@@ -88,17 +73,20 @@ async fn a_webhook_host_on_an_internal_address_is_refused_without_naming_the_add
     )
     .await;
     let pool = &app.db.pool;
-    let error: String = eventually(Duration::from_secs(60), || async move {
-        sqlx::query_scalar::<_, Option<String>>(
-            "SELECT error FROM webhook_attempts ORDER BY attempt LIMIT 1",
-        )
-        .fetch_optional(pool)
-        .await
-        .unwrap()
-        .flatten()
-    })
-    .await
-    .expect("an attempt was made and refused");
+    let error: String = eventually(
+        "an attempt to be made and refused",
+        Duration::from_secs(60),
+        || async move {
+            sqlx::query_scalar::<_, Option<String>>(
+                "SELECT error FROM webhook_attempts ORDER BY attempt LIMIT 1",
+            )
+            .fetch_optional(pool)
+            .await
+            .unwrap()
+            .flatten()
+        },
+    )
+    .await;
     assert!(error.contains("internal address"), "{error}");
     for address in LOOPBACK_ADDRESSES {
         assert!(!error.contains(address), "{error}");
@@ -151,17 +139,20 @@ impl Invited {
             assert_eq!(status, 200, "{path}: {body}");
         }
         let pool = &app.db.pool;
-        let sms_id: Uuid = eventually(Duration::from_secs(60), || async move {
-            sqlx::query_scalar(
-                "SELECT id FROM outbound_sms WHERE document_id = $1 AND status = 'SENT'",
-            )
-            .bind(doc)
-            .fetch_optional(pool)
-            .await
-            .unwrap()
-        })
-        .await
-        .expect("the invitation SMS was sent");
+        let sms_id: Uuid = eventually(
+            "the invitation SMS to be sent",
+            Duration::from_secs(60),
+            || async move {
+                sqlx::query_scalar(
+                    "SELECT id FROM outbound_sms WHERE document_id = $1 AND status = 'SENT'",
+                )
+                .bind(doc)
+                .fetch_optional(pool)
+                .await
+                .unwrap()
+            },
+        )
+        .await;
         let message = provider.accepted().pop().expect("the provider accepted it");
         Self {
             app,

@@ -388,18 +388,18 @@ async fn the_sweep_purges_expired_keys() {
         &mailbox.url(),
         &[("EXPIRY_SWEEP_CRON", "* * * * * *")],
     );
-    let mut keys: Vec<String> = Vec::new();
-    for _ in 0..300 {
-        keys = sqlx::query_scalar("SELECT key FROM idempotency_keys WHERE account_id = $1")
-            .bind(account)
-            .fetch_all(&app.db.pool)
-            .await
-            .unwrap();
-        if keys.len() == 1 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let keys: Vec<String> = signet_tests::poll_until(
+        std::time::Duration::from_secs(30),
+        || async {
+            sqlx::query_scalar("SELECT key FROM idempotency_keys WHERE account_id = $1")
+                .bind(account)
+                .fetch_all(&app.db.pool)
+                .await
+                .unwrap()
+        },
+        |keys: &Vec<String>| keys.len() == 1,
+    )
+    .await;
     assert_eq!(keys.len(), 1, "only the expired key was purged: {keys:?}");
     assert_ne!(keys[0], "old");
 }

@@ -6,7 +6,9 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use signet_tests::{LETTER, Mailbox, Receiver, TestApp, WorkerProcess};
+use signet_tests::{
+    LETTER, Mailbox, Receiver, TestApp, WorkerProcess, described_by, eventually, poll_until,
+};
 use uuid::Uuid;
 
 use crate::{
@@ -27,19 +29,13 @@ async fn metrics_until(
     timeout: Duration,
     done: impl Fn(&str) -> bool,
 ) -> String {
-    let deadline = std::time::Instant::now() + timeout;
-    loop {
-        let text = worker.metrics().await;
-        if done(&text) {
-            return text;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "waited {timeout:?} for {waiting_for}; last scrape:\n{text}\nworker log:\n{}",
-            worker.log()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let text = poll_until(timeout, || worker.metrics(), |text| done(text)).await;
+    assert!(
+        done(&text),
+        "waited {timeout:?} for {waiting_for}; last scrape:\n{text}\nworker log:\n{}",
+        worker.log()
+    );
+    text
 }
 
 fn has_series(text: &str, name: &str, job_type: &str) -> bool {
@@ -80,14 +76,15 @@ async fn readyz(worker: &WorkerProcess) -> (u16, Value) {
 }
 
 async fn ready(worker: &WorkerProcess) -> Value {
-    for _ in 0..300 {
-        let (status, body) = readyz(worker).await;
-        if status == 200 {
-            return body;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the worker did not become ready in 30 s:\n{}", worker.log());
+    eventually(
+        described_by(|| format!("the worker to become ready:\n{}", worker.log())),
+        Duration::from_secs(30),
+        || async {
+            let (status, body) = readyz(worker).await;
+            (status == 200).then_some(body)
+        },
+    )
+    .await
 }
 
 #[tokio::test]
@@ -358,18 +355,19 @@ async fn a_hanging_webhook_receiver_does_not_delay_invitations() {
 
     // Once the receiver answers, the webhooks follow.
     receiver.release();
-    for _ in 0..1200 {
-        let delivered: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM webhook_deliveries WHERE status = 'DELIVERED'",
-        )
-        .fetch_one(&app.db.pool)
-        .await
-        .unwrap();
-        if delivered == 4 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    poll_until(
+        Duration::from_secs(120),
+        || async {
+            sqlx::query_scalar::<_, i64>(
+                "SELECT count(*) FROM webhook_deliveries WHERE status = 'DELIVERED'",
+            )
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap()
+        },
+        |delivered| *delivered == 4,
+    )
+    .await;
     let outcomes: Vec<(String, String)> =
         sqlx::query_as("SELECT event_type, status FROM webhook_deliveries ORDER BY created_at")
             .fetch_all(&app.db.pool)

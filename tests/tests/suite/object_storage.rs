@@ -135,13 +135,12 @@ async fn final_key(app: &TestApp, doc: &str) -> String {
 }
 
 async fn wait_for_completed(app: &TestApp, doc: &str) {
-    for _ in 0..600 {
-        if status_of(app, doc).await == "COMPLETED" {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    panic!("{doc} was not completed");
+    signet_tests::eventually(
+        format!("{doc} to be completed"),
+        std::time::Duration::from_secs(60),
+        || async { (status_of(app, doc).await == "COMPLETED").then_some(()) },
+    )
+    .await;
 }
 
 #[tokio::test]

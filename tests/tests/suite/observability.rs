@@ -11,7 +11,9 @@ use opentelemetry_proto::tonic::{
 };
 use prost::Message;
 use serde_json::json;
-use signet_tests::{ApiProcess, LETTER, Mailbox, TcpProxy, TestApp, WorkerProcess, free_port};
+use signet_tests::{
+    ApiProcess, LETTER, Mailbox, TcpProxy, TestApp, WorkerProcess, free_port, poll_until,
+};
 
 /// One exported span, flattened.
 #[derive(Debug, Clone)]
@@ -89,14 +91,12 @@ impl OtlpListener {
     }
 
     async fn wait_for(&self, timeout: Duration, done: impl Fn(&[Span]) -> bool) -> Vec<Span> {
-        let deadline = std::time::Instant::now() + timeout;
-        loop {
-            let spans = self.spans.lock().unwrap().clone();
-            if done(&spans) || std::time::Instant::now() >= deadline {
-                return spans;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        poll_until(
+            timeout,
+            || async { self.spans.lock().unwrap().clone() },
+            |spans: &Vec<Span>| done(spans),
+        )
+        .await
     }
 }
 
@@ -397,34 +397,35 @@ async fn metrics_move_with_the_traffic() {
         1
     );
     let admin = worker.admin_addr().await;
-    let mut text = String::new();
-    for _ in 0..100 {
-        text = reqwest::get(format!("http://{admin}/metrics"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        if metric(
-            &text,
-            "signet_emails_total",
-            &[("kind", "INVITATION"), ("outcome", "sent")],
-        ) == 1.0
-            && metric(
-                &text,
-                "signet_queue_depth",
-                &[("job_type", "signet.dispatch_email")],
-            ) == 0.0
-            // apalis counts a job once its handler has returned, a moment after the handler
-            // counted the e-mail.
-            && text
-                .lines()
-                .any(|l| l.starts_with("tasks_total") && l.contains("DispatchEmail"))
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let text = poll_until(
+        Duration::from_secs(10),
+        || async {
+            reqwest::get(format!("http://{admin}/metrics"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap()
+        },
+        |text| {
+            metric(
+                text,
+                "signet_emails_total",
+                &[("kind", "INVITATION"), ("outcome", "sent")],
+            ) == 1.0
+                && metric(
+                    text,
+                    "signet_queue_depth",
+                    &[("job_type", "signet.dispatch_email")],
+                ) == 0.0
+                // apalis counts a job once its handler has returned, a moment after the
+                // handler counted the e-mail.
+                && text
+                    .lines()
+                    .any(|l| l.starts_with("tasks_total") && l.contains("DispatchEmail"))
+        },
+    )
+    .await;
     assert_eq!(
         metric(
             &text,
@@ -494,13 +495,13 @@ async fn readiness_follows_the_database_without_a_restart() {
     let api = app.base.clone();
     let worker_base = format!("http://{admin}");
     let until = |want: u16, base: String| async move {
-        for _ in 0..150 {
-            if ready(base.clone()).await == want {
-                return true;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        false
+        poll_until(
+            Duration::from_secs(15),
+            || ready(base.clone()),
+            |status| *status == want,
+        )
+        .await
+            == want
     };
     assert!(
         until(200, api.clone()).await && until(200, worker_base.clone()).await,

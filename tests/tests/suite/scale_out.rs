@@ -87,6 +87,7 @@ async fn three_apis_and_four_workers_share_one_database_within_budget() {
             while working.load(Ordering::SeqCst) {
                 let now = deployment_connections(&mut admin, &database).await;
                 peak.fetch_max(now, Ordering::SeqCst);
+                // The sampling rate, not a wait: the sampler runs until the work is done.
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         })

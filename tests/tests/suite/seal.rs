@@ -290,14 +290,14 @@ async fn with_a_timestamp_authority_the_seal_is_timestamped_or_not_made_yet() {
     for (name, email, value) in &people {
         assert_eq!(sign(&app, &links[*email], &[name, value]).await.0, 200);
     }
-    for _ in 0..600 {
-        if tsa.answered().contains(&503) {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let answered = signet_tests::poll_until(
+        std::time::Duration::from_secs(60),
+        || async { tsa.answered() },
+        |answered| answered.contains(&503),
+    )
+    .await;
     assert!(
-        tsa.answered().contains(&503),
+        answered.contains(&503),
         "the completion asked the authority"
     );
     let (status, final_key): (String, Option<String>) =

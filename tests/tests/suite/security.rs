@@ -190,6 +190,7 @@ impl Probe {
                             .is_ok_and(|r| r.status().is_success());
                     documents = documents.max(started.elapsed());
                     failures += usize::from(!ok);
+                    // The probe's pace while the load runs, not a wait for anything.
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
                 (health, documents, failures)
@@ -316,19 +317,27 @@ async fn concurrent_uploads_are_bounded_per_account_and_overall() {
         holder: &str,
         pdf: &[u8],
     ) -> Answer {
-        for _ in 0..1200 {
-            let csrf = console.csrf().await;
-            let answer = console.upload(&csrf, pdf.to_vec()).await;
-            if answer.status == StatusCode::TOO_MANY_REQUESTS {
-                return answer;
-            }
-            assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
-            if held.try_read(&mut [0; 64]).is_ok() {
-                *held = hold_upload(&console.base, holder).await;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("the held upload did not take its place within a minute");
+        // Each probe needs the console and the held connection mutably; one probe at a time.
+        let state = tokio::sync::Mutex::new((console, held));
+        eventually(
+            "the held upload to take its place",
+            Duration::from_secs(60),
+            || async {
+                let mut state = state.lock().await;
+                let (console, held) = &mut *state;
+                let csrf = console.csrf().await;
+                let answer = console.upload(&csrf, pdf.to_vec()).await;
+                if answer.status == StatusCode::TOO_MANY_REQUESTS {
+                    return Some(answer);
+                }
+                assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+                if held.try_read(&mut [0; 64]).is_ok() {
+                    **held = hold_upload(&console.base, holder).await;
+                }
+                None
+            },
+        )
+        .await
     }
 
     let holder = first.cookie_header();
@@ -349,18 +358,21 @@ async fn concurrent_uploads_are_bounded_per_account_and_overall() {
 
     drop((held_first, held_second));
     // Once the held uploads end, the places are free again.
-    for _ in 0..100 {
-        let csrf = third.csrf().await;
-        if third.upload(&csrf, small.clone()).await.status == StatusCode::SEE_OTHER {
-            assert_eq!(
-                documents_of(&app, third_account).await,
-                before + stored_meanwhile + 1
-            );
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("uploads stayed refused after the held ones ended");
+    let third = tokio::sync::Mutex::new(third);
+    eventually(
+        "uploads to be accepted again after the held ones ended",
+        Duration::from_secs(5),
+        || async {
+            let mut third = third.lock().await;
+            let csrf = third.csrf().await;
+            (third.upload(&csrf, small.clone()).await.status == StatusCode::SEE_OTHER).then_some(())
+        },
+    )
+    .await;
+    assert_eq!(
+        documents_of(&app, third_account).await,
+        before + stored_meanwhile + 1
+    );
 }
 
 /// Issue 11 item 2: 200 concurrent sign-ins took the API from 0.68 GB to 4.07 GB. Now at most
@@ -608,8 +620,11 @@ async fn a_placeholder_file_url_secret_stops_the_binaries() {
 }
 
 async fn wait_for_email_jobs(app: &TestApp) {
-    for _ in 0..300 {
-        let waiting: i64 = sqlx::query_scalar(
+    eventually(
+        "the e-mail jobs to run",
+        Duration::from_secs(30),
+        || async {
+            let waiting: i64 = sqlx::query_scalar(
             "SELECT count(*) FROM apalis.jobs
              WHERE job_type = $1 AND status IN ('Pending', 'Queued', 'Running')",
         )
@@ -617,12 +632,10 @@ async fn wait_for_email_jobs(app: &TestApp) {
         .fetch_one(&app.db.pool)
         .await
         .unwrap();
-        if waiting == 0 {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the e-mail jobs never ran");
+            (waiting == 0).then_some(())
+        },
+    )
+    .await;
 }
 
 pub(crate) async fn invitation_tokens(app: &TestApp, doc: uuid::Uuid) -> Vec<String> {
@@ -812,15 +825,16 @@ async fn a_failed_invitation_keeps_no_clear_token() {
     // Nothing listens there: every attempt fails; one retry, then FAILED.
     let smtp = format!("smtp://127.0.0.1:{}", free_port());
     let _worker = WorkerProcess::start(&app, &smtp, &[("EMAIL_RETRY_SCHEDULE", "1")]);
-    for _ in 0..300 {
-        let rows = invitation_rows(&app, doc).await;
-        if rows[0].0 == "FAILED" {
-            assert_eq!(rows[0].1, None, "the clear token is dropped");
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the invitation never failed for good");
+    let rows = eventually(
+        "the invitation to fail for good",
+        Duration::from_secs(30),
+        || async {
+            let rows = invitation_rows(&app, doc).await;
+            (rows[0].0 == "FAILED").then_some(rows)
+        },
+    )
+    .await;
+    assert_eq!(rows[0].1, None, "the clear token is dropped");
 }
 
 /// Issue 11 item 6: any method, of any length, became a new metric label. Now only the standard

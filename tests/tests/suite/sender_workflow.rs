@@ -352,21 +352,21 @@ pub(crate) async fn sweeps_pass(app: &TestApp) {
         .await
         .unwrap()
     };
-    let mut last = finished().await;
-    let mut moves = 0;
-    let deadline = std::time::Instant::now() + WAIT;
-    while moves < 3 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the sweep stopped running"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let now = finished().await;
-        if now != last {
-            moves += 1;
-            last = now;
-        }
-    }
+    let last = std::cell::Cell::new(finished().await);
+    let moves = std::cell::Cell::new(0);
+    signet_tests::eventually(
+        "three sweeps to finish (the sweep stopped running)",
+        WAIT,
+        || async {
+            let now = finished().await;
+            if now != last.get() {
+                moves.set(moves.get() + 1);
+                last.set(now);
+            }
+            (moves.get() >= 3).then_some(())
+        },
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -4,7 +4,9 @@
 use std::{collections::HashMap, process::Command, time::Duration};
 
 use serde_json::{Value, json};
-use signet_tests::{LETTER, Mail, Mailbox, TestApp, WorkerProcess, assert_error, read};
+use signet_tests::{
+    LETTER, Mail, Mailbox, TestApp, WorkerProcess, assert_error, eventually, poll_until, read,
+};
 use uuid::Uuid;
 
 const UA: &str = "signet-e2e/1.0";
@@ -139,15 +141,16 @@ pub(crate) async fn sign(app: &TestApp, link: &str, values: &[&str]) -> (u16, Va
 }
 
 pub(crate) async fn wait_for_status(app: &TestApp, key: &str, doc: Uuid, status: &str) -> Value {
-    // Up to 120 s: generous for a loaded machine; the loop ends as soon as the status is there.
-    for _ in 0..1200 {
-        let detail = app.get(&format!("/documents/{doc}"), key).await.1;
-        if detail["data"]["status"] == status {
-            return detail["data"].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("document {doc} did not become {status} within 120 s");
+    // Up to 120 s: generous for a loaded machine; the wait ends as soon as the status is there.
+    eventually(
+        format!("document {doc} to become {status}"),
+        Duration::from_secs(120),
+        || async {
+            let detail = app.get(&format!("/documents/{doc}"), key).await.1;
+            (detail["data"]["status"] == status).then(|| detail["data"].clone())
+        },
+    )
+    .await
 }
 
 async fn audit(app: &TestApp, key: &str, doc: Uuid) -> Vec<Value> {
@@ -655,20 +658,20 @@ async fn e_mails_are_retried_until_the_smtp_server_answers() {
     )
     .await;
     // Until the first attempt has failed (on a busy machine it may take a while to come).
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    let (attempts, error) = loop {
-        let (attempts, error): (i32, Option<String>) = sqlx::query_as(
-            "SELECT attempts, last_error FROM outbound_emails WHERE document_id = $1",
-        )
-        .bind(doc)
-        .fetch_one(&app.db.pool)
-        .await
-        .unwrap();
-        if attempts >= 1 || std::time::Instant::now() > deadline {
-            break (attempts, error);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let (attempts, error): (i32, Option<String>) = poll_until(
+        Duration::from_secs(60),
+        || async {
+            sqlx::query_as(
+                "SELECT attempts, last_error FROM outbound_emails WHERE document_id = $1",
+            )
+            .bind(doc)
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap()
+        },
+        |(attempts, _)| *attempts >= 1,
+    )
+    .await;
     assert!(
         attempts >= 1 && error.is_some(),
         "the failure is recorded: {attempts} {error:?}"
@@ -678,19 +681,18 @@ async fn e_mails_are_retried_until_the_smtp_server_answers() {
     assert_eq!(mails.len(), 1);
     // The worker commits the row after the server accepted the message, so the message can be
     // in the Maildir a moment before the row says SENT.
-    let mut row: (String, Option<String>) = (String::new(), None);
-    for _ in 0..600 {
-        row =
+    let row: (String, Option<String>) = poll_until(
+        Duration::from_secs(60),
+        || async {
             sqlx::query_as("SELECT status, link_token FROM outbound_emails WHERE document_id = $1")
                 .bind(doc)
                 .fetch_one(&app.db.pool)
                 .await
-                .unwrap();
-        if row.0 != "PENDING" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+                .unwrap()
+        },
+        |row: &(String, Option<String>)| row.0 != "PENDING",
+    )
+    .await;
     assert_eq!(
         (row.0.as_str(), row.1),
         ("SENT", None),

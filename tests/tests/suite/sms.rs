@@ -8,7 +8,7 @@ use std::{collections::HashMap, time::Duration};
 
 use reqwest::Client;
 use serde_json::{Value, json};
-use signet_tests::{LETTER, Mailbox, SmsProvider, TestApp, WorkerProcess, read};
+use signet_tests::{LETTER, Mailbox, SmsProvider, TestApp, WorkerProcess, poll_until, read};
 use uuid::Uuid;
 
 /// A UK mobile number as an integrator would type it, and its E.164.
@@ -85,14 +85,10 @@ async fn rows(app: &TestApp, doc: Uuid) -> Vec<Row> {
 
 /// Waits until every SMS row of `doc` has left PENDING; returns the rows.
 async fn settled(app: &TestApp, doc: Uuid) -> Vec<Row> {
-    for _ in 0..600 {
-        let rows = rows(app, doc).await;
-        if !rows.is_empty() && rows.iter().all(|r| r.status != "PENDING") {
-            return rows;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the SMS never settled: {:?}", rows(app, doc).await);
+    let settled = |rows: &Vec<Row>| !rows.is_empty() && rows.iter().all(|r| r.status != "PENDING");
+    let last = poll_until(Duration::from_secs(60), || rows(app, doc), settled).await;
+    assert!(settled(&last), "the SMS never settled: {last:?}");
+    last
 }
 
 fn owned<'a>(settings: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
@@ -337,14 +333,12 @@ async fn a_refused_number_fails_for_good_at_once_and_the_sender_sees_why() {
         "{messages:?}"
     );
     // The e-mail went out regardless: its own job, which may settle after the SMS's.
-    let mut email = ann["deliveryStatus"].clone();
-    for _ in 0..600 {
-        if email != "PENDING" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        email = detail(app, key, doc).await["ann@signet.test"]["deliveryStatus"].clone();
-    }
+    let email = poll_until(
+        Duration::from_secs(60),
+        || async { detail(app, key, doc).await["ann@signet.test"]["deliveryStatus"].clone() },
+        |email| *email != "PENDING",
+    )
+    .await;
     assert_eq!(email, "SENT");
 
     // The console shows it where it shows the e-mail's state.

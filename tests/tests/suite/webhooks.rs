@@ -6,7 +6,9 @@ use base64::Engine;
 use hmac::{Hmac, Mac};
 use serde_json::Value;
 use signet_common::store::accounts::{self, AccountUpdate};
-use signet_tests::{Mailbox, Received, Receiver, TestApp, WorkerProcess, binary, eventually};
+use signet_tests::{
+    Mailbox, Received, Receiver, TestApp, WorkerProcess, binary, eventually, poll_until,
+};
 use uuid::Uuid;
 
 use crate::signing_flow::{invitations, send_document, sign, wait_for_status};
@@ -424,17 +426,17 @@ async fn internal_targets_are_refused_when_the_guard_is_on() {
         "2099-01-01T00:00:00Z",
     )
     .await;
-    let mut errors = Vec::new();
-    for _ in 0..100 {
-        errors = sqlx::query_scalar("SELECT error FROM webhook_attempts ORDER BY attempt")
-            .fetch_all(&app.db.pool)
-            .await
-            .unwrap();
-        if errors.len() >= 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let errors: Vec<Option<String>> = poll_until(
+        Duration::from_secs(20),
+        || async {
+            sqlx::query_scalar("SELECT error FROM webhook_attempts ORDER BY attempt")
+                .fetch_all(&app.db.pool)
+                .await
+                .unwrap()
+        },
+        |errors: &Vec<Option<String>>| errors.len() >= 2,
+    )
+    .await;
     assert_eq!(errors.len(), 2, "two attempts, both refused");
     let errors: Vec<String> = errors.into_iter().map(Option::unwrap).collect();
     assert!(

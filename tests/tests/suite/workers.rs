@@ -4,7 +4,7 @@
 use std::{collections::HashMap, time::Duration};
 
 use serde_json::{Value, json};
-use signet_tests::{LETTER, Mailbox, TestApp, WorkerProcess};
+use signet_tests::{LETTER, Mailbox, TestApp, WorkerProcess, poll_until};
 
 const CONCURRENCY: usize = 8;
 
@@ -62,14 +62,12 @@ async fn wait_for_distinct(
     count: usize,
     timeout: Duration,
 ) -> HashMap<String, usize> {
-    let deadline = std::time::Instant::now() + timeout;
-    loop {
-        let seen = copies(mailbox);
-        if seen.len() >= count || std::time::Instant::now() >= deadline {
-            return seen;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    poll_until(
+        timeout,
+        || async { copies(mailbox) },
+        |seen| seen.len() >= count,
+    )
+    .await
 }
 
 async fn all_rows_sent(app: &TestApp) -> (i64, i64) {
@@ -161,10 +159,6 @@ async fn two_workers_deliver_each_e_mail_once_and_stop_gracefully() {
     let mut b = WorkerProcess::start(&app, &mailbox.url(), &[]);
     let seen = wait_for_distinct(&mailbox, 500, Duration::from_secs(120)).await;
     assert_eq!(seen.len(), 500);
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let total: usize = copies(&mailbox).values().sum();
-    assert_eq!(total, 500, "each e-mail delivered exactly once");
-    assert_eq!(all_rows_sent(&app).await, (500, 500));
     for (name, worker) in [("a", &mut a), ("b", &mut b)] {
         let status = worker
             .terminate(Duration::from_secs(20))
@@ -175,6 +169,10 @@ async fn two_workers_deliver_each_e_mail_once_and_stop_gracefully() {
             worker.log()
         );
     }
+    // Both workers have exited: no duplicate can still be on its way.
+    let total: usize = copies(&mailbox).values().sum();
+    assert_eq!(total, 500, "each e-mail delivered exactly once");
+    assert_eq!(all_rows_sent(&app).await, (500, 500));
 }
 
 /// Issue #30 item 10: a worker without FILE_URL_SECRET signs its links (completion e-mails, SMS
