@@ -140,22 +140,25 @@ struct Progress {
 }
 
 async fn progress(app: &TestApp, to_complete: &[Uuid]) -> Progress {
-    let (emails, emails_settled, emails_sent): (i64, i64, i64) = sqlx::query_as(
-        "SELECT count(*), count(*) FILTER (WHERE status IN ('SENT', 'WITHDRAWN')),
-                count(*) FILTER (WHERE status = 'SENT')
-         FROM outbound_emails",
-    )
-    .fetch_one(&app.db.pool)
-    .await
-    .unwrap();
-    let (deliveries, delivered): (i64, i64) = sqlx::query_as(
-        "SELECT count(*), count(*) FILTER (WHERE status = 'DELIVERED') FROM webhook_deliveries",
-    )
-    .fetch_one(&app.db.pool)
-    .await
-    .unwrap();
-    let completed: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM documents WHERE id = ANY($1) AND status = 'COMPLETED'",
+    // One statement, so one snapshot: read one table at a time, a completion that commits
+    // between the reads would count as done while its e-mails and webhook are still queued.
+    let (emails, emails_settled, emails_sent, deliveries, delivered, completed): (
+        i64,
+        i64,
+        i64,
+        i64,
+        i64,
+        i64,
+    ) = sqlx::query_as(
+        "SELECT e.total, e.settled, e.sent, w.total, w.delivered, d.completed
+         FROM (SELECT count(*) AS total,
+                      count(*) FILTER (WHERE status IN ('SENT', 'WITHDRAWN')) AS settled,
+                      count(*) FILTER (WHERE status = 'SENT') AS sent
+               FROM outbound_emails) e,
+              (SELECT count(*) AS total, count(*) FILTER (WHERE status = 'DELIVERED') AS delivered
+               FROM webhook_deliveries) w,
+              (SELECT count(*) AS completed FROM documents
+               WHERE id = ANY($1) AND status = 'COMPLETED') d",
     )
     .bind(to_complete)
     .fetch_one(&app.db.pool)
