@@ -240,19 +240,11 @@ impl Graph {
         if depth > 16 || path.is_empty() {
             return None;
         }
-        let (mut at, rest) = match path[0].as_str() {
-            "crate" => (0, &path[1..]),
-            "self" => (module, &path[1..]),
-            "super" => {
-                let mut at = module;
-                let mut rest = path;
-                while rest.first().map(String::as_str) == Some("super") {
-                    at = self.modules[at].parent?;
-                    rest = &rest[1..];
-                }
-                (at, rest)
-            }
-            first => {
+        let (mut at, rest) = match self.anchored(module, path) {
+            Some(anchored) => anchored,
+            None if path[0] == "super" => return None,
+            None => {
+                let first = path[0].as_str();
                 if let Some(&child) = self.modules[module].children.get(first) {
                     (child, &path[1..])
                 } else if let Some(bound) = self.modules[module].bindings.get(first) {
@@ -303,11 +295,12 @@ impl Graph {
         None
     }
 
-    /// The module `path`, named in `module`, is, if it is one of the crate's.
-    fn module_at(&self, module: usize, path: &[String]) -> Option<usize> {
-        let (mut at, rest) = match path.first()?.as_str() {
-            "crate" => (0, &path[1..]),
-            "self" => (module, &path[1..]),
+    /// Where a path that starts with `crate`, `self` or `super` starts, and the rest of it;
+    /// `None` for any other path, or a `super` above the crate's root.
+    fn anchored<'p>(&self, module: usize, path: &'p [String]) -> Option<(usize, &'p [String])> {
+        match path.first()?.as_str() {
+            "crate" => Some((0, &path[1..])),
+            "self" => Some((module, &path[1..])),
             "super" => {
                 let mut at = module;
                 let mut rest = path;
@@ -315,9 +308,20 @@ impl Graph {
                     at = self.modules[at].parent?;
                     rest = &rest[1..];
                 }
-                (at, rest)
+                Some((at, rest))
             }
-            first => (*self.modules[module].children.get(first)?, &path[1..]),
+            _ => None,
+        }
+    }
+
+    /// The module `path`, named in `module`, is, if it is one of the crate's.
+    fn module_at(&self, module: usize, path: &[String]) -> Option<usize> {
+        let (mut at, rest) = match self.anchored(module, path) {
+            Some(anchored) => anchored,
+            None => (
+                *self.modules[module].children.get(path.first()?)?,
+                &path[1..],
+            ),
         };
         for segment in rest {
             at = *self.modules[at].children.get(segment)?;
