@@ -1,8 +1,8 @@
 //! A real SMTP server on loopback (aiosmtpd) and the e-mails it received.
 
 use crate::{
-    eventually::{eventually, wait_for_matching},
-    process::{free_port, signal},
+    eventually::wait_for_matching,
+    process::{free_port, signal, wait_for_listener},
 };
 
 /// A real SMTP server on loopback (aiosmtpd, from PyPI) delivering into a Maildir.
@@ -40,17 +40,7 @@ impl Mailbox {
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("start aiosmtpd (python3 -m pip install aiosmtpd; scripts/test.sh does)");
-        eventually(
-            format!("aiosmtpd to start on port {port}"),
-            std::time::Duration::from_secs(15),
-            || async {
-                tokio::net::TcpStream::connect(("127.0.0.1", port))
-                    .await
-                    .ok()
-                    .map(drop)
-            },
-        )
-        .await;
+        wait_for_listener(&format!("aiosmtpd to start on port {port}"), port).await;
         Self { port, dir, child }
     }
 

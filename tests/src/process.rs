@@ -59,3 +59,15 @@ pub fn free_port() -> u16 {
         .expect("free port")
         .port()
 }
+
+/// Waits (15 s at most) until something accepts connections on the loopback `port`: a server
+/// the test started, before the test talks to it.
+pub async fn wait_for_listener(what: &str, port: u16) {
+    crate::eventually::eventually(what, std::time::Duration::from_secs(15), || async {
+        tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .ok()
+            .map(drop)
+    })
+    .await;
+}

@@ -4,7 +4,7 @@
 use std::{path::Path, time::Duration};
 
 use serde_json::Value;
-use signet_tests::{TestApp, WorkerProcess, eventually};
+use signet_tests::{TestApp, WorkerProcess, eventually, wait_for_listener};
 use uuid::Uuid;
 
 use crate::{
@@ -49,17 +49,7 @@ impl BouncingSmtp {
             .spawn()
             .expect("start aiosmtpd");
         let server = Self { port, dir, child };
-        eventually(
-            "the bouncing SMTP server to start",
-            Duration::from_secs(15),
-            || async {
-                tokio::net::TcpStream::connect(("127.0.0.1", port))
-                    .await
-                    .ok()
-                    .map(drop)
-            },
-        )
-        .await;
+        wait_for_listener("the bouncing SMTP server to start", port).await;
         server
     }
 
