@@ -9,29 +9,28 @@ use axum::{
     routing::{get, post},
 };
 use chrono::Utc;
-use maud::{Markup, PreEscaped, html};
 use serde::Serialize;
 use signet_common::{
     Error,
     flows::signing::{self, SigningSession},
     infra::secrets::SigningToken,
-    model::{DocumentId, DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus},
+    model::{DocumentId, DocumentStatus, RecipientRole, RecipientStatus},
     wire::{
         inputs::{ConsentInput, DeclineInput, SubmitInput},
         views::{FieldView, Timestamp},
     },
 };
 use signet_i18n::Language;
-use uuid::Uuid;
 
-use super::assets;
+use self::views::SigningPage;
 use crate::{
     AppState,
     envelope::{Empty, success},
     error::ApiError,
     extract::{ApiJson, AskedLanguage, ClientActor},
-    html::layout_in,
 };
+
+mod views;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -184,18 +183,7 @@ async fn page(
         }
         Err(Error::SigningLinkNotFound) => {
             let language = asked.unwrap_or(default);
-            (
-                StatusCode::NOT_FOUND,
-                layout_in(
-                    language,
-                    &language.text("sign-not-found-title"),
-                    html! {
-                        h1 { (language.text("sign-not-found-heading")) }
-                        p { (language.text("sign-not-found-text")) }
-                    },
-                ),
-            )
-                .into_response()
+            (StatusCode::NOT_FOUND, views::not_found(language)).into_response()
         }
         Err(e) => ApiError::from(e).into_response(),
     }
@@ -210,332 +198,4 @@ fn consent_text(state: &AppState, language: Language) -> String {
         .consent_text
         .clone()
         .unwrap_or_else(|| language.text("sign-consent-text"))
-}
-
-/// The page's own style. CJK text is drawn with the final PDF's CJK face ("Signet CJK"), listed
-/// before the device's fonts: Chromium draws Han text that it laid out while that font was still
-/// loading in the device's fallback, boxes where the device has no CJK font, and does not draw it
-/// again once the font has come. Text in another script the device has no font for (Arabic,
-/// Devanagari) falls back to the final PDF's Noto fonts ("Signet Text"). Typed signatures are
-/// ink blue in the final PDF's fonts, as it stamps them.
-const SIGNING_STYLE: &str = "\
-[hidden]{display:none!important}\
-body{font-family:\"Signet CJK\",system-ui,\"Signet Text\",sans-serif}\
-.typed{font-family:\"Signet CJK\",\"Signet Text\",sans-serif;color:#0d2673;unicode-bidi:plaintext}\
-.typed-preview{font-size:1.6rem;min-height:2.2rem;margin-top:4px}\
-#pages{direction:ltr}\
-.field{display:flex;align-items:center;justify-content:center;overflow:hidden;white-space:nowrap;\
-text-overflow:ellipsis;font-size:11px;color:#1d2330;padding:0 2px;margin:0;border-radius:3px;cursor:pointer}\
-.field img{max-width:100%;max-height:100%}.field .typed{font-size:inherit}\
-.field.filled{border-style:solid}.field.todo{border-style:dashed}\
-.field:focus-visible{outline:3px solid #1d2330;outline-offset:2px}\
-.field.current{box-shadow:0 0 0 3px #1d2330}\
-.field.date{cursor:default}\
-.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}\
-.toolbar{position:sticky;bottom:0;z-index:2;display:flex;flex-wrap:wrap;gap:8px;align-items:center;\
-background:#fff;padding:10px 16px;box-shadow:0 -1px 3px #0003;border-radius:8px 8px 0 0}\
-.toolbar button{margin:0}.toolbar .progress{flex:1 1 100%;font-weight:600}\
-.secondary{background:#fff;color:#1f4fd1;border:1px solid #1f4fd1}\
-dialog{border:0;border-radius:8px;padding:16px;width:min(600px,calc(100vw - 32px));box-sizing:border-box}\
-dialog::backdrop{background:#0007}\
-.languages{display:flex;flex-wrap:wrap;gap:4px 12px;font-size:14px}.languages a{color:#1f4fd1}\
-.languages a[aria-current]{color:#1d2330;font-weight:600;text-decoration:none}\
-label.check{display:flex;gap:8px;align-items:flex-start;font-weight:600}label.check input{width:auto;margin-top:4px}\
-a{color:#1f4fd1}";
-
-/// The states a signing link can be in once its recipient cannot act, as the page words them.
-fn state_message(session: &SigningSession, language: Language) -> Option<String> {
-    let text = |id: &str| Some(language.text(id));
-    match (session.document.status, session.recipient.status) {
-        (DocumentStatus::Completed, _) => text("sign-state-completed"),
-        (DocumentStatus::Declined, RecipientStatus::Declined) => text("sign-state-you-declined"),
-        (DocumentStatus::Declined, _) => text("sign-state-declined"),
-        (DocumentStatus::Expired, _) => text("sign-state-expired"),
-        (DocumentStatus::Cancelled, _) => match &session.document.cancel_reason {
-            // Isolated (as `<bdi>` does), so that a reason in another direction keeps its order
-            // and cannot reorder the sentence.
-            Some(reason) => Some(language.format(
-                "sign-state-cancelled-reason",
-                &[("reason", signet_i18n::bidi::isolate(reason).into())],
-            )),
-            None => text("sign-state-cancelled"),
-        },
-        (_, RecipientStatus::Signed) if session.others_to_sign == 0 => {
-            text("sign-state-all-signed")
-        }
-        (_, RecipientStatus::Signed) => Some(language.format(
-            "sign-state-waiting",
-            &[("count", session.others_to_sign.into())],
-        )),
-        _ if !session.can_act() && session.recipient.role == RecipientRole::Viewer => {
-            text("sign-state-viewer")
-        }
-        _ if !session.can_act() => text("sign-state-closed"),
-        _ => None,
-    }
-}
-
-/// A field as the page's script places and names it.
-#[derive(Serialize)]
-struct PageField {
-    id: Uuid,
-    #[serde(rename = "type")]
-    field_type: FieldType,
-    page: i32,
-    x: f64,
-    y: f64,
-    width: f64,
-    height: f64,
-    /// "Signature": what its box shows while empty.
-    kind: String,
-    /// "Signature, page 2": what screen readers and error messages call it.
-    name: String,
-    /// The message when it is left empty.
-    empty: String,
-}
-
-struct SigningPage<'a> {
-    token: &'a SigningToken,
-    session: &'a SigningSession,
-    file_url: Option<&'a str>,
-    language: Language,
-    consent_text: String,
-}
-
-impl SigningPage<'_> {
-    fn kind(&self, field_type: FieldType) -> String {
-        self.language.text(match field_type {
-            FieldType::Signature => "sign-field-signature",
-            FieldType::Initials => "sign-field-initials",
-            FieldType::Text => "sign-field-text",
-            FieldType::Date => "sign-field-date",
-        })
-    }
-
-    /// The recipient's fields in reading order: by page, then top to bottom, then in the
-    /// page's writing direction.
-    fn fields(&self) -> Vec<PageField> {
-        let mut fields: Vec<&Field> = self.session.fields.iter().collect();
-        fields.sort_by(|a, b| {
-            (a.page, a.y, a.x)
-                .partial_cmp(&(b.page, b.y, b.x))
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
-        fields
-            .into_iter()
-            .map(|f| {
-                let name = self.language.format(
-                    "sign-field-name",
-                    &[
-                        ("kind", self.kind(f.field_type).into()),
-                        ("page", f.page.into()),
-                    ],
-                );
-                PageField {
-                    id: f.id,
-                    field_type: f.field_type,
-                    page: f.page,
-                    x: f.x,
-                    y: f.y,
-                    width: f.width,
-                    height: f.height,
-                    kind: self.kind(f.field_type),
-                    empty: self
-                        .language
-                        .format("sign-error-empty", &[("field", name.clone().into())]),
-                    name,
-                }
-            })
-            .collect()
-    }
-
-    /// What the page's script needs: the fields, the words it shows in this language (the
-    /// progress line for every count, since plural rules differ by language) and where to post.
-    fn script_data(&self) -> String {
-        let fields = self.fields();
-        let to_fill = fields
-            .iter()
-            .filter(|f| f.field_type != FieldType::Date)
-            .count();
-        let l = self.language;
-        let words: serde_json::Map<String, serde_json::Value> = [
-            "sign-field-to-fill",
-            "sign-field-filled",
-            "sign-field-date-auto",
-            "sign-error-heading",
-            "sign-error-dialog-empty",
-            "sign-error-network",
-            "sign-consent-missing",
-            "sign-decline-confirm",
-            "sign-dialog-text",
-            "sign-dialog-type",
-        ]
-        .into_iter()
-        .map(|id| (id.to_owned(), l.text(id).into()))
-        .chain(
-            [FieldType::Signature, FieldType::Initials]
-                .into_iter()
-                .map(|t| {
-                    (
-                        format!("pad-{}", t.as_str()),
-                        l.format("sign-dialog-pad", &[("kind", self.kind(t).into())])
-                            .into(),
-                    )
-                }),
-        )
-        .collect();
-        let progress: Vec<String> = (0..=to_fill)
-            .map(|done| {
-                l.format(
-                    "sign-progress",
-                    &[("done", done.into()), ("total", to_fill.into())],
-                )
-            })
-            .collect();
-        let data = serde_json::json!({
-            "base": format!("/sign/{}", self.token.reveal()),
-            "language": l.tag(),
-            "color": self.session.recipient.color_code,
-            "canAct": self.session.can_act(),
-            "consented": self.session.recipient.consented_at.is_some(),
-            // The date the server will set, shown in DATE fields; it is set again, by the
-            // database's clock, when the signature is recorded.
-            "today": Utc::now().format("%Y-%m-%d").to_string(),
-            "fields": fields,
-            "words": words,
-            "progress": progress,
-        });
-        // Inside a <script> element: no "</" may end it early.
-        data.to_string().replace('<', "\\u003c")
-    }
-
-    fn render(&self) -> Markup {
-        let l = self.language;
-        let session = self.session;
-        let document = &session.document;
-        let recipient = &session.recipient;
-        let can_act = session.can_act();
-        let consented = recipient.consented_at.is_some();
-        layout_in(
-            l,
-            &document.title,
-            html! {
-                nav.languages aria-label=(l.text("sign-languages")) {
-                    @for other in Language::ALL {
-                        a href=(format!("?lang={}", other.tag())) lang=(other.tag()) hreflang=(other.tag())
-                            aria-current=[(other == l).then_some("true")] { (native_name(other)) }
-                    }
-                }
-                h1 dir="auto" { (document.title) }
-                p { (PreEscaped(l.format_html("sign-for", &[("name", &recipient.name)]))) }
-                @if let Some(note) = state_message(session, l) { p.banner id="state" role="status" { (note) } }
-                @if let Some(message) = document.send_message.as_deref().filter(|m| !m.is_empty()) {
-                    div.card dir="auto" { p { (message) } @if let Some(d) = document.send_description.as_deref().filter(|d| !d.is_empty()) { p { (d) } } }
-                }
-                @if can_act {
-                    section.card #consent hidden[consented] aria-labelledby="consent-heading" {
-                        h2 #consent-heading { (l.text("sign-consent-heading")) }
-                        p #consent-text dir="auto" { (self.consent_text) }
-                        label.check for="consent-agree" {
-                            input #consent-agree type="checkbox";
-                            span { (l.text("sign-consent-agree")) }
-                        }
-                        button.primary #consent-continue type="button" { (l.text("sign-consent-continue")) }
-                        p.error #consent-error role="alert" {}
-                    }
-                }
-                @if let Some(file_url) = self.file_url {
-                    div #pages
-                        data-pdfjs-url=(format!("{}/pdf.min.mjs", assets::BASE))
-                        data-worker-url=(format!("{}/pdf.worker.min.mjs", assets::BASE))
-                        data-file-url=(file_url)
-                        data-failed-text=(l.text("sign-pages-failed")) {}
-                    p { a href=(file_url) { (l.text("sign-download")) } }
-                }
-                @if can_act {
-                    div.toolbar #toolbar hidden[!consented] {
-                        p.progress #progress aria-live="polite" {}
-                        button.secondary #next-field type="button" { (l.text("sign-next-field")) }
-                        button.primary #sign type="button" { (l.text("sign-submit")) }
-                        div.error #sign-error role="alert" tabindex="-1" {}
-                    }
-                    dialog #field-dialog aria-labelledby="dialog-title" {
-                        h2 #dialog-title {}
-                        div #dialog-typed {
-                            label #dialog-input-label for="dialog-input" { (l.text("sign-dialog-type")) }
-                            input #dialog-input type="text" autocomplete="off";
-                            div.typed.typed-preview #dialog-preview dir="auto" aria-hidden="true" {}
-                        }
-                        div #dialog-drawn {
-                            p #dialog-draw-label { (l.text("sign-dialog-draw")) }
-                            canvas.pad #dialog-pad width="1200" height="300" role="img" aria-labelledby="dialog-draw-label" {}
-                            button.secondary #dialog-clear type="button" { (l.text("sign-dialog-clear")) }
-                        }
-                        p.error #dialog-error role="alert" {}
-                        div {
-                            button.primary #dialog-apply type="button" { (l.text("sign-dialog-apply")) }
-                            " "
-                            button.secondary #dialog-cancel type="button" { (l.text("sign-dialog-cancel")) }
-                        }
-                    }
-                    details.card #decline {
-                        summary { (l.text("sign-decline-heading")) }
-                        label for="reason" { (l.text("sign-decline-reason")) }
-                        textarea #reason name="reason" rows="2" dir="auto" {}
-                        button.danger #decline-submit type="button" { (l.text("sign-decline-submit")) }
-                        p.error #decline-error role="alert" {}
-                    }
-                }
-                @if let Some(expiry) = document.expiry_date {
-                    p { small { (l.format("sign-valid-until", &[("time", l.time(expiry).into())])) } }
-                }
-                style { (PreEscaped(format!("{}{SIGNING_STYLE}", assets::font_faces()))) }
-                @if self.file_url.is_some() {
-                    script #signing-data type="application/json" { (PreEscaped(self.script_data())) }
-                    script type="module" src=(format!("{}/sign-page.mjs", assets::BASE)) {}
-                }
-            },
-        )
-    }
-}
-
-/// A language's name in itself, for the language links.
-fn native_name(language: Language) -> &'static str {
-    match language {
-        Language::English => "English",
-        Language::German => "Deutsch",
-        Language::French => "Français",
-        Language::Spanish => "Español",
-        Language::Portuguese => "Português",
-        Language::ChineseSimplified => "简体中文",
-        Language::Arabic => "العربية",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The page's own CJK words draw from the small page font, with no fetch of the whole CJK
-    /// face: a change of CJK signing strings or language names needs `scripts/web-fonts.sh` run
-    /// again.
-    #[test]
-    fn page_font_covers_the_page_words() {
-        let locales = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../i18n/locales");
-        let strings: String = std::fs::read_dir(locales)
-            .unwrap()
-            .map(|locale| std::fs::read_to_string(locale.unwrap().path().join("signing.ftl")))
-            .collect::<Result<_, _>>()
-            .unwrap();
-        let names: String = Language::ALL.into_iter().map(native_name).collect();
-        let cjk =
-            |c: &char| matches!(u32::from(*c), 0x2E80..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFFEF);
-        let missing: String = strings
-            .chars()
-            .chain(names.chars())
-            .filter(cjk)
-            .filter(|c| !assets::page_font_has(*c))
-            .collect();
-        assert_eq!(missing, "", "run scripts/web-fonts.sh");
-    }
 }
