@@ -281,17 +281,17 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             if name.is_empty() {
                 return Err(CliError("--name must not be empty".into()));
             }
-            if !signet_common::wire::inputs::is_valid_email(email) {
+            let Ok(email) = signet_common::model::EmailAddress::parse(email) else {
                 return Err(CliError(format!(
                     "--email {email:?} is not a valid e-mail address"
                 )));
-            }
+            };
             let limit = limit_arg(usage_limit)?.unwrap_or(config.api.usage_default_limit);
             let password = password_stdin.then(read_password).transpose()?;
             if let Some(password) = &password {
                 sign_in::hash_password(password)?;
             }
-            let account = accounts::create(pool, name, email, limit).await?;
+            let account = accounts::create(pool, name, &email, limit).await?;
             if let Some(password) = password {
                 sign_in::set_password(pool, account.id, &password).await?;
             }
