@@ -7,6 +7,9 @@ use uuid::Uuid;
 
 use signet_pdf::PageSize;
 
+pub mod email_address;
+pub use email_address::EmailAddress;
+
 macro_rules! text_enum {
     ($(#[$meta:meta])* $name:ident { $($variant:ident),+ $(,)? }) => {
         $(#[$meta])*
@@ -235,6 +238,8 @@ pub struct Recipient {
     pub account_id: AccountId,
     pub document_id: DocumentId,
     pub name: String,
+    /// As stored, not an [`EmailAddress`]: an address stored before a rule changed must still
+    /// load; what sends to it parses it then.
     pub email: String,
     #[sqlx(try_from = "String")]
     pub role: RecipientRole,

@@ -101,6 +101,7 @@ impl TestApp {
     /// An account with an API key; returns (account id, key).
     pub async fn account(&self, usage_limit: i32) -> (Uuid, String) {
         let email = format!("owner-{}@example.com", Uuid::new_v4().simple());
+        let email = signet_common::model::EmailAddress::parse(&email).expect("an address");
         let account = accounts::create(&self.db.pool, "Owner", &email, usage_limit)
             .await
             .expect("account");

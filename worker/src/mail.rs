@@ -7,7 +7,7 @@ use lettre::{
 };
 use signet_common::{
     Config,
-    model::{EmailKind, RecipientRole},
+    model::{EmailAddress, EmailKind, RecipientRole},
     store::emails::OutgoingEmail,
 };
 use signet_i18n::Language;
@@ -93,10 +93,10 @@ pub fn message(
     let rendered = render(email, link, email.language(config.signing.default_language));
     // Built from its parts, never formatted and parsed back: lettre encodes any name (commas,
     // quotes, brackets, `@`, any script) as a quoted string or RFC 2047 encoded word.
-    let address = signet_common::wire::inputs::mail_address(&email.recipient_email)
+    let address = EmailAddress::parse(&email.recipient_email)
         .map_err(|reason| format!("recipient address: {reason}"))?;
     let name = email.recipient_name.trim();
-    let to = Mailbox::new((!name.is_empty()).then(|| name.to_owned()), address);
+    let to = Mailbox::new((!name.is_empty()).then(|| name.to_owned()), address.into());
     Message::builder()
         .from(
             config

@@ -6,7 +6,7 @@ use signet_common::{
     Config,
     flows::sign_in,
     infra::ssrf,
-    model::AccountId,
+    model::{AccountId, EmailAddress},
     store::{accounts, api_keys},
 };
 use sqlx::PgPool;
@@ -68,17 +68,17 @@ pub async fn run(
             if name.is_empty() {
                 return Err(CliError("--name must not be empty".into()));
             }
-            if !signet_common::wire::inputs::is_valid_email(email) {
+            let Ok(email) = EmailAddress::parse(email) else {
                 return Err(CliError(format!(
                     "--email {email:?} is not a valid e-mail address"
                 )));
-            }
+            };
             let limit = limit_arg(usage_limit)?.unwrap_or(config.api.usage_default_limit);
             let password = password_stdin.then(read_password).transpose()?;
             if let Some(password) = &password {
                 sign_in::hash_password(password)?;
             }
-            let account = accounts::create(pool, name, email, limit).await?;
+            let account = accounts::create(pool, name, &email, limit).await?;
             if let Some(password) = password {
                 sign_in::set_password(pool, account.id, &password).await?;
             }

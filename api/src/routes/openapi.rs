@@ -249,7 +249,7 @@ mod tests {
             ),
             (
                 &schemas["RecipientInput"]["allOf"][0]["properties"]["email"]["maxLength"],
-                inputs::MAX_EMAIL_CHARS as i64,
+                signet_common::model::email_address::MAX_EMAIL_CHARS as i64,
             ),
             (
                 &schemas["SendInput"]["properties"]["message"]["maxLength"],

@@ -13,14 +13,16 @@ use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Error, Result, Rule},
     infra::{notify::Notifier, secrets::SigningToken},
-    model::{AccountId, Actor, DeliveryStatus, DocumentId, DocumentStatus, RecipientId, SmsKind},
+    model::{
+        AccountId, Actor, DeliveryStatus, DocumentId, DocumentStatus, EmailAddress, RecipientId,
+        SmsKind,
+    },
     store::{
         documents,
         emails::{self, OutgoingEmail},
         recipients,
         sms::NewSms,
     },
-    wire::inputs,
 };
 
 /// The longest failure reason the audit trail keeps (SMTP answers can be long).
@@ -47,28 +49,29 @@ pub async fn failed_for_good(
     effects::record(conn, subject, failed, &Actor::Worker, notifier).await
 }
 
-/// Sends a recipient's failed invitation again, to `corrected_email` if given (checked as the
-/// API checks addresses, and unique on the document). Only a FAILED invitation of a SENT
-/// document qualifies. The invitation carries a new signing link (a failed invitation keeps no
-/// clear token, and the old link was never delivered); an `UPDATED` audit entry records the
-/// change.
+/// The corrected address typed where a failed invitation is sent again: none when blank, else
+/// parsed as the API parses recipients' addresses (refused as `email`).
+pub fn corrected_address(typed: Option<&str>) -> Result<Option<EmailAddress>> {
+    typed
+        .map(str::trim)
+        .filter(|email| !email.is_empty())
+        .map(|email| EmailAddress::parse(email).map_err(|reason| Error::invalid("email", reason)))
+        .transpose()
+}
+
+/// Sends a recipient's failed invitation again, to `corrected_email` if given (which must be
+/// unique on the document). Only a FAILED invitation of a SENT document qualifies. The
+/// invitation carries a new signing link (a failed invitation keeps no clear token, and the old
+/// link was never delivered); an `UPDATED` audit entry records the change.
 pub async fn resend_invitation(
     pool: &PgPool,
     account_id: AccountId,
     document_id: DocumentId,
     recipient_id: RecipientId,
-    corrected_email: Option<&str>,
+    corrected_email: Option<&EmailAddress>,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<()> {
-    let corrected = corrected_email
-        .map(str::trim)
-        .filter(|email| !email.is_empty());
-    if let Some(email) = corrected
-        && let Err(reason) = inputs::mail_address(email)
-    {
-        return Err(Error::invalid("email", reason));
-    }
     let mut tx = pool.begin().await?;
     // The e-mail row first, then the document, as the dispatch job locks them.
     let (email_id, status) =
@@ -81,9 +84,11 @@ pub async fn resend_invitation(
         return Err(Rule::NotResendable.into());
     }
     let recipient = recipients::find(&mut tx, recipient_id).await?;
-    let new_email = corrected.unwrap_or(&recipient.email);
-    if new_email != recipient.email {
-        recipients::set_email(&mut tx, recipient_id, new_email).await?;
+    let new_email = corrected_email.map_or(recipient.email.as_str(), EmailAddress::as_str);
+    if let Some(corrected) = corrected_email
+        && corrected.as_str() != recipient.email
+    {
+        recipients::set_email(&mut tx, recipient_id, corrected).await?;
         // Reminders' links went to the old address too.
         recipients::revoke_extra_signing_links(&mut tx, recipient_id).await?;
     }

@@ -110,10 +110,7 @@ pub async fn add_recipients(
         Err(refusal) => return Err(problems.before(refusal)),
     };
     for (i, new) in &additions {
-        if existing
-            .iter()
-            .any(|old| old.email.eq_ignore_ascii_case(&new.email))
-        {
+        if existing.iter().any(|old| new.email.matches(&old.email)) {
             problems.broken(
                 Rule::DuplicateRecipient,
                 format!("[{i}].email"),

@@ -8,13 +8,15 @@ use uuid::Uuid;
 use crate::{
     error::{Error, Result},
     infra::secrets,
-    model::AccountId,
+    model::{AccountId, EmailAddress},
 };
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Account {
     pub id: AccountId,
     pub name: String,
+    /// As stored, not an [`EmailAddress`]: an address stored before a rule changed must still
+    /// load; a new account's is parsed ([`create`]).
     pub email: String,
     pub api_usage_count: i32,
     pub api_usage_limit: i32,
@@ -36,14 +38,19 @@ pub fn new_webhook_secret() -> String {
     )
 }
 
-pub async fn create(pool: &PgPool, name: &str, email: &str, usage_limit: i32) -> Result<Account> {
+pub async fn create(
+    pool: &PgPool,
+    name: &str,
+    email: &EmailAddress,
+    usage_limit: i32,
+) -> Result<Account> {
     sqlx::query_as(AssertSqlSafe(format!(
         "INSERT INTO accounts (id, name, email, api_usage_limit, webhook_secret)
          VALUES ($1, $2, $3, $4, $5) RETURNING {COLUMNS}"
     )))
     .bind(AccountId::new())
     .bind(name)
-    .bind(email)
+    .bind(email.as_str())
     .bind(usage_limit)
     .bind(new_webhook_secret())
     .fetch_one(pool)

@@ -88,6 +88,8 @@ pub struct OutgoingEmail {
     pub status: DeliveryStatus,
     pub attempts: i32,
     pub recipient_name: String,
+    /// As stored, not an [`EmailAddress`](crate::model::EmailAddress): an address stored before a rule changed must still
+    /// load; what sends to it parses it then.
     pub recipient_email: String,
     #[sqlx(try_from = "String")]
     pub recipient_role: RecipientRole,

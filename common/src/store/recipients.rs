@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::{
     error::{Error, Result, Rule},
-    model::{AccountId, DocumentId, Recipient, RecipientId, RecipientRole},
+    model::{AccountId, DocumentId, EmailAddress, Recipient, RecipientId, RecipientRole},
 };
 
 const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_code, \
@@ -29,7 +29,7 @@ const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_c
 pub struct NewRecipient {
     pub id: RecipientId,
     pub name: String,
-    pub email: String,
+    pub email: EmailAddress,
     pub role: RecipientRole,
     pub country_code: Option<String>,
     pub phone_number: Option<String>,
@@ -75,7 +75,7 @@ pub async fn insert_many(
     .bind(document_id)
     .bind(recipients.iter().map(|r| r.id).collect::<Vec<_>>())
     .bind(column(|r| Some(r.name.clone())))
-    .bind(column(|r| Some(r.email.clone())))
+    .bind(column(|r| Some(r.email.to_string())))
     .bind(column(|r| Some(r.role.as_str().to_owned())))
     .bind(column(|r| r.country_code.clone()))
     .bind(column(|r| r.phone_number.clone()))
@@ -105,10 +105,14 @@ fn duplicate_recipient(e: sqlx::Error) -> Error {
 }
 
 /// Changes a recipient's e-mail address; a duplicate on the document is refused.
-pub async fn set_email(conn: &mut PgConnection, id: RecipientId, email: &str) -> Result<()> {
+pub async fn set_email(
+    conn: &mut PgConnection,
+    id: RecipientId,
+    email: &EmailAddress,
+) -> Result<()> {
     sqlx::query("UPDATE recipients SET email = $2 WHERE id = $1")
         .bind(id)
-        .bind(email)
+        .bind(email.as_str())
         .execute(conn)
         .await
         .map_err(duplicate_recipient)?;

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::{
     error::{Error, Problems, Rule},
-    model::{FieldType, MAX_REMINDER_DAYS, RecipientRole, ReminderDefaults},
+    model::{EmailAddress, FieldType, MAX_REMINDER_DAYS, RecipientRole, ReminderDefaults},
 };
 
 pub const MAX_RECIPIENTS_PER_REQUEST: usize = 100;
@@ -18,7 +18,6 @@ pub const MAX_FIELDS_PER_REQUEST: usize = 500;
 pub const MAX_RECIPIENTS_PER_DOCUMENT: usize = 100;
 pub const MAX_FIELDS_PER_DOCUMENT: usize = 1_000;
 pub const MAX_NAME_CHARS: usize = 200;
-pub const MAX_EMAIL_CHARS: usize = 254;
 pub const MAX_TITLE_CHARS: usize = 500;
 pub const MAX_MESSAGE_CHARS: usize = 5_000;
 pub const DEFAULT_FIELD_WIDTH: f64 = 200.0;
@@ -220,7 +219,7 @@ fn optional_whole_number<'de, D: serde::Deserializer<'de>>(
 #[derive(Debug, Clone)]
 pub struct ValidRecipient {
     pub name: String,
-    pub email: String,
+    pub email: EmailAddress,
     pub role: RecipientRole,
     pub country_code: Option<String>,
     pub phone_number: Option<String>,
@@ -271,18 +270,6 @@ pub fn has_control_chars(value: &str) -> bool {
 
 pub const CONTROL_CHARS: &str = "must not contain control characters";
 
-/// Whether `value` holds a character that reorders text or draws nothing (bidi controls and
-/// marks such as U+202E, zero-width spaces, the byte order mark: `signet_i18n::bidi::is_hidden`).
-/// Refused where no one needs them and a reader would be misled (addresses, URLs); names,
-/// titles and values keep them (right-to-left text uses the marks) and are isolated wherever
-/// they are drawn (docs/security.md, "Text drawn from user input").
-pub fn has_hidden_chars(value: &str) -> bool {
-    signet_i18n::bidi::first_hidden(value).is_some()
-}
-
-pub const HIDDEN_CHARS: &str =
-    "must not contain invisible or direction-changing characters (such as U+202E or U+200B)";
-
 fn check_text(
     problems: &mut Problems,
     field: String,
@@ -312,7 +299,6 @@ pub fn validate_recipients(
     let mut valid: Vec<(usize, ValidRecipient)> = Vec::with_capacity(inputs.len());
     for (i, input) in inputs.into_iter().enumerate() {
         let name = input.name.trim().to_owned();
-        let email = input.email.trim().to_owned();
         check_text(
             problems,
             format!("[{i}].name"),
@@ -320,9 +306,8 @@ pub fn validate_recipients(
             MAX_NAME_CHARS,
             true,
         );
-        if let Err(reason) = mail_address(&email) {
-            problems.invalid(format!("[{i}].email"), reason);
-        }
+        let email = EmailAddress::parse(input.email.trim())
+            .inspect_err(|reason| problems.invalid(format!("[{i}].email"), *reason));
         let country_code = input.country_code.map(|c| c.trim().to_owned());
         let code_ok = country_code.as_deref().is_none_or(is_country_code);
         if !code_ok {
@@ -371,6 +356,7 @@ pub fn validate_recipients(
             }
             order => order.map(|o| o as i32),
         };
+        let Ok(email) = email else { continue };
         if problems.touch(&format!("[{i}]")) {
             continue;
         }
@@ -393,7 +379,7 @@ pub fn validate_recipients(
     for (i, recipient) in valid {
         match unique
             .iter()
-            .find(|(_, r)| r.email.eq_ignore_ascii_case(&recipient.email))
+            .find(|(_, r)| r.email.matches(recipient.email.as_str()))
         {
             Some((earlier, _)) => problems.broken(
                 Rule::DuplicateRecipient,
@@ -568,66 +554,6 @@ pub fn upload_title(given: Option<&str>, file_name: &str) -> String {
             .map(|stem| stem.to_string_lossy().into_owned())
             .unwrap_or_default(),
     }
-}
-
-/// Why [`mail_address`] refuses internationalised addresses.
-pub const NON_ASCII_EMAIL: &str = "internationalised (non-ASCII) e-mail addresses are not supported: \
-     many mail servers cannot deliver them (SMTPUTF8); use the address's ASCII form (a domain's \
-     xn-- form works)";
-
-/// The address that the mail layer sends to: the one check of an e-mail address, used by the
-/// API before accepting a recipient and by the worker when it addresses the message, so that an
-/// address the worker cannot use is refused up front. It must pass lettre's own parser (which
-/// builds the SMTP envelope and the `To:` header) and these stricter rules: ASCII only (see
-/// [`NON_ASCII_EMAIL`]), a dot-atom local part of at most 64 characters, and a domain of at least
-/// two labels whose last is not all digits.
-pub fn mail_address(email: &str) -> Result<lettre::Address, &'static str> {
-    const INVALID: &str = "not a valid e-mail address";
-    if has_hidden_chars(email) {
-        return Err(HIDDEN_CHARS);
-    }
-    if !email.is_ascii() {
-        return Err(NON_ASCII_EMAIL);
-    }
-    if !is_plain_email(email) {
-        return Err(INVALID);
-    }
-    email.parse::<lettre::Address>().map_err(|_| INVALID)
-}
-
-/// Whether the mail layer can send to `email` (see [`mail_address`]).
-pub fn is_valid_email(email: &str) -> bool {
-    mail_address(email).is_ok()
-}
-
-fn is_plain_email(email: &str) -> bool {
-    if email.chars().count() > MAX_EMAIL_CHARS {
-        return false;
-    }
-    let Some((local, domain)) = email.split_once('@') else {
-        return false;
-    };
-    let local_ok = !local.is_empty()
-        && local.len() <= 64
-        && !local.starts_with('.')
-        && !local.ends_with('.')
-        && !local.contains("..")
-        && local.chars().all(|c| {
-            c.is_alphanumeric() || (c.is_ascii_punctuation() && !"@\"(),:;<>[\\]".contains(c))
-        });
-    let labels: Vec<&str> = domain.split('.').collect();
-    let domain_ok = labels.len() >= 2
-        && labels.iter().all(|label| {
-            !label.is_empty()
-                && label.len() <= 63
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-                && label.chars().all(|c| c.is_alphanumeric() || c == '-')
-        })
-        && labels
-            .last()
-            .is_some_and(|tld| !tld.chars().all(|c| c.is_ascii_digit()));
-    local_ok && domain_ok
 }
 
 fn is_country_code(code: &str) -> bool {

@@ -286,7 +286,11 @@ async fn a_local_store_is_copied_into_a_bucket_and_every_file_checked() {
     let account = signet_common::store::accounts::create(
         &db.pool,
         "Owner",
-        &format!("o-{}@example.com", Uuid::new_v4().simple()),
+        &signet_common::model::EmailAddress::parse(&format!(
+            "o-{}@example.com",
+            Uuid::new_v4().simple()
+        ))
+        .unwrap(),
         1000,
     )
     .await

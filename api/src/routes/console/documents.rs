@@ -324,15 +324,20 @@ pub(super) async fn resend_invitation(
     let DocumentPath(id) = id?;
     let outcome = match recipient {
         Some(recipient) => {
-            let resending = delivery_failures::resend_invitation(
-                &state.db.pool,
-                console.session.account_id,
-                id,
-                recipient,
-                form.email.as_deref(),
-                &actor,
-                &state.notifier,
-            );
+            // Checked once the action is counted, as every console action that sends e-mail is.
+            let resending = async {
+                let corrected = delivery_failures::corrected_address(form.email.as_deref())?;
+                delivery_failures::resend_invitation(
+                    &state.db.pool,
+                    console.session.account_id,
+                    id,
+                    recipient,
+                    corrected.as_ref(),
+                    &actor,
+                    &state.notifier,
+                )
+                .await
+            };
             counted(&state, &console, resending).await
         }
         // What `resend_invitation` answers for any id that is no invitation of the document.
