@@ -188,6 +188,17 @@ impl DocumentStatus {
     pub const TRASH: [DocumentStatus; 3] = [Self::Declined, Self::Expired, Self::Cancelled];
 }
 
+/// The language a recipient reads Signet in (their e-mails, and the signing page unless they
+/// pick another): their own, else their document's, else the operator's `default`
+/// (docs/languages.md).
+pub fn reader_language(
+    recipient: StoredLanguage,
+    document: StoredLanguage,
+    default: signet_i18n::Language,
+) -> signet_i18n::Language {
+    recipient.0.or(document.0).unwrap_or(default)
+}
+
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Document {
     pub id: DocumentId,

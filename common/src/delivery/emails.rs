@@ -7,9 +7,16 @@ use chrono::{DateTime, Utc};
 
 use crate::{
     infra::files::FileLinks,
-    model::{DeliveryStatus, DocumentStatus, EmailKind, RecipientStatus},
+    model::{DeliveryStatus, DocumentStatus, EmailKind, RecipientStatus, reader_language},
     store::emails::OutgoingEmail,
 };
+
+impl OutgoingEmail {
+    /// The language the e-mail is written in: its reader's ([`reader_language`]).
+    pub fn language(&self, default: signet_i18n::Language) -> signet_i18n::Language {
+        reader_language(self.recipient_language, self.document_language, default)
+    }
+}
 
 /// What to do with a locked outbox row.
 #[derive(Debug, Clone, PartialEq, Eq)]

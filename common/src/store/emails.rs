@@ -115,16 +115,6 @@ pub struct OutgoingEmail {
     pub document_language: StoredLanguage,
 }
 
-impl OutgoingEmail {
-    /// The language the e-mail is written in: the recipient's, else the document's, else the
-    /// operator's `default` (docs/languages.md).
-    pub fn language(&self, default: signet_i18n::Language) -> signet_i18n::Language {
-        (self.recipient_language.0)
-            .or(self.document_language.0)
-            .unwrap_or(default)
-    }
-}
-
 /// Locks an outbox row for sending. `None` when it does not exist or another worker holds it.
 pub async fn lock_for_dispatch(
     conn: &mut PgConnection,

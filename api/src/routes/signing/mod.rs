@@ -14,7 +14,7 @@ use signet_common::{
     Error,
     flows::signing::{self, SigningSession},
     infra::secrets::SigningToken,
-    model::{DocumentId, DocumentStatus, RecipientRole, RecipientStatus},
+    model::{DocumentId, DocumentStatus, RecipientRole, RecipientStatus, reader_language},
     wire::{
         inputs::{ConsentInput, DeclineInput, SubmitInput},
         views::{FieldView, Timestamp},
@@ -165,9 +165,11 @@ async fn page(
         Ok(session) => {
             // What the reader asked for, else the language their e-mails are in.
             let language = asked.unwrap_or_else(|| {
-                (session.recipient.language.0)
-                    .or(session.document.language.0)
-                    .unwrap_or(default)
+                reader_language(
+                    session.recipient.language,
+                    session.document.language,
+                    default,
+                )
             });
             let file_url = session
                 .may_download()
