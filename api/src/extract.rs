@@ -4,6 +4,7 @@ use std::{
     collections::HashMap,
     convert::Infallible,
     net::{IpAddr, SocketAddr},
+    str::FromStr,
 };
 
 use axum::{
@@ -21,7 +22,6 @@ use signet_common::{
         query::ListQuery,
     },
 };
-use uuid::Uuid;
 
 use crate::{AppState, error::ApiError};
 
@@ -106,8 +106,12 @@ pub fn query_once(query: Option<&str>, name: &str) -> Option<String> {
     }
 }
 
-/// A UUID path parameter by its name in the route; `None` when it is absent or no UUID.
-async fn path_uuid<S: Send + Sync>(parts: &mut Parts, state: &S, name: &str) -> Option<Uuid> {
+/// An id path parameter by its name in the route; `None` when it is absent or no UUID.
+async fn path_id<I: FromStr, S: Send + Sync>(
+    parts: &mut Parts,
+    state: &S,
+    name: &str,
+) -> Option<I> {
     let Path(params) = Path::<HashMap<String, String>>::from_request_parts(parts, state)
         .await
         .ok()?;
@@ -121,9 +125,9 @@ impl<S: Send + Sync> FromRequestParts<S> for DocumentPath {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        path_uuid(parts, state, "id")
+        path_id(parts, state, "id")
             .await
-            .map(|id| Self(id.into()))
+            .map(Self)
             .ok_or(ApiError::DocumentNotFound)
     }
 }
@@ -136,9 +140,7 @@ impl<S: Send + Sync> FromRequestParts<S> for RecipientPath {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Infallible> {
-        Ok(Self(
-            path_uuid(parts, state, "recipient").await.map(Into::into),
-        ))
+        Ok(Self(path_id(parts, state, "recipient").await))
     }
 }
 

@@ -9,7 +9,6 @@
 
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
-use uuid::Uuid;
 
 use crate::{
     error::Result,
@@ -19,8 +18,8 @@ use crate::{
         secrets::SigningToken,
     },
     model::{
-        AccountId, Actor, AuditEvent, Document, DocumentId, EmailKind, Recipient, RecipientId,
-        RecipientRole, RecipientStatus, SmsKind, WebhookEvent,
+        AccountId, Actor, AuditEntryId, AuditEvent, Document, DocumentId, EmailKind, Recipient,
+        RecipientId, RecipientRole, RecipientStatus, SmsKind, WebhookEvent,
     },
     store::{
         accounts,
@@ -89,7 +88,7 @@ pub enum DocumentEvent<'a> {
     /// Every signer has signed; the entry's id and time were chosen before the final PDF's
     /// certificate (which lists the entry) was rendered.
     Completed {
-        entry: (Uuid, DateTime<Utc>),
+        entry: (AuditEntryId, DateTime<Utc>),
         recipients: &'a [Recipient],
     },
     /// The expiry date passed while the document was SENT.

@@ -95,6 +95,24 @@ typed_id! {
     SmsId;
     /// The id of a webhook delivery (a row of `webhook_deliveries`).
     WebhookDeliveryId;
+    /// The id of one attempt at a webhook delivery (a row of `webhook_attempts`).
+    WebhookAttemptId;
+    /// The id of a field placed on a document (a row of `fields`).
+    FieldId;
+    /// The id of an audit trail entry (a row of `audit_entries`).
+    AuditEntryId;
+    /// The id of an account's API key (a row of `api_keys`).
+    ApiKeyId;
+    /// The id a recipient's reminder link (a row of `signing_links`) derives its clear token
+    /// from, with the recipient's id (`infra::secrets::ReminderLinkKey::token`).
+    ReminderLinkId;
+}
+
+impl ReminderLinkId {
+    /// A fresh random id (UUIDv4), as reminder links have always been given.
+    pub fn random() -> Self {
+        Self(Uuid::new_v4())
+    }
 }
 
 text_enum!(
@@ -337,7 +355,7 @@ impl<S: std::str::FromStr<Err = strum::ParseError>> TryFrom<Option<String>> for 
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Field {
-    pub id: Uuid,
+    pub id: FieldId,
     pub recipient_id: RecipientId,
     #[sqlx(rename = "type", try_from = "String")]
     pub field_type: FieldType,
@@ -352,7 +370,7 @@ pub struct Field {
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct AuditEntry {
     pub seq: i64,
-    pub id: Uuid,
+    pub id: AuditEntryId,
     pub account_id: AccountId,
     pub document_id: DocumentId,
     #[sqlx(try_from = "String")]

@@ -10,8 +10,8 @@ use signet_common::{
     effects::{DocumentEvent, DocumentEventKind},
     infra::secrets::SigningToken,
     model::{
-        AccountId, DocumentId, EmailKind, OptionalStatus, Recipient, RecipientId, RecipientRole,
-        RecipientStatus, SmsKind, StoredLanguage,
+        AccountId, AuditEntryId, DocumentId, EmailKind, OptionalStatus, Recipient, RecipientId,
+        RecipientRole, RecipientStatus, SmsKind, StoredLanguage,
     },
 };
 use strum::IntoEnumIterator;
@@ -234,7 +234,7 @@ fn table() -> String {
         ),
         (
             DocumentEvent::Completed {
-                entry: (Uuid::nil(), Utc::now()),
+                entry: (AuditEntryId(Uuid::nil()), Utc::now()),
                 recipients: &everyone,
             },
             ann,

@@ -2,7 +2,6 @@
 
 use clap::Args;
 use signet_common::{model::AccountId, store::accounts};
-use uuid::Uuid;
 
 use super::error::CliError;
 
@@ -27,8 +26,8 @@ impl std::str::FromStr for AccountRef {
 
     fn from_str(value: &str) -> Result<Self, String> {
         let value = value.trim();
-        if let Ok(id) = value.parse::<Uuid>() {
-            return Ok(Self::Id(AccountId(id)));
+        if let Ok(id) = value.parse() {
+            return Ok(Self::Id(id));
         }
         if value.contains('@') {
             return Ok(Self::Email(value.to_owned()));

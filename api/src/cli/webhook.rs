@@ -3,11 +3,10 @@
 use clap::Subcommand;
 use serde_json::{Value, json};
 use signet_common::{
-    model::WebhookDeliveryStatus,
+    model::{WebhookDeliveryId, WebhookDeliveryStatus},
     store::{accounts, webhooks},
 };
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use super::{
     account_ref::{AccountArg, AccountRef},
@@ -31,7 +30,7 @@ pub enum WebhookCommand {
     /// Queue a new attempt of a delivery now, with the same webhook-id
     Replay {
         #[arg(long)]
-        delivery: Uuid,
+        delivery: WebhookDeliveryId,
     },
 }
 
@@ -68,7 +67,7 @@ pub async fn run(command: WebhookCommand, pool: &PgPool) -> Result<Option<Value>
             return Ok(None);
         }
         WebhookCommand::Replay { delivery } => {
-            let replayed = webhooks::replay(pool, delivery.into(), None)
+            let replayed = webhooks::replay(pool, delivery, None)
                 .await?
                 .ok_or_else(|| CliError(format!("no webhook delivery has the id {delivery}")))?;
             json!({"id": replayed.id, "eventId": replayed.event_id, "status": replayed.status, "queued": true})

@@ -7,14 +7,6 @@ use chrono::{DateTime, SubsecRound, Utc};
 use signet_i18n::Language;
 use std::sync::Arc;
 
-use signet_pdf::{
-    Certificate, CertificateAuditLine, CertificateRecipient, FinalPdf, StampError, StampField,
-    StampKind,
-    seal::{self, RevocationSource, SealError, SealKey, ValidationPlan},
-};
-use sqlx::PgPool;
-use uuid::Uuid;
-
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::Result,
@@ -25,12 +17,18 @@ use crate::{
         pdf_sandbox::PdfSandbox,
     },
     model::{
-        Actor, AuditEntry, AuditEvent, Document, DocumentId, DocumentStatus, Field, FieldType,
-        Recipient, RecipientRole, RecipientStatus,
+        Actor, AuditEntry, AuditEntryId, AuditEvent, Document, DocumentId, DocumentStatus, Field,
+        FieldType, Recipient, RecipientRole, RecipientStatus,
     },
     store::{audit, documents, fields, pending_files, recipients},
     wire::views::Timestamp,
 };
+use signet_pdf::{
+    Certificate, CertificateAuditLine, CertificateRecipient, FinalPdf, StampError, StampField,
+    StampKind,
+    seal::{self, RevocationSource, SealError, SealKey, ValidationPlan},
+};
+use sqlx::PgPool;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -84,7 +82,7 @@ pub async fn check(
         let last_entry = trail.last().map(|entry| entry.id);
 
         // The COMPLETED entry is chosen now so that the certificate can list it too.
-        let (completed_id, completed_at) = (Uuid::now_v7(), Utc::now().trunc_subsecs(6));
+        let (completed_id, completed_at) = (AuditEntryId::new(), Utc::now().trunc_subsecs(6));
         let completed = DocumentEvent::Completed {
             entry: (completed_id, completed_at),
             recipients: &recipients,
@@ -436,6 +434,7 @@ fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> String {
 #[cfg(test)]
 mod tests {
     use sqlx::types::Json;
+    use uuid::Uuid;
 
     use super::*;
     use crate::model::{AccountId, DocumentId, OptionalStatus, RecipientId, StoredLanguage};
@@ -482,7 +481,7 @@ mod tests {
     ) -> AuditEntry {
         AuditEntry {
             seq: 0,
-            id: Uuid::now_v7(),
+            id: AuditEntryId::new(),
             account_id: AccountId(Uuid::nil()),
             document_id: DocumentId(Uuid::nil()),
             event,

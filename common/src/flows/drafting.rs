@@ -3,7 +3,6 @@
 
 use chrono::Utc;
 use sqlx::{PgConnection, PgPool, Postgres, Transaction};
-use uuid::Uuid;
 
 use crate::{
     effects::{self, DocumentEvent, Subject},
@@ -11,8 +10,8 @@ use crate::{
     flows::invitations,
     infra::{files::FileStore, notify::Notifier, pdf_sandbox::PdfSandbox},
     model::{
-        AccountId, Actor, AuditEntry, Document, DocumentId, DocumentStatus, Field, Recipient,
-        RecipientId,
+        AccountId, Actor, AuditEntry, Document, DocumentId, DocumentStatus, Field, FieldId,
+        Recipient, RecipientId,
     },
     store::{
         accounts, audit, documents, emails,
@@ -261,7 +260,7 @@ fn new_fields(
             continue;
         };
         new_fields.push(NewField {
-            id: Uuid::now_v7(),
+            id: FieldId::new(),
             recipient_id: recipient.id,
             field_type: field.field_type,
             page: field.page as i32,
@@ -336,7 +335,7 @@ pub async fn arrange_fields(
             moved.push(*placement);
         }
     }
-    let removed: Vec<Uuid> = existing
+    let removed: Vec<FieldId> = existing
         .iter()
         .filter(|f| !keep.iter().any(|k| k.id == f.id))
         .map(|f| f.id)

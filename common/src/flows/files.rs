@@ -69,7 +69,7 @@ pub async fn copy_all(pool: &PgPool, from: &FileStore, to: &FileStore) -> Result
             break;
         };
         after = Some(last.document_id);
-        let mut documents: Vec<uuid::Uuid> = files.iter().map(|f| f.document_id).collect();
+        let mut documents: Vec<_> = files.iter().map(|f| f.document_id).collect();
         documents.dedup();
         report.documents += documents.len() as u64;
         let outcomes: Vec<_> = futures::stream::iter(files)

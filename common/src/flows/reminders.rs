@@ -19,7 +19,6 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 use crate::{
     effects::{self, DocumentEvent, Subject},
@@ -27,7 +26,7 @@ use crate::{
     infra::{notify::Notifier, secrets::SigningToken},
     model::{
         AccountId, Actor, DeliveryStatus, Document, DocumentId, DocumentStatus, Recipient,
-        RecipientId,
+        RecipientId, ReminderLinkId,
     },
     store::{
         documents,
@@ -248,12 +247,12 @@ async fn reminder_link_tokens(
         .iter()
         .map(|&id| {
             let reusable = existing.iter().find_map(|link| {
-                let token = key.token(id.0, link.reminder_link_id);
+                let token = key.token(id, link.reminder_link_id);
                 (link.recipient_id == id && link.token_hash == token.hash()).then_some(token)
             });
             reusable.unwrap_or_else(|| {
-                let link_id = Uuid::new_v4();
-                let token = key.token(id.0, link_id);
+                let link_id = ReminderLinkId::random();
+                let token = key.token(id, link_id);
                 new_links.push((id, link_id, token.hash()));
                 token
             })

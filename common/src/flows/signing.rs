@@ -3,7 +3,6 @@
 
 use chrono::Utc;
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 use crate::{
     effects::{self, DocumentEvent, Subject},
@@ -11,8 +10,8 @@ use crate::{
     flows::invitations,
     infra::{notify::Notifier, secrets::SigningToken},
     model::{
-        Actor, Document, DocumentStatus, Field, FieldType, Recipient, RecipientId, RecipientRole,
-        RecipientStatus,
+        Actor, Document, DocumentStatus, Field, FieldId, FieldType, Recipient, RecipientId,
+        RecipientRole, RecipientStatus,
     },
     store::{documents, fields, recipients},
     wire::inputs::{DeclineInput, SubmitInput},
@@ -280,7 +279,7 @@ fn require_can_act(document: &Document, recipient: &Recipient) -> Result<()> {
 
 /// Every field of the recipient but DATE exactly once, each value valid for its type. A value
 /// sent for a DATE field is ignored: the server sets it ([`fields::fill_signing_dates`]).
-fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(Uuid, String)>> {
+fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(FieldId, String)>> {
     let mut problems = Vec::new();
     let mut values = Vec::with_capacity(own.len());
     for (i, given) in input.fields.iter().enumerate() {

@@ -5,6 +5,8 @@ use hmac::{Hmac, Mac};
 use rand::{Rng, distr::Alphanumeric};
 use sha2::{Digest, Sha256};
 
+use crate::model::{RecipientId, ReminderLinkId};
+
 pub fn random_bytes(len: usize) -> Vec<u8> {
     let mut bytes = vec![0u8; len];
     rand::rng().fill(bytes.as_mut_slice());
@@ -81,8 +83,8 @@ impl ReminderLinkKey {
 
     /// The token of the reminder link `link_id` of `recipient_id`. Same shape as a
     /// [`SigningToken::generate`]d one: 32 bytes, base64url.
-    pub fn token(&self, recipient_id: uuid::Uuid, link_id: uuid::Uuid) -> SigningToken {
-        let message = [recipient_id.as_bytes().as_slice(), link_id.as_bytes()].concat();
+    pub fn token(&self, recipient_id: RecipientId, link_id: ReminderLinkId) -> SigningToken {
+        let message = [recipient_id.0.as_bytes().as_slice(), link_id.0.as_bytes()].concat();
         SigningToken(base64url(&hmac_sha256(&self.0, &message)))
     }
 }
@@ -149,7 +151,7 @@ mod tests {
     #[test]
     fn reminder_link_tokens_are_stable_per_link_and_differ_between_links_and_keys() {
         let key = ReminderLinkKey::from_file_url_secret(b"0123456789abcdef0123456789abcdef");
-        let (recipient, link) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
+        let (recipient, link) = (RecipientId::new(), ReminderLinkId::random());
         let token = key.token(recipient, link);
         assert_eq!(key.token(recipient, link), token);
         assert_eq!(token.hash(), sha256(token.reveal().as_bytes()));
@@ -157,8 +159,8 @@ mod tests {
             token.reveal().len(),
             SigningToken::generate().reveal().len()
         );
-        assert_ne!(key.token(recipient, uuid::Uuid::new_v4()), token);
-        assert_ne!(key.token(uuid::Uuid::new_v4(), link), token);
+        assert_ne!(key.token(recipient, ReminderLinkId::random()), token);
+        assert_ne!(key.token(RecipientId::new(), link), token);
         let other = ReminderLinkKey::from_file_url_secret(b"another secret of at least 32 bytes");
         assert_ne!(other.token(recipient, link), token);
     }

@@ -3,12 +3,11 @@
 use chrono::{DateTime, Utc};
 use sqlx::AssertSqlSafe;
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 use crate::{
     error::{Error, Result},
     infra::secrets,
-    model::{AccountId, EmailAddress},
+    model::{AccountId, ApiKeyId, EmailAddress},
 };
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -167,7 +166,7 @@ pub async fn authenticate(
     key_hash: &[u8],
     window_secs: i64,
 ) -> Result<Authentication> {
-    let counted: Option<(AccountId, Uuid, bool, i64, i64, i64)> = sqlx::query_as(
+    let counted: Option<(AccountId, ApiKeyId, bool, i64, i64, i64)> = sqlx::query_as(
         "UPDATE accounts a SET
              api_usage_count = CASE WHEN a.usage_window_start <= now() - make_interval(secs => $2)
                                     THEN 1 ELSE a.api_usage_count + 1 END,

@@ -2,12 +2,11 @@
 
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use crate::{
     error::{Error, Result},
     infra::secrets,
-    model::AccountId,
+    model::{AccountId, ApiKeyId},
 };
 
 const PREFIX: &str = "sk_";
@@ -53,7 +52,7 @@ pub async fn generate(pool: &PgPool, account_id: AccountId) -> Result<GeneratedK
     .execute(&mut *tx)
     .await?;
     sqlx::query("INSERT INTO api_keys (id, account_id, key_hash, display) VALUES ($1, $2, $3, $4)")
-        .bind(Uuid::now_v7())
+        .bind(ApiKeyId::new())
         .bind(account_id)
         .bind(hash(&key).as_slice())
         .bind(&display)

@@ -4,12 +4,11 @@
 use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
 use sqlx::AssertSqlSafe;
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 use crate::{
     error::Result,
     infra::secrets,
-    model::{AccountId, Actor, AuditEntry, AuditEvent, DocumentId, RecipientId},
+    model::{AccountId, Actor, AuditEntry, AuditEntryId, AuditEvent, DocumentId, RecipientId},
 };
 
 const COLUMNS: &str = "seq, id, account_id, document_id, event, message, recipient_id, ip_address, \
@@ -33,7 +32,7 @@ pub struct NewEntry {
 /// The content of an entry that its hash covers, besides the previous hash.
 struct Hashed<'a> {
     format: i16,
-    id: Uuid,
+    id: AuditEntryId,
     account_id: AccountId,
     document_id: DocumentId,
     event: AuditEvent,
@@ -98,7 +97,7 @@ pub async fn append(
     actor: &Actor,
 ) -> Result<AuditEntry> {
     // PostgreSQL keeps microseconds; hash exactly what will be stored.
-    let at = (Uuid::now_v7(), Utc::now().trunc_subsecs(6));
+    let at = (AuditEntryId::new(), Utc::now().trunc_subsecs(6));
     append_at(conn, account_id, document_id, entry, actor, at).await
 }
 
@@ -110,7 +109,7 @@ pub async fn append_at(
     document_id: DocumentId,
     entry: &NewEntry,
     actor: &Actor,
-    (id, created_at): (Uuid, DateTime<Utc>),
+    (id, created_at): (AuditEntryId, DateTime<Utc>),
 ) -> Result<AuditEntry> {
     sqlx::query("SELECT 1 FROM documents WHERE id = $1 FOR UPDATE")
         .bind(document_id)
@@ -156,7 +155,10 @@ pub async fn append_at(
 
 /// The id of the document's latest entry: a reader that must act on an unchanged trail reads it
 /// before and after.
-pub async fn last_id(conn: &mut PgConnection, document_id: DocumentId) -> Result<Option<Uuid>> {
+pub async fn last_id(
+    conn: &mut PgConnection,
+    document_id: DocumentId,
+) -> Result<Option<AuditEntryId>> {
     Ok(sqlx::query_scalar(
         "SELECT id FROM audit_entries WHERE document_id = $1 ORDER BY seq DESC LIMIT 1",
     )
@@ -192,7 +194,7 @@ pub async fn list<'e>(
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct BrokenEntry {
     pub seq: i64,
-    pub id: Uuid,
+    pub id: AuditEntryId,
     pub reason: &'static str,
 }
 
@@ -250,7 +252,7 @@ mod tests {
     fn entry(format: i16, recipient_id: Option<RecipientId>) -> AuditEntry {
         let mut entry = AuditEntry {
             seq: 1,
-            id: Uuid::now_v7(),
+            id: AuditEntryId::new(),
             account_id: AccountId::new(),
             document_id: DocumentId::new(),
             event: AuditEvent::Signed,

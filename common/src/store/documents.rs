@@ -113,7 +113,7 @@ pub async fn issued_with_final_sha256(
 /// completed before their hash was recorded).
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct StoredFile {
-    pub document_id: uuid::Uuid,
+    pub document_id: DocumentId,
     pub key: String,
     pub sha256: Option<String>,
 }
@@ -122,7 +122,7 @@ pub struct StoredFile {
 /// a million documents' files reads each document once): originals and final PDFs.
 pub async fn stored_files_after(
     pool: &PgPool,
-    after: Option<uuid::Uuid>,
+    after: Option<DocumentId>,
     limit: i64,
 ) -> Result<Vec<StoredFile>> {
     Ok(sqlx::query_as(

@@ -1,15 +1,13 @@
 //! SQL of fields.
 
-use sqlx::PgConnection;
-use uuid::Uuid;
-
 use crate::{
     error::Result,
-    model::{AccountId, DocumentId, Field, FieldType, RecipientId},
+    model::{AccountId, DocumentId, Field, FieldId, FieldType, RecipientId},
 };
+use sqlx::PgConnection;
 
 pub struct NewField {
-    pub id: Uuid,
+    pub id: FieldId,
     pub recipient_id: RecipientId,
     pub field_type: FieldType,
     pub page: i32,
@@ -33,7 +31,7 @@ pub async fn list(conn: &mut PgConnection, document_id: DocumentId) -> Result<Ve
 pub async fn delete_many(
     conn: &mut PgConnection,
     document_id: DocumentId,
-    ids: &[Uuid],
+    ids: &[FieldId],
 ) -> Result<()> {
     if ids.is_empty() {
         return Ok(());
@@ -50,13 +48,13 @@ pub async fn delete_many(
 pub async fn move_many(
     conn: &mut PgConnection,
     document_id: DocumentId,
-    boxes: &[(Uuid, f64, f64, f64, f64)],
+    boxes: &[(FieldId, f64, f64, f64, f64)],
 ) -> Result<()> {
     if boxes.is_empty() {
         return Ok(());
     }
     let column =
-        |f: fn(&(Uuid, f64, f64, f64, f64)) -> f64| boxes.iter().map(f).collect::<Vec<_>>();
+        |f: fn(&(FieldId, f64, f64, f64, f64)) -> f64| boxes.iter().map(f).collect::<Vec<_>>();
     sqlx::query(
         "UPDATE fields f SET x = t.x, y = t.y, width = t.width, height = t.height
          FROM UNNEST($2::uuid[], $3::float8[], $4::float8[], $5::float8[], $6::float8[])
@@ -128,7 +126,7 @@ pub async fn fill_signing_dates(conn: &mut PgConnection, recipient_id: Recipient
     Ok(())
 }
 
-pub async fn fill(conn: &mut PgConnection, values: &[(Uuid, String)]) -> Result<()> {
+pub async fn fill(conn: &mut PgConnection, values: &[(FieldId, String)]) -> Result<()> {
     sqlx::query(
         "UPDATE fields f SET value = v.value, filled_at = now()
          FROM UNNEST($1::uuid[], $2::text[]) AS v(id, value) WHERE f.id = v.id",

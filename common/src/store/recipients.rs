@@ -3,11 +3,12 @@
 use chrono::{DateTime, Utc};
 use sqlx::AssertSqlSafe;
 use sqlx::PgConnection;
-use uuid::Uuid;
 
 use crate::{
     error::{Error, Result, Rule},
-    model::{AccountId, DocumentId, EmailAddress, Recipient, RecipientId, RecipientRole},
+    model::{
+        AccountId, DocumentId, EmailAddress, Recipient, RecipientId, RecipientRole, ReminderLinkId,
+    },
 };
 
 const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_code, \
@@ -309,7 +310,7 @@ pub async fn defer_reminders(
 #[derive(Debug, sqlx::FromRow)]
 pub struct ReminderLink {
     pub recipient_id: RecipientId,
-    pub reminder_link_id: Uuid,
+    pub reminder_link_id: ReminderLinkId,
     pub token_hash: Vec<u8>,
 }
 
@@ -332,7 +333,7 @@ pub async fn reminder_links(
 pub async fn replace_reminder_links(
     conn: &mut PgConnection,
     account_id: AccountId,
-    links: &[(RecipientId, Uuid, [u8; 32])],
+    links: &[(RecipientId, ReminderLinkId, [u8; 32])],
 ) -> Result<()> {
     let ids: Vec<_> = links.iter().map(|(id, _, _)| *id).collect();
     sqlx::query(

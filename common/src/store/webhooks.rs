@@ -5,12 +5,14 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
-use uuid::Uuid;
 
 use crate::{
     error::Result,
     infra::jobs::{self, DeliverWebhook},
-    model::{AccountId, DocumentId, WebhookDeliveryId, WebhookDeliveryStatus, WebhookEvent},
+    model::{
+        AccountId, DocumentId, WebhookAttemptId, WebhookDeliveryId, WebhookDeliveryStatus,
+        WebhookEvent,
+    },
 };
 
 /// Inserts a delivery of `event` with the exact body to send, and queues its job.
@@ -152,7 +154,7 @@ pub async fn record_attempt(
                                        duration_ms, response_status, response_body, error)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
-    .bind(Uuid::now_v7())
+    .bind(WebhookAttemptId::new())
     .bind(delivery.account_id)
     .bind(delivery.id)
     .bind(record.attempt)

@@ -6,11 +6,10 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use signet_i18n::Language;
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 use crate::{
     error::{Error, Problems, Rule},
-    model::{EmailAddress, FieldType, MAX_REMINDER_DAYS, RecipientRole, ReminderDefaults},
+    model::{EmailAddress, FieldId, FieldType, MAX_REMINDER_DAYS, RecipientRole, ReminderDefaults},
 };
 
 pub const MAX_RECIPIENTS_PER_REQUEST: usize = 100;
@@ -606,7 +605,8 @@ pub struct SubmitInput {
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct FieldValueInput {
-    pub id: Uuid,
+    #[schema(value_type = uuid::Uuid)]
+    pub id: FieldId,
     /// SIGNATURE/INITIALS: a typed name or a PNG data URL; TEXT: text. A DATE field needs no
     /// value, and one sent is ignored: it is the signing date, set by the server.
     #[serde(default)]
@@ -632,7 +632,8 @@ pub struct DeclineInput {
 /// Where a field already on the document should now be: position and size on its page.
 #[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
 pub struct FieldPlacement {
-    pub id: Uuid,
+    #[schema(value_type = uuid::Uuid)]
+    pub id: FieldId,
     pub x: f64,
     pub y: f64,
     pub width: f64,

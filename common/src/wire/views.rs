@@ -4,11 +4,10 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Serialize, Serializer};
 use signet_i18n::Language;
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 use crate::model::{
-    AuditEntry, AuditEvent, DeliveryStatus, Document, DocumentStatus, Field, FieldType, Recipient,
-    RecipientRole, RecipientStatus, SmsStatus,
+    AuditEntry, AuditEntryId, AuditEvent, DeliveryStatus, Document, DocumentId, DocumentStatus,
+    Field, FieldId, FieldType, Recipient, RecipientId, RecipientRole, RecipientStatus, SmsStatus,
 };
 
 /// An instant, serialised as RFC 3339 UTC with milliseconds: `2026-11-21T22:38:39.123Z`.
@@ -47,7 +46,8 @@ impl Serialize for Pixels {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentSummary {
-    pub id: Uuid,
+    #[schema(value_type = uuid::Uuid)]
+    pub id: DocumentId,
     pub title: String,
     pub status: DocumentStatus,
     /// Signed, expiring URL of the PDF (the final, stamped PDF once COMPLETED).
@@ -125,7 +125,8 @@ pub struct ReminderSchedule {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecipientView {
-    pub id: Uuid,
+    #[schema(value_type = uuid::Uuid)]
+    pub id: RecipientId,
     pub name: String,
     pub email: String,
     pub role: RecipientRole,
@@ -159,7 +160,8 @@ pub struct RecipientView {
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct FieldView {
-    pub id: Uuid,
+    #[schema(value_type = uuid::Uuid)]
+    pub id: FieldId,
     #[serde(rename = "type")]
     pub field_type: FieldType,
     pub page: i32,
@@ -172,7 +174,8 @@ pub struct FieldView {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditEntryView {
-    pub id: Uuid,
+    #[schema(value_type = uuid::Uuid)]
+    pub id: AuditEntryId,
     pub event: AuditEvent,
     pub message: String,
     pub ip_address: String,
@@ -183,7 +186,7 @@ pub struct AuditEntryView {
 impl DocumentSummary {
     pub fn new(doc: &Document, file_path: String) -> Self {
         Self {
-            id: doc.id.0,
+            id: doc.id,
             title: doc.title.clone(),
             status: doc.status,
             file_path,
@@ -217,7 +220,7 @@ impl DocumentDetail {
             recipients: recipients
                 .iter()
                 .map(|r| RecipientView {
-                    id: r.id.0,
+                    id: r.id,
                     name: r.name.clone(),
                     email: r.email.clone(),
                     role: r.role,

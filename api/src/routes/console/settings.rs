@@ -12,9 +12,9 @@ use serde::Deserialize;
 use signet_common::{
     flows::sign_in,
     infra::ssrf,
+    model::WebhookDeliveryId,
     store::{accounts, api_keys, webhooks},
 };
-use uuid::Uuid;
 
 use super::{
     failure::Failure,
@@ -162,11 +162,11 @@ pub(super) async fn rotate_secret(
 pub(super) async fn replay(
     State(state): State<AppState>,
     console: Console,
-    Path(id): Path<Uuid>,
+    Path(id): Path<WebhookDeliveryId>,
     CsrfForm(NoFields {}): CsrfForm<NoFields>,
 ) -> Result<Response, Failure> {
     // Another account's delivery is indistinguishable from a missing one.
-    webhooks::replay(&state.db.pool, id.into(), Some(console.session.account_id))
+    webhooks::replay(&state.db.pool, id, Some(console.session.account_id))
         .await?
         .ok_or(Failure::Api(ApiError::RouteNotFound))?;
     let flash = Flash {

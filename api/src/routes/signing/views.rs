@@ -7,10 +7,9 @@ use serde::Serialize;
 use signet_common::{
     flows::signing::SigningSession,
     infra::secrets::SigningToken,
-    model::{DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus},
+    model::{DocumentStatus, Field, FieldId, FieldType, RecipientRole, RecipientStatus},
 };
 use signet_i18n::Language;
-use uuid::Uuid;
 
 use crate::{html::layout_in, routes::assets};
 
@@ -92,7 +91,7 @@ fn state_message(session: &SigningSession, language: Language) -> Option<String>
 /// A field as the page's script places and names it.
 #[derive(Serialize)]
 struct PageField {
-    id: Uuid,
+    id: FieldId,
     #[serde(rename = "type")]
     field_type: FieldType,
     page: i32,
