@@ -68,11 +68,8 @@ pub async fn run(
             if name.is_empty() {
                 return Err(CliError("--name must not be empty".into()));
             }
-            let Ok(email) = EmailAddress::parse(email) else {
-                return Err(CliError(format!(
-                    "--email {email:?} is not a valid e-mail address"
-                )));
-            };
+            let email = EmailAddress::parse(email)
+                .map_err(|reason| CliError(format!("--email {email:?}: {reason}")))?;
             let limit = limit_arg(usage_limit)?.unwrap_or(config.api.usage_default_limit);
             let password = password_stdin.then(read_password).transpose()?;
             if let Some(password) = &password {
