@@ -139,6 +139,19 @@ impl WorkerProcess {
 impl Drop for WorkerProcess {
     fn drop(&mut self) {
         self.kill();
+        // A test failing with a worker running shows what the worker did: a wait that ran out
+        // (an e-mail that never came) is then explained by the log, not guessed at.
+        if std::thread::panicking() {
+            let log = self.log();
+            let lines: Vec<&str> = log.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(120)..];
+            eprintln!(
+                "--- the last {} lines of the worker's log ({}) ---\n{}",
+                tail.len(),
+                self.log.display(),
+                tail.join("\n")
+            );
+        }
     }
 }
 
