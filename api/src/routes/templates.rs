@@ -113,6 +113,7 @@ async fn get_template(
     params(("id" = uuid::Uuid, Path, description = "Template id")),
     responses(
         (status = 200, description = "Template archived successfully", body = Envelope<Empty>),
+        (status = 400, description = "Invalid request body or validation error (an Idempotency-Key that is not 1 to 255 visible ASCII characters)", body = Envelope<Empty>),
         (status = 404, description = "Template not found", body = Envelope<Empty>),
         Unauthenticated, RateLimited,
     )
