@@ -5,7 +5,10 @@ use serde_json::{Value, json};
 use signet_tests::{LETTER, Mailbox, TestApp, WorkerProcess};
 use uuid::Uuid;
 
-use crate::sender_workflow::{WAIT, draft};
+use crate::{
+    idempotency::post_with_key,
+    sender_workflow::{WAIT, draft},
+};
 
 async fn documents_of(app: &TestApp, account: Uuid) -> i64 {
     sqlx::query_scalar("SELECT count(*) FROM documents WHERE account_id = $1")
@@ -98,6 +101,27 @@ async fn a_template_made_from_a_draft_makes_and_sends_documents() {
     let (_, after) = app.get(&format!("/documents/{source}"), &key).await;
     assert_eq!(before["data"]["status"], after["data"]["status"]);
     assert_eq!(before["data"]["recipients"], after["data"]["recipients"]);
+
+    // A retry with the same Idempotency-Key gets the first answer and makes nothing more.
+    let count = documents_of(&app, account).await;
+    let body = json!({"roles": people("t4@example.com", "l4@example.com")}).to_string();
+    let path = format!("/templates/{template}/documents");
+    let (status, replayed, first) = post_with_key(&app, &path, &key, "make-4", &body).await;
+    assert_eq!((status, replayed), (200, None), "{first}");
+    let (status, replayed, again) = post_with_key(&app, &path, &key, "make-4", &body).await;
+    assert_eq!((status, replayed.as_deref()), (200, Some("true")));
+    assert_eq!(first, again);
+    assert_eq!(documents_of(&app, account).await, count + 1);
+    let (_, draft_made) = app
+        .get(
+            &format!("/documents/{}", first["data"]["id"].as_str().unwrap()),
+            &key,
+        )
+        .await;
+    assert_eq!(
+        draft_made["data"]["status"], "DRAFT",
+        "without send: a DRAFT"
+    );
 
     // A role left unmapped, or one the template does not have: 400 naming it, nothing made.
     let count = documents_of(&app, account).await;
