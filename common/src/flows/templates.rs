@@ -58,17 +58,7 @@ pub async fn create(
     if people.is_empty() {
         return Err(problems.before(Rule::NoRecipients.into()));
     }
-    let title = match &input.title {
-        Some(title) => inputs::validate_title(title)
-            .inspect_err(|_| {
-                problems.invalid(
-                    "title",
-                    "must be 1 to 500 characters, without control characters",
-                )
-            })
-            .unwrap_or_default(),
-        None => document.title.clone(),
-    };
+    let title = title_or(input.title.as_deref(), &document.title, &mut problems);
     let named = input.roles.unwrap_or_default();
     for email in named.keys() {
         if !people.iter().any(|p| p.email.eq_ignore_ascii_case(email)) {
@@ -160,6 +150,26 @@ pub async fn create(
     Ok(())
 }
 
+/// The title given, checked as a document's title, or else `default`.
+fn title_or(given: Option<&str>, default: &str, problems: &mut Problems) -> String {
+    let Some(given) = given else {
+        return default.to_owned();
+    };
+    match inputs::validate_title(given) {
+        Ok(title) => title,
+        Err(Error::Invalid(found)) => {
+            for problem in found {
+                problems.invalid(problem.field, problem.reason);
+            }
+            String::new()
+        }
+        Err(_) => {
+            problems.invalid("title", "not a valid title");
+            String::new()
+        }
+    }
+}
+
 /// A label's characters: letters, digits, `_`, `-`, `.` and space; others become `_`.
 fn label_safe(name: &str) -> String {
     name.chars()
@@ -212,17 +222,7 @@ pub async fn instantiate(
         Err(refusal) => return Err(problems.before(refusal)),
     };
     let (roles, template_fields) = templates::roles_and_fields(&mut tx, template_id).await?;
-    let title = match &input.title {
-        Some(title) => inputs::validate_title(title)
-            .inspect_err(|_| {
-                problems.invalid(
-                    "title",
-                    "must be 1 to 500 characters, without control characters",
-                )
-            })
-            .unwrap_or_default(),
-        None => template.title.clone(),
-    };
+    let title = title_or(input.title.as_deref(), &template.title, &mut problems);
     for name in input.roles.keys() {
         if !roles.iter().any(|r| &r.name == name) {
             problems.invalid(format!("roles.{name}"), "not a role of this template");
