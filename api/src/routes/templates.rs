@@ -6,7 +6,10 @@ use signet_common::{
     flows::templates,
     model::{DocumentId, TemplateId},
     store,
-    wire::templates::{Created, InstantiateInput, TemplateDetail, TemplateInput, TemplateList},
+    wire::templates::{
+        DocumentCreated, InstantiateInput, TemplateCreated, TemplateDetail, TemplateInput,
+        TemplateList,
+    },
 };
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -33,7 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     post, path = "/templates", tag = "templates", security(("api_key" = [])),
     request_body = TemplateInput,
     responses(
-        (status = 200, description = "Template created successfully", body = Envelope<Created>),
+        (status = 200, description = "Template created successfully", body = Envelope<TemplateCreated>),
         (status = 400, description = "Invalid request body or validation error / Document is not in DRAFT status / Document has no recipients", body = Envelope<Empty>),
         (status = 404, description = "Document not found", body = Envelope<Empty>),
         Unauthenticated, BodyTooLarge, RateLimited,
@@ -46,7 +49,7 @@ async fn create_template(
     ApiBody(body): ApiBody<TemplateInput>,
 ) -> Result<Answer, ApiError> {
     let id = TemplateId::new();
-    let answer = Answer::success("Template created successfully", Created { id: id.0 });
+    let answer = Answer::success("Template created successfully", TemplateCreated { id });
     let receipt = idempotency.receipt(&answer);
     templates::create(&state.db.pool, account_id, id, body, receipt.as_ref()).await?;
     Ok(answer)
@@ -135,7 +138,7 @@ async fn archive_template(
     params(("id" = uuid::Uuid, Path, description = "Template id")),
     request_body = InstantiateInput,
     responses(
-        (status = 200, description = "Document created successfully", body = Envelope<Created>),
+        (status = 200, description = "Document created successfully", body = Envelope<DocumentCreated>),
         (status = 400, description = "Invalid request body or validation error / Recipient with this email already exists / expiryDate must be in the future", body = Envelope<Empty>),
         (status = 404, description = "Template not found", body = Envelope<Empty>),
         (status = 409, description = "Template is archived", body = Envelope<Empty>),
@@ -153,7 +156,7 @@ async fn instantiate_template(
     let document_id = DocumentId::new();
     let answer = Answer::success(
         "Document created successfully",
-        Created { id: document_id.0 },
+        DocumentCreated { id: document_id },
     );
     let receipt = idempotency.receipt(&answer);
     templates::instantiate(

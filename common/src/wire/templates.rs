@@ -193,9 +193,16 @@ pub struct TemplateList {
     pub total_pages: i64,
 }
 
-/// The id of what was made.
+/// The id of the template made.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Created {
+pub struct TemplateCreated {
     #[schema(value_type = uuid::Uuid)]
-    pub id: uuid::Uuid,
+    pub id: TemplateId,
+}
+
+/// The id of the document made from a template.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DocumentCreated {
+    #[schema(value_type = uuid::Uuid)]
+    pub id: DocumentId,
 }
