@@ -228,7 +228,7 @@ pub async fn instantiate(
             problems.invalid(format!("roles.{name}"), "not a role of this template");
         }
     }
-    let mut people = Vec::with_capacity(roles.len());
+    let mut people: Vec<(String, inputs::ValidRecipient)> = Vec::with_capacity(roles.len());
     for role in &roles {
         let at = format!("roles.{}", role.name);
         let Some(person) = input.roles.get(&role.name) else {
@@ -247,12 +247,9 @@ pub async fn instantiate(
         let Some(valid) = inputs::validate_recipient(&at, recipient, &mut problems) else {
             continue;
         };
-        if let Some((earlier, _)) =
-            people
-                .iter()
-                .find(|(_, p): &&(String, inputs::ValidRecipient)| {
-                    p.email.matches(valid.email.as_str())
-                })
+        if let Some((earlier, _)) = people
+            .iter()
+            .find(|(_, p)| p.email.matches(valid.email.as_str()))
         {
             problems.broken(
                 Rule::DuplicateRecipient,
