@@ -34,6 +34,10 @@ pub enum ApiError {
     Rule(Rule, Vec<Problem>),
     #[error("Document not found")]
     DocumentNotFound,
+    #[error("Template not found")]
+    TemplateNotFound,
+    #[error("Template is archived")]
+    TemplateArchived,
     #[error("File link is invalid or has expired")]
     InvalidFileLink,
     /// A byte range outside a file of this many bytes (`GET /files/{id}`).
@@ -69,10 +73,13 @@ impl ApiError {
         match self {
             Self::MissingKey | Self::InvalidKey => StatusCode::UNAUTHORIZED,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::RouteNotFound | Self::DocumentNotFound | Self::SigningLinkNotFound => {
-                StatusCode::NOT_FOUND
+            Self::RouteNotFound
+            | Self::DocumentNotFound
+            | Self::TemplateNotFound
+            | Self::SigningLinkNotFound => StatusCode::NOT_FOUND,
+            Self::Conflict(_) | Self::IdempotencyKeyInFlight | Self::TemplateArchived => {
+                StatusCode::CONFLICT
             }
-            Self::Conflict(_) | Self::IdempotencyKeyInFlight => StatusCode::CONFLICT,
             Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -127,6 +134,8 @@ impl From<Error> for ApiError {
     fn from(error: Error) -> Self {
         match error {
             Error::DocumentNotFound => Self::DocumentNotFound,
+            Error::TemplateNotFound => Self::TemplateNotFound,
+            Error::TemplateArchived => Self::TemplateArchived,
             Error::Invalid(problems) => Self::InvalidBody(problems),
             Error::InvalidQuery(problem) => Self::InvalidQuery(problem),
             Error::Rule(rule) => Self::Rule(rule, Vec::new()),

@@ -16,7 +16,7 @@ use ipnet::IpNet;
 use serde::de::DeserializeOwned;
 use signet_common::{
     Problem,
-    model::{AccountId, Actor, DocumentId, RecipientId},
+    model::{AccountId, Actor, DocumentId, RecipientId, TemplateId},
     wire::{
         body::{self, Parsed},
         query::ListQuery,
@@ -129,6 +129,20 @@ impl<S: Send + Sync> FromRequestParts<S> for DocumentPath {
             .await
             .map(Self)
             .ok_or(ApiError::DocumentNotFound)
+    }
+}
+
+/// The `{id}` of a template route; anything that is not a UUID names no template.
+pub struct TemplatePath(pub TemplateId);
+
+impl<S: Send + Sync> FromRequestParts<S> for TemplatePath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        path_id(parts, state, "id")
+            .await
+            .map(Self)
+            .ok_or(ApiError::TemplateNotFound)
     }
 }
 

@@ -105,7 +105,10 @@ impl Problems {
     /// checks come first; else the refusal. Failures on our side are answered as themselves.
     pub fn before(self, refusal: Error) -> Error {
         match refusal {
-            Error::DocumentNotFound | Error::Rule(_) => self.into_result().err().unwrap_or(refusal),
+            Error::DocumentNotFound
+            | Error::TemplateNotFound
+            | Error::TemplateArchived
+            | Error::Rule(_) => self.into_result().err().unwrap_or(refusal),
             refusal => refusal,
         }
     }
@@ -167,6 +170,10 @@ pub enum Conflict {
 pub enum Error {
     #[error("Document not found")]
     DocumentNotFound,
+    #[error("Template not found")]
+    TemplateNotFound,
+    #[error("Template is archived")]
+    TemplateArchived,
     #[error("account {0} not found")]
     AccountNotFound(crate::model::AccountId),
     #[error("invalid input: {}", describe(.0))]

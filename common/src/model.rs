@@ -106,6 +106,12 @@ typed_id! {
     /// The id a recipient's reminder link (a row of `signing_links`) derives its clear token
     /// from, with the recipient's id (`infra::secrets::ReminderLinkKey::token`).
     ReminderLinkId;
+    /// The id of a template (issue #32: a document's PDF, roles and fields prepared once).
+    TemplateId;
+    /// The id of a role of a template (a row of `template_roles`).
+    TemplateRoleId;
+    /// The id of a field of a template (a row of `template_fields`).
+    TemplateFieldId;
 }
 
 impl ReminderLinkId {

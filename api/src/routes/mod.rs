@@ -7,3 +7,4 @@ pub mod openapi;
 mod refusals;
 pub mod signing;
 pub mod sms;
+pub mod templates;

@@ -21,7 +21,10 @@ use crate::{AppState, state::BASE_PATH};
         description = "Collect electronic signatures on PDF documents. Every response is an envelope {code, message, data}."
     ),
     modifiers(&ApiKeyScheme),
-    tags((name = "documents", description = "Documents, recipients, fields, sending and the audit trail"))
+    tags(
+        (name = "documents", description = "Documents, recipients, fields, sending and the audit trail"),
+        (name = "templates", description = "Additive: templates made from a document, and documents made from them")
+    )
 )]
 struct ApiDoc;
 
@@ -92,9 +95,13 @@ fn with_cross_cutting(openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::Ope
                 schema["minItems"] = json!(1);
                 schema["maxItems"] = json!(max_items);
             }
+            // `POST /templates` has no path parameter: its list starts here.
+            if operation["parameters"].is_null() {
+                operation["parameters"] = json!([]);
+            }
             let parameters = operation["parameters"]
                 .as_array_mut()
-                .expect("every POST has its path parameter");
+                .expect("the parameters are a list");
             parameters.push(json!({
                 "name": "Idempotency-Key",
                 "in": "header",
@@ -207,7 +214,7 @@ fn add_links(doc: &mut Value) {
 
 /// The OpenAPI document of the external API.
 pub fn document() -> utoipa::openapi::OpenApi {
-    split(super::documents::router()).1
+    split(super::documents::router().merge(super::templates::router())).1
 }
 
 /// `GET /openapi.json` (public: integrators read it before they have a key).

@@ -25,7 +25,7 @@ use crate::{
         body::Parsed,
         inputs::{
             self, CancelInput, FieldInput, FieldPlacement, MAX_FIELDS_PER_DOCUMENT,
-            MAX_RECIPIENTS_PER_DOCUMENT, RecipientInput, SendInput,
+            MAX_RECIPIENTS_PER_DOCUMENT, RecipientInput, SendInput, SendRequest, ValidRecipient,
         },
     },
 };
@@ -131,7 +131,19 @@ pub async fn add_recipients(
         .map(|r| r.position as usize + 1)
         .max()
         .unwrap_or(0);
-    let new_recipients: Vec<NewRecipient> = additions
+    let new_recipients = new_recipients(next, additions);
+    recipients::insert_many(&mut tx, account_id, document_id, &new_recipients).await?;
+    let emails: Vec<&str> = new_recipients.iter().map(|r| r.email.as_str()).collect();
+    let message = format!("Recipients added: {}", emails.join(", "));
+    commit_update(tx, account_id, document_id, &message, actor, receipt).await
+}
+
+/// Validated recipients as rows to insert, positioned (and coloured) from `next` on.
+pub(crate) fn new_recipients(
+    next: usize,
+    additions: impl Iterator<Item = ValidRecipient>,
+) -> Vec<NewRecipient> {
+    additions
         .enumerate()
         .map(|(i, r)| {
             let position = next + i;
@@ -149,11 +161,7 @@ pub async fn add_recipients(
                 signing_order: r.signing_order,
             }
         })
-        .collect();
-    recipients::insert_many(&mut tx, account_id, document_id, &new_recipients).await?;
-    let emails: Vec<&str> = new_recipients.iter().map(|r| r.email.as_str()).collect();
-    let message = format!("Recipients added: {}", emails.join(", "));
-    commit_update(tx, account_id, document_id, &message, actor, receipt).await
+        .collect()
 }
 
 #[tracing::instrument(name = "drafting::add_fields", skip_all)]
@@ -414,6 +422,34 @@ pub async fn send_document(
             Ok(opened) => opened,
             Err(refusal) => return Err(problems.before(refusal)),
         };
+    send_draft(
+        &mut tx,
+        &document,
+        &recipients,
+        request,
+        problems,
+        actor,
+        notifier,
+    )
+    .await?;
+    store_receipt(&mut tx, receipt).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The send of a DRAFT document on the caller's transaction, which holds its row lock: checks
+/// the rules (recipients, a field each, expiry in the future) after `problems` (the request's
+/// own), then SENT and the invitations due. `request` is `None` only with a problem.
+pub(crate) async fn send_draft(
+    tx: &mut PgConnection,
+    document: &Document,
+    recipients: &[Recipient],
+    request: Option<SendRequest>,
+    mut problems: Problems,
+    actor: &Actor,
+    notifier: &Notifier,
+) -> Result<()> {
+    let document_id = document.id;
     if recipients.is_empty() {
         problems.broken(
             Rule::NoRecipients,
@@ -421,7 +457,7 @@ pub async fn send_document(
             "the document has none: add at least one",
         );
     }
-    let without_fields = recipients::without_fields(&mut tx, document_id).await?;
+    let without_fields = recipients::without_fields(&mut *tx, document_id).await?;
     // Named as the document's detail lists its recipients: `recipients[1]`.
     for (i, recipient) in recipients.iter().enumerate() {
         if without_fields.contains(&recipient.id) {
@@ -447,7 +483,7 @@ pub async fn send_document(
         return Err(Error::invalid("expiryDate", "is required"));
     };
     documents::mark_sent(
-        &mut tx,
+        &mut *tx,
         document_id,
         &documents::Sending {
             expiry_date: request.expiry_date,
@@ -458,9 +494,7 @@ pub async fn send_document(
         },
     )
     .await?;
-    invitations::invite_due(&mut tx, &document, &recipients, actor, notifier).await?;
-    store_receipt(&mut tx, receipt).await?;
-    tx.commit().await?;
+    invitations::invite_due(tx, document, recipients, actor, notifier).await?;
     Ok(())
 }
 
@@ -569,7 +603,7 @@ async fn commit_update(
 
 /// Stores the answer of an idempotent request in the transaction of its effect, so that the
 /// effect is never committed without the answer its retries get.
-async fn store_receipt(tx: &mut PgConnection, receipt: Option<&Receipt>) -> Result<()> {
+pub(crate) async fn store_receipt(tx: &mut PgConnection, receipt: Option<&Receipt>) -> Result<()> {
     match receipt {
         Some(receipt) => idempotency::store_answer(tx, &receipt.request, &receipt.answer).await,
         None => Ok(()),

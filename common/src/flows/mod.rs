@@ -11,3 +11,4 @@ pub mod reminders;
 pub mod sign_in;
 pub mod signing;
 pub mod sms_delivery;
+pub mod templates;

@@ -15,4 +15,5 @@ pub mod queues;
 pub mod recipients;
 pub mod sign_in_throttle;
 pub mod sms;
+pub mod templates;
 pub mod webhooks;

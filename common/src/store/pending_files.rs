@@ -38,7 +38,7 @@ pub async fn forget(pool: &PgPool, key: &str) -> Result<()> {
 }
 
 /// Pending files older than `grace`, at most `limit`, locked so that sweeps on other processes
-/// skip them, each with whether a document refers to it after all (then only the row goes).
+/// skip them, each with whether a document or a template refers to it after all (then only the row goes).
 pub async fn lock_abandoned(
     conn: &mut PgConnection,
     grace: Duration,
@@ -49,6 +49,7 @@ pub async fn lock_abandoned(
                 EXISTS (SELECT 1 FROM documents d
                         WHERE d.id = p.document_id
                           AND (d.file_key = p.key OR d.final_file_key = p.key))
+                OR EXISTS (SELECT 1 FROM templates t WHERE t.file_key = p.key)
          FROM pending_files p
          WHERE p.created_at < now() - make_interval(secs => $1)
          ORDER BY p.created_at

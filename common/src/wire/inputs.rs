@@ -297,81 +297,9 @@ pub fn validate_recipients(
     check_list_size(inputs.len(), MAX_RECIPIENTS_PER_REQUEST, problems);
     let mut valid: Vec<(usize, ValidRecipient)> = Vec::with_capacity(inputs.len());
     for (i, input) in inputs.into_iter().enumerate() {
-        let name = input.name.trim().to_owned();
-        check_text(
-            problems,
-            format!("[{i}].name"),
-            &input.name,
-            MAX_NAME_CHARS,
-            true,
-        );
-        let email = EmailAddress::parse(input.email.trim())
-            .inspect_err(|reason| problems.invalid(format!("[{i}].email"), *reason));
-        let country_code = input.country_code.map(|c| c.trim().to_owned());
-        let code_ok = country_code.as_deref().is_none_or(is_country_code);
-        if !code_ok {
-            problems.invalid(format!("[{i}].countryCode"), "expected +<1-4 digits>");
+        if let Some(recipient) = validate_recipient(&format!("[{i}]"), input, problems) {
+            valid.push((i, recipient));
         }
-        let phone_number = input.phone_number.map(|p| p.trim().to_owned());
-        let phone_ok = phone_number.as_deref().is_none_or(is_phone_number);
-        if !phone_ok {
-            problems.invalid(
-                format!("[{i}].phoneNumber"),
-                "expected 4 to 15 digits (spaces, dots, dashes and brackets allowed)",
-            );
-        }
-        let phone_e164 = match (&country_code, &phone_number) {
-            (None, None) => None,
-            (Some(_), None) => {
-                problems.invalid(
-                    format!("[{i}].phoneNumber"),
-                    "required when countryCode is given",
-                );
-                None
-            }
-            (None, Some(_)) => {
-                problems.invalid(
-                    format!("[{i}].countryCode"),
-                    "required when phoneNumber is given",
-                );
-                None
-            }
-            (Some(code), Some(phone)) if code_ok && phone_ok => match e164(code, phone) {
-                Ok(number) => Some(number),
-                Err((field, reason)) => {
-                    problems.invalid(format!("[{i}].{field}"), reason);
-                    None
-                }
-            },
-            (Some(_), Some(_)) => None,
-        };
-        let signing_order = match input.signing_order {
-            Some(order) if !(1..=MAX_SIGNING_ORDER).contains(&order) => {
-                problems.invalid(
-                    format!("[{i}].signingOrder"),
-                    format!("must be a whole number from 1 to {MAX_SIGNING_ORDER}"),
-                );
-                None
-            }
-            order => order.map(|o| o as i32),
-        };
-        let Ok(email) = email else { continue };
-        if problems.touch(&format!("[{i}]")) {
-            continue;
-        }
-        valid.push((
-            i,
-            ValidRecipient {
-                name,
-                email,
-                role: input.role,
-                country_code,
-                phone_number,
-                phone_e164,
-                language: input.language,
-                signing_order,
-            },
-        ));
     }
     // After the values, as the contract checks: an e-mail given twice is a rule of the document.
     let mut unique: Vec<(usize, ValidRecipient)> = Vec::with_capacity(valid.len());
@@ -392,6 +320,86 @@ pub fn validate_recipients(
         }
     }
     unique
+}
+
+/// Trims and checks one recipient, its problems named under `at` (`[0]`, `roles.Tenant`).
+pub fn validate_recipient(
+    at: &str,
+    input: RecipientInput,
+    problems: &mut Problems,
+) -> Option<ValidRecipient> {
+    let name = input.name.trim().to_owned();
+    check_text(
+        problems,
+        format!("{at}.name"),
+        &input.name,
+        MAX_NAME_CHARS,
+        true,
+    );
+    let email = EmailAddress::parse(input.email.trim())
+        .inspect_err(|reason| problems.invalid(format!("{at}.email"), *reason));
+    let country_code = input.country_code.map(|c| c.trim().to_owned());
+    let code_ok = country_code.as_deref().is_none_or(is_country_code);
+    if !code_ok {
+        problems.invalid(format!("{at}.countryCode"), "expected +<1-4 digits>");
+    }
+    let phone_number = input.phone_number.map(|p| p.trim().to_owned());
+    let phone_ok = phone_number.as_deref().is_none_or(is_phone_number);
+    if !phone_ok {
+        problems.invalid(
+            format!("{at}.phoneNumber"),
+            "expected 4 to 15 digits (spaces, dots, dashes and brackets allowed)",
+        );
+    }
+    let phone_e164 = match (&country_code, &phone_number) {
+        (None, None) => None,
+        (Some(_), None) => {
+            problems.invalid(
+                format!("{at}.phoneNumber"),
+                "required when countryCode is given",
+            );
+            None
+        }
+        (None, Some(_)) => {
+            problems.invalid(
+                format!("{at}.countryCode"),
+                "required when phoneNumber is given",
+            );
+            None
+        }
+        (Some(code), Some(phone)) if code_ok && phone_ok => match e164(code, phone) {
+            Ok(number) => Some(number),
+            Err((field, reason)) => {
+                problems.invalid(format!("{at}.{field}"), reason);
+                None
+            }
+        },
+        (Some(_), Some(_)) => None,
+    };
+    let signing_order = match input.signing_order {
+        Some(order) if !(1..=MAX_SIGNING_ORDER).contains(&order) => {
+            problems.invalid(
+                format!("{at}.signingOrder"),
+                format!("must be a whole number from 1 to {MAX_SIGNING_ORDER}"),
+            );
+            None
+        }
+        order => order.map(|o| o as i32),
+    };
+    let Ok(email) = email else { return None };
+    if problems.touch(at) {
+        return None;
+    }
+    Some(ValidRecipient {
+        name,
+        email,
+        role: input.role,
+        country_code,
+        phone_number,
+        phone_e164,
+        language: input.language,
+        signing_order,
+    })
 }
 
 /// Applies the fields' default sizes and checks them. Returns the fields without a problem,

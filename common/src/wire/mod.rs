@@ -6,5 +6,6 @@
 pub mod body;
 pub mod inputs;
 pub mod query;
+pub mod templates;
 pub mod views;
 pub mod webhook_payload;

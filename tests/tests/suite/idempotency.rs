@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 /// A POST under the API base path with an `Idempotency-Key`; returns status, the
 /// `Idempotent-Replayed` header and the body.
-async fn post_with_key(
+pub(crate) async fn post_with_key(
     app: &TestApp,
     path: &str,
     api_key: &str,

@@ -35,6 +35,7 @@ mod sender_workflow;
 mod signing_flow;
 mod signing_page;
 mod sms;
+mod templates;
 mod upgrades;
 mod uploads;
 mod webhooks;

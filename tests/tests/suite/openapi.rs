@@ -49,17 +49,29 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         // Additive (issue #21): cancel with a reason, remind now.
         ("POST", "/documents/{id}/cancel"),
         ("POST", "/documents/{id}/remind"),
+        // Additive (issue #32): templates.
+        ("POST", "/templates"),
+        ("GET", "/templates"),
+        ("GET", "/templates/{id}"),
+        ("POST", "/templates/{id}/archive"),
+        ("POST", "/templates/{id}/documents"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_owned(), p.to_owned()))
     .collect();
     assert_eq!(
         operations, spec,
-        "the document lists the six endpoints of the spec and the two additive ones"
+        "the document lists the six endpoints of the spec and the additive ones"
     );
 
+    let template = template_for(&app, account, &key).await;
     for (method, path) in &operations {
-        let path = path.replace("{id}", &doc.to_string());
+        let id = if path.starts_with("/templates/") {
+            template
+        } else {
+            doc
+        };
+        let path = path.replace("{id}", &id.to_string());
         let method: Method = method.parse().unwrap();
         let body = (method == Method::POST).then(|| json!([]));
         let (status, body) = read(
@@ -131,8 +143,11 @@ async fn every_example_in_the_document_is_accepted() {
                     sent.insert(format!("{method} {path}?{name}"));
                 }
             }
-            for body in request_examples(&served, operation) {
+            for mut body in request_examples(&served, operation) {
                 let doc = state_for(&app, account, &key, path, &recipient, &field).await;
+                if path == "/templates" {
+                    body["documentId"] = json!(doc);
+                }
                 let (status, answer) = app
                     .post(&path.replace("{id}", &doc.to_string()), &key, &body)
                     .await;
@@ -171,6 +186,9 @@ async fn state_for(
         "fields" => 1,
         "send" => 2,
         "cancel" | "remind" => 3,
+        // `POST /templates` takes the DRAFT in its body; `…/{id}/documents`, a template made
+        // from it with the role its example names.
+        "templates" | "documents" => 2,
         other => panic!("no state is known for POST …/{other}: say here what it needs"),
     };
     for (step, body) in &steps[..needed] {
@@ -179,7 +197,40 @@ async fn state_for(
             .await;
         assert_eq!(status, 200, "{step}: {answer}");
     }
+    if operation == "documents" {
+        let body =
+            json!({"documentId": doc, "roles": {recipient["email"].as_str().unwrap(): "Tenant"}});
+        let (status, answer) = app.post("/templates", key, &body).await;
+        assert_eq!(status, 200, "template: {answer}");
+        return answer["data"]["id"].as_str().unwrap().parse().unwrap();
+    }
     doc
+}
+
+/// A template made from a DRAFT with one signer and a field.
+async fn template_for(app: &TestApp, account: uuid::Uuid, key: &str) -> uuid::Uuid {
+    let doc = app.document(account, "Lease", &[LETTER]).await;
+    let steps = [
+        (
+            "recipients",
+            json!([{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]),
+        ),
+        (
+            "fields",
+            json!([{"recipientEmail": "ann@example.com", "type": "SIGNATURE", "page": 1, "x": 72, "y": 72}]),
+        ),
+    ];
+    for (step, body) in &steps {
+        let (status, answer) = app
+            .post(&format!("/documents/{doc}/{step}"), key, body)
+            .await;
+        assert_eq!(status, 200, "{step}: {answer}");
+    }
+    let (status, answer) = app
+        .post("/templates", key, &json!({"documentId": doc}))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    answer["data"]["id"].as_str().unwrap().parse().unwrap()
 }
 
 /// The request bodies `operation`'s examples make: the media type's and the schema's own

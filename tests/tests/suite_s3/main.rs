@@ -87,6 +87,9 @@ const LEFT_OUT: &[&str] = &[
     "sender_workflow",
     // The reminder throttle too: rows, e-mails and links.
     "reminder_throttle",
+    // Templates share the original of the document they were made from: rows and e-mails, and
+    // the file the sweep keeps is checked against the local store (uses sender_workflow's draft).
+    "templates",
     // The page's PDF comes through the same download link the browser journey, which runs
     // here, already checks against a bucket.
     "signing_page",

@@ -1,0 +1,344 @@
+//! Templates (issue #32, docs/templates.md): made from a DRAFT document, listed, archived, and
+//! instantiated as a document, sent at once if asked, in one transaction through the drafting
+//! flows' own parts.
+
+use std::collections::HashMap;
+
+use sqlx::PgPool;
+
+use crate::{
+    effects::{self, DocumentEvent, Subject},
+    error::{Error, Problems, Result, Rule},
+    flows::drafting,
+    infra::notify::Notifier,
+    model::{
+        AccountId, Actor, DocumentId, DocumentStatus, FieldId, TemplateFieldId, TemplateId,
+        TemplateRoleId,
+    },
+    store::{
+        documents, fields,
+        fields::NewField,
+        idempotency::Receipt,
+        recipients,
+        templates::{
+            self, NewRole, NewTemplate, NewTemplateField, Template, TemplateField, TemplateRole,
+        },
+    },
+    wire::{
+        body::Parsed,
+        inputs::{self, RecipientInput, SendInput, has_control_chars},
+        templates::{InstantiateInput, TemplateInput},
+    },
+};
+
+/// The most characters of a role's name.
+pub const MAX_ROLE_NAME_CHARS: usize = 100;
+
+/// Makes template `id` from a DRAFT document of the account: its PDF (shared, not copied),
+/// its recipients as roles and their fields, labelled `<role>.<type>.<n>`.
+#[tracing::instrument(name = "templates::create", skip_all)]
+pub async fn create(
+    pool: &PgPool,
+    account_id: AccountId,
+    id: TemplateId,
+    input: Parsed<TemplateInput>,
+    receipt: Option<&Receipt>,
+) -> Result<()> {
+    let mut problems = Problems::of_reading(input.problems);
+    let input = input.value;
+    let mut tx = pool.begin().await?;
+    let document = match documents::lock(&mut tx, account_id, input.document_id).await {
+        Ok(document) => document,
+        Err(refusal) => return Err(problems.before(refusal)),
+    };
+    if document.status != DocumentStatus::Draft {
+        return Err(problems.before(Rule::NotDraft.into()));
+    }
+    let people = recipients::list(&mut tx, document.id).await?;
+    if people.is_empty() {
+        return Err(problems.before(Rule::NoRecipients.into()));
+    }
+    let title = title_or(input.title.as_deref(), &document.title, &mut problems);
+    let named = input.roles.unwrap_or_default();
+    for email in named.keys() {
+        if !people.iter().any(|p| p.email.eq_ignore_ascii_case(email)) {
+            problems.invalid(format!("roles.{email}"), "not a recipient of the document");
+        }
+    }
+    let mut roles: Vec<NewRole> = Vec::with_capacity(people.len());
+    let mut role_of = HashMap::new();
+    for recipient in &people {
+        let given = named
+            .iter()
+            .find(|(email, _)| email.eq_ignore_ascii_case(&recipient.email));
+        let name = match given {
+            Some((email, name)) => {
+                let name = name.trim();
+                if name.is_empty()
+                    || has_control_chars(name)
+                    || name.chars().count() > MAX_ROLE_NAME_CHARS
+                {
+                    problems.invalid(
+                        format!("roles.{email}"),
+                        format!("a role's name has 1 to {MAX_ROLE_NAME_CHARS} characters, without control characters"),
+                    );
+                }
+                name.to_owned()
+            }
+            None => recipient.name.chars().take(MAX_ROLE_NAME_CHARS).collect(),
+        };
+        if roles.iter().any(|r| r.name == name) {
+            problems.invalid(
+                format!("roles.{}", recipient.email),
+                format!("two recipients would both take the role {name}: name them apart in roles"),
+            );
+        }
+        let role_id = TemplateRoleId::new();
+        role_of.insert(recipient.id, (role_id, name.clone()));
+        roles.push(NewRole {
+            id: role_id,
+            name,
+            role: recipient.role,
+            signing_order: recipient.signing_order,
+            language: recipient.language.0.map(|l| l.tag().to_owned()),
+        });
+    }
+    problems.into_result()?;
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    let new_fields: Vec<NewTemplateField> = fields::list(&mut tx, document.id)
+        .await?
+        .into_iter()
+        .filter_map(|field| {
+            let (role_id, name) = role_of.get(&field.recipient_id)?;
+            let stem = format!(
+                "{}.{}",
+                label_safe(name),
+                field.field_type.as_str().to_lowercase()
+            );
+            let n = counts.entry(stem.clone()).or_default();
+            *n += 1;
+            Some(NewTemplateField {
+                id: TemplateFieldId::new(),
+                role_id: *role_id,
+                label: format!("{stem}.{n}"),
+                field_type: field.field_type,
+                page: field.page,
+                x: field.x,
+                y: field.y,
+                width: field.width,
+                height: field.height,
+            })
+        })
+        .collect();
+    templates::insert(
+        &mut tx,
+        &NewTemplate {
+            id,
+            account_id,
+            title: &title,
+            file_key: &document.file_key,
+            sha256: &document.sha256,
+            page_sizes: &document.page_sizes,
+            source_document_id: Some(document.id),
+        },
+        &roles,
+        &new_fields,
+    )
+    .await?;
+    drafting::store_receipt(&mut tx, receipt).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The title given, checked as a document's title, or else `default`.
+fn title_or(given: Option<&str>, default: &str, problems: &mut Problems) -> String {
+    let Some(given) = given else {
+        return default.to_owned();
+    };
+    match inputs::validate_title(given) {
+        Ok(title) => title,
+        Err(Error::Invalid(found)) => {
+            for problem in found {
+                problems.invalid(problem.field, problem.reason);
+            }
+            String::new()
+        }
+        Err(_) => {
+            problems.invalid("title", "not a valid title");
+            String::new()
+        }
+    }
+}
+
+/// A label's characters: letters, digits, `_`, `-`, `.` and space; others become `_`.
+fn label_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' ') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The account's template with its roles and their fields.
+#[tracing::instrument(name = "templates::detail", skip_all)]
+pub async fn detail(
+    pool: &PgPool,
+    account_id: AccountId,
+    id: TemplateId,
+) -> Result<(Template, Vec<TemplateRole>, Vec<TemplateField>)> {
+    let mut conn = pool.acquire().await?;
+    let template = templates::find(&mut conn, account_id, id).await?;
+    let (roles, fields) = templates::roles_and_fields(&mut conn, id).await?;
+    Ok((template, roles, fields))
+}
+
+/// Makes document `document_id` from the account's template: the document (CREATED), a
+/// recipient per role with the person the request maps to it, their fields; with `send`, sent
+/// as `POST /documents/{id}/send` sends. One transaction: a refusal creates nothing.
+#[tracing::instrument(name = "templates::instantiate", skip_all)]
+#[allow(clippy::too_many_arguments)]
+pub async fn instantiate(
+    pool: &PgPool,
+    account_id: AccountId,
+    template_id: TemplateId,
+    document_id: DocumentId,
+    input: Parsed<InstantiateInput>,
+    actor: &Actor,
+    notifier: &Notifier,
+    receipt: Option<&Receipt>,
+) -> Result<()> {
+    let mut problems = Problems::of_reading(input.problems);
+    let input = input.value;
+    let mut tx = pool.begin().await?;
+    let template = match templates::find(&mut tx, account_id, template_id).await {
+        Ok(template) if template.archived_at.is_some() => {
+            return Err(problems.before(Error::TemplateArchived));
+        }
+        Ok(template) => template,
+        Err(refusal) => return Err(problems.before(refusal)),
+    };
+    let (roles, template_fields) = templates::roles_and_fields(&mut tx, template_id).await?;
+    let title = title_or(input.title.as_deref(), &template.title, &mut problems);
+    for name in input.roles.keys() {
+        if !roles.iter().any(|r| &r.name == name) {
+            problems.invalid(format!("roles.{name}"), "not a role of this template");
+        }
+    }
+    let mut people: Vec<(String, inputs::ValidRecipient)> = Vec::with_capacity(roles.len());
+    for role in &roles {
+        let at = format!("roles.{}", role.name);
+        let Some(person) = input.roles.get(&role.name) else {
+            problems.invalid(at, "required: every role of the template takes a person");
+            continue;
+        };
+        let recipient = RecipientInput {
+            name: person.name.clone(),
+            email: person.email.clone(),
+            role: role.role,
+            country_code: person.country_code.clone(),
+            phone_number: person.phone_number.clone(),
+            language: person.language.or(role.language.0),
+            signing_order: role.signing_order.map(i64::from),
+        };
+        let Some(valid) = inputs::validate_recipient(&at, recipient, &mut problems) else {
+            continue;
+        };
+        if let Some((earlier, _)) = people
+            .iter()
+            .find(|(_, p)| p.email.matches(valid.email.as_str()))
+        {
+            problems.broken(
+                Rule::DuplicateRecipient,
+                format!("{at}.email"),
+                format!(
+                    "{} is given more than once in this request (also {earlier}.email)",
+                    valid.email
+                ),
+            );
+            continue;
+        }
+        people.push((at, valid));
+    }
+    let send = input.send.unwrap_or(false);
+    let request = send.then(|| {
+        inputs::validate_send(
+            SendInput {
+                message: input.message.clone().unwrap_or_default(),
+                description: input.description.clone().unwrap_or_default(),
+                expiry_date: input.expiry_date.clone().unwrap_or_default(),
+                language: input.language,
+                reminders: input.reminders.clone(),
+            },
+            notifier.reminders,
+            &mut problems,
+        )
+    });
+    if !problems.is_empty() {
+        return problems.into_result();
+    }
+    let document = documents::insert(
+        &mut tx,
+        &documents::NewDocument {
+            id: document_id,
+            account_id,
+            title: &title,
+            file_key: &template.file_key,
+            sha256: &template.sha256,
+            page_sizes: &template.page_sizes,
+        },
+    )
+    .await?;
+    let subject = Subject::of(&document);
+    effects::record_in_trail(&mut tx, subject, DocumentEvent::Created, actor).await?;
+    let new_recipients = drafting::new_recipients(0, people.into_iter().map(|(_, p)| p));
+    recipients::insert_many(&mut tx, account_id, document_id, &new_recipients).await?;
+    let new_fields: Vec<NewField> = template_fields
+        .iter()
+        .filter_map(|field| {
+            let index = roles.iter().position(|r| r.id == field.role_id)?;
+            Some(NewField {
+                id: FieldId::new(),
+                recipient_id: new_recipients.get(index)?.id,
+                field_type: field.field_type,
+                page: field.page,
+                x: field.x,
+                y: field.y,
+                width: field.width,
+                height: field.height,
+            })
+        })
+        .collect();
+    fields::insert_many(&mut tx, account_id, document_id, &new_fields).await?;
+    let made = format!(
+        "Made from template {template_id}: {} recipients, {} fields",
+        new_recipients.len(),
+        new_fields.len()
+    );
+    effects::record_in_trail(&mut tx, subject, DocumentEvent::DraftChanged(made), actor).await?;
+    if let Some(request) = request {
+        let everyone = recipients::list(&mut tx, document_id).await?;
+        drafting::send_draft(
+            &mut tx,
+            &document,
+            &everyone,
+            request,
+            Problems::default(),
+            actor,
+            notifier,
+        )
+        .await?;
+    }
+    drafting::store_receipt(&mut tx, receipt).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Archives the account's template: hidden from the list, no new documents from it.
+#[tracing::instrument(name = "templates::archive", skip_all)]
+pub async fn archive(pool: &PgPool, account_id: AccountId, id: TemplateId) -> Result<()> {
+    templates::archive(pool, account_id, id).await
+}

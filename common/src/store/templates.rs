@@ -1,0 +1,229 @@
+//! SQL of the template aggregate: a template, its roles and their fields.
+
+use chrono::{DateTime, Utc};
+use signet_pdf::PageSize;
+use sqlx::{PgConnection, PgPool, types::Json};
+
+use crate::{
+    error::{Error, Result},
+    model::{
+        AccountId, DocumentId, FieldType, RecipientRole, StoredLanguage, TemplateFieldId,
+        TemplateId, TemplateRoleId,
+    },
+};
+
+const COLUMNS: &str = "id, account_id, title, file_key, sha256, page_sizes, source_document_id, \
+                       archived_at, created_at, updated_at";
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Template {
+    pub id: TemplateId,
+    pub account_id: AccountId,
+    pub title: String,
+    pub file_key: String,
+    pub sha256: String,
+    pub page_sizes: Json<Vec<PageSize>>,
+    pub source_document_id: Option<DocumentId>,
+    pub archived_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TemplateRole {
+    pub id: TemplateRoleId,
+    pub name: String,
+    #[sqlx(try_from = "String")]
+    pub role: RecipientRole,
+    pub signing_order: Option<i32>,
+    #[sqlx(try_from = "Option<String>")]
+    pub language: StoredLanguage,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TemplateField {
+    pub id: TemplateFieldId,
+    pub role_id: TemplateRoleId,
+    pub label: String,
+    #[sqlx(rename = "type", try_from = "String")]
+    pub field_type: FieldType,
+    pub page: i32,
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+pub struct NewTemplate<'a> {
+    pub id: TemplateId,
+    pub account_id: AccountId,
+    pub title: &'a str,
+    pub file_key: &'a str,
+    pub sha256: &'a str,
+    pub page_sizes: &'a [PageSize],
+    pub source_document_id: Option<DocumentId>,
+}
+
+pub struct NewRole {
+    pub id: TemplateRoleId,
+    pub name: String,
+    pub role: RecipientRole,
+    pub signing_order: Option<i32>,
+    pub language: Option<String>,
+}
+
+pub struct NewTemplateField {
+    pub id: TemplateFieldId,
+    pub role_id: TemplateRoleId,
+    pub label: String,
+    pub field_type: FieldType,
+    pub page: i32,
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+/// Inserts a template with its roles (in the order given) and their fields.
+pub async fn insert(
+    conn: &mut PgConnection,
+    new: &NewTemplate<'_>,
+    roles: &[NewRole],
+    fields: &[NewTemplateField],
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO templates (id, account_id, title, file_key, sha256, page_sizes,
+                                source_document_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(new.id)
+    .bind(new.account_id)
+    .bind(new.title)
+    .bind(new.file_key)
+    .bind(new.sha256)
+    .bind(Json(new.page_sizes))
+    .bind(new.source_document_id)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "INSERT INTO template_roles (id, template_id, name, role, signing_order, language, position)
+         SELECT id, $1, name, role, signing_order, language, position - 1
+         FROM UNNEST($2::uuid[], $3::text[], $4::text[], $5::int[], $6::text[])
+              WITH ORDINALITY AS t(id, name, role, signing_order, language, position)",
+    )
+    .bind(new.id)
+    .bind(roles.iter().map(|r| r.id).collect::<Vec<_>>())
+    .bind(roles.iter().map(|r| r.name.clone()).collect::<Vec<_>>())
+    .bind(roles.iter().map(|r| r.role.as_str()).collect::<Vec<_>>())
+    .bind(roles.iter().map(|r| r.signing_order).collect::<Vec<_>>())
+    .bind(roles.iter().map(|r| r.language.clone()).collect::<Vec<_>>())
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "INSERT INTO template_fields (id, template_id, role_id, label, type, page, x, y, width,
+                                      height, position)
+         SELECT id, $1, role_id, label, type, page, x, y, width, height, position - 1
+         FROM UNNEST($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::float8[],
+                     $8::float8[], $9::float8[], $10::float8[])
+              WITH ORDINALITY AS t(id, role_id, label, type, page, x, y, width, height, position)",
+    )
+    .bind(new.id)
+    .bind(fields.iter().map(|f| f.id).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.role_id).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.label.clone()).collect::<Vec<_>>())
+    .bind(
+        fields
+            .iter()
+            .map(|f| f.field_type.as_str())
+            .collect::<Vec<_>>(),
+    )
+    .bind(fields.iter().map(|f| f.page).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.x).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.y).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.width).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.height).collect::<Vec<_>>())
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// The account's template, archived or not.
+pub async fn find(
+    conn: &mut PgConnection,
+    account_id: AccountId,
+    id: TemplateId,
+) -> Result<Template> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM templates WHERE id = $1 AND account_id = $2"
+    )))
+    .bind(id)
+    .bind(account_id)
+    .fetch_optional(conn)
+    .await?
+    .ok_or(Error::TemplateNotFound)
+}
+
+/// The template's roles in their order, and their fields in theirs.
+pub async fn roles_and_fields(
+    conn: &mut PgConnection,
+    id: TemplateId,
+) -> Result<(Vec<TemplateRole>, Vec<TemplateField>)> {
+    let roles = sqlx::query_as(
+        "SELECT id, name, role, signing_order, language FROM template_roles
+         WHERE template_id = $1 ORDER BY position",
+    )
+    .bind(id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let fields = sqlx::query_as(
+        "SELECT id, role_id, label, type, page, x, y, width, height FROM template_fields
+         WHERE template_id = $1 ORDER BY position",
+    )
+    .bind(id)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok((roles, fields))
+}
+
+/// A page of the account's templates not archived, newest first, and how many there are.
+pub async fn list(
+    pool: &PgPool,
+    account_id: AccountId,
+    page: i64,
+    limit: i64,
+) -> Result<(Vec<Template>, i64)> {
+    let found = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM templates
+         WHERE account_id = $1 AND archived_at IS NULL
+         ORDER BY created_at DESC, id DESC
+         LIMIT $2 OFFSET $3"
+    )))
+    .bind(account_id)
+    .bind(limit)
+    .bind((page - 1).saturating_mul(limit))
+    .fetch_all(pool)
+    .await?;
+    let (total,): (i64,) = sqlx::query_as(
+        "SELECT count(*) FROM templates WHERE account_id = $1 AND archived_at IS NULL",
+    )
+    .bind(account_id)
+    .fetch_one(pool)
+    .await?;
+    Ok((found, total))
+}
+
+/// Archives the account's template (again is no change).
+pub async fn archive(pool: &PgPool, account_id: AccountId, id: TemplateId) -> Result<()> {
+    let archived = sqlx::query(
+        "UPDATE templates SET archived_at = coalesce(archived_at, now()), updated_at = now()
+         WHERE id = $1 AND account_id = $2",
+    )
+    .bind(id)
+    .bind(account_id)
+    .execute(pool)
+    .await?;
+    if archived.rows_affected() == 0 {
+        return Err(Error::TemplateNotFound);
+    }
+    Ok(())
+}

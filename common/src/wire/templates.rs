@@ -1,0 +1,208 @@
+//! The bodies and views of the templates routes (issue #32; docs/templates.md).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use signet_i18n::Language;
+use utoipa::ToSchema;
+
+use crate::{
+    model::{DocumentId, FieldType, RecipientRole, TemplateId},
+    store::templates::{Template, TemplateField, TemplateRole},
+    wire::{
+        inputs::RemindersInput,
+        views::{Pixels, Timestamp},
+    },
+};
+
+/// The body of `POST /templates`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"documentId": "0192f0c1-5b7e-7c3a-9d4e-2f1a3b4c5d6e", "title": "Lease", "roles": {"zoe@example.com": "Tenant"}}))]
+pub struct TemplateInput {
+    /// A DRAFT document of the account, with recipients: its PDF, its recipients (as roles)
+    /// and their fields make the template. The document is not changed.
+    #[schema(value_type = uuid::Uuid)]
+    pub document_id: DocumentId,
+    /// Default: the document's title; at most 500 characters
+    #[serde(default)]
+    #[schema(max_length = 500)]
+    pub title: Option<String>,
+    /// Names the roles after the recipients, by their e-mail (`{"ann@example.com": "Tenant"}`);
+    /// a recipient not named here gives the role their name. A role name has 1 to 100
+    /// characters and is unique in the template.
+    #[serde(default)]
+    pub roles: Option<BTreeMap<String, String>>,
+}
+
+/// Who takes a role of the template in the document made from it.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"name": "Zoë Ñúñez-O'Brien", "email": "zoe@example.com"}))]
+pub struct RolePersonInput {
+    /// As a recipient's `name`
+    pub name: String,
+    /// As a recipient's `email`; unique in the document
+    pub email: String,
+    /// As a recipient's `countryCode`
+    #[serde(default)]
+    pub country_code: Option<String>,
+    /// As a recipient's `phoneNumber`
+    #[serde(default)]
+    pub phone_number: Option<String>,
+    /// As a recipient's `language`; absent: the role's default language
+    #[serde(default)]
+    pub language: Option<Language>,
+}
+
+/// The body of `POST /templates/{id}/documents`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"roles": {"Tenant": {"name": "Zoë Ñúñez-O'Brien", "email": "zoe@example.com"}}, "send": true, "message": "Please sign the lease.", "expiryDate": "2030-01-31T17:00:00Z"}))]
+pub struct InstantiateInput {
+    /// Default: the template's title
+    #[serde(default)]
+    #[schema(max_length = 500)]
+    pub title: Option<String>,
+    /// Every role of the template, by its name, with the person who takes it
+    pub roles: BTreeMap<String, RolePersonInput>,
+    /// `true`: send the document at once, as `POST /documents/{id}/send` does with `message`,
+    /// `description`, `expiryDate`, `language` and `reminders` (then `message` and
+    /// `expiryDate` are required). Default `false`: the document stays a DRAFT.
+    #[serde(default)]
+    pub send: Option<bool>,
+    #[serde(default)]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub expiry_date: Option<String>,
+    #[serde(default)]
+    pub language: Option<Language>,
+    #[serde(default)]
+    pub reminders: Option<RemindersInput>,
+}
+
+/// A field of a role, as the template holds it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateFieldView {
+    /// Unique in the template: `<role>.<type>.<n>` (`Tenant.signature.1`)
+    pub label: String,
+    #[serde(rename = "type")]
+    pub field_type: FieldType,
+    pub page: i32,
+    pub x: Pixels,
+    pub y: Pixels,
+    pub width: Pixels,
+    pub height: Pixels,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateRoleView {
+    /// Unique in the template (`Tenant`)
+    pub name: String,
+    pub role: RecipientRole,
+    pub signing_order: Option<i32>,
+    /// The default language of the e-mails to whoever takes the role
+    pub language: Option<Language>,
+    pub fields: Vec<TemplateFieldView>,
+}
+
+/// A template with its roles and their fields.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateDetail {
+    #[schema(value_type = uuid::Uuid)]
+    pub id: TemplateId,
+    pub title: String,
+    pub pages: i32,
+    pub archived: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub roles: Vec<TemplateRoleView>,
+}
+
+impl TemplateDetail {
+    pub fn new(template: &Template, roles: &[TemplateRole], fields: &[TemplateField]) -> Self {
+        Self {
+            id: template.id,
+            title: template.title.clone(),
+            pages: template.page_sizes.len() as i32,
+            archived: template.archived_at.is_some(),
+            created_at: Timestamp(template.created_at),
+            updated_at: Timestamp(template.updated_at),
+            roles: roles
+                .iter()
+                .map(|role| TemplateRoleView {
+                    name: role.name.clone(),
+                    role: role.role,
+                    signing_order: role.signing_order,
+                    language: role.language.0,
+                    fields: fields
+                        .iter()
+                        .filter(|f| f.role_id == role.id)
+                        .map(|f| TemplateFieldView {
+                            label: f.label.clone(),
+                            field_type: f.field_type,
+                            page: f.page,
+                            x: Pixels(f.x),
+                            y: Pixels(f.y),
+                            width: Pixels(f.width),
+                            height: Pixels(f.height),
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateListItem {
+    #[schema(value_type = uuid::Uuid)]
+    pub id: TemplateId,
+    pub title: String,
+    pub pages: i32,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl From<&Template> for TemplateListItem {
+    fn from(template: &Template) -> Self {
+        Self {
+            id: template.id,
+            title: template.title.clone(),
+            pages: template.page_sizes.len() as i32,
+            created_at: Timestamp(template.created_at),
+            updated_at: Timestamp(template.updated_at),
+        }
+    }
+}
+
+/// A page of the account's templates not archived, newest first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateList {
+    pub items: Vec<TemplateListItem>,
+    pub total: i64,
+    pub page: i64,
+    pub limit: i64,
+    pub total_pages: i64,
+}
+
+/// The id of the template made.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TemplateCreated {
+    #[schema(value_type = uuid::Uuid)]
+    pub id: TemplateId,
+}
+
+/// The id of the document made from a template.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DocumentCreated {
+    #[schema(value_type = uuid::Uuid)]
+    pub id: DocumentId,
+}
