@@ -51,7 +51,15 @@ async fn create_template(
     let id = TemplateId::new();
     let answer = Answer::success("Template created successfully", TemplateCreated { id });
     let receipt = idempotency.receipt(&answer);
-    templates::create(&state.db.pool, account_id, id, body, receipt.as_ref()).await?;
+    templates::create(
+        &state.db.pool,
+        account_id,
+        id,
+        body,
+        state.notifier.reminders,
+        receipt.as_ref(),
+    )
+    .await?;
     Ok(answer)
 }
 

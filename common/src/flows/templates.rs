@@ -4,7 +4,8 @@
 
 use std::collections::HashMap;
 
-use sqlx::PgPool;
+use chrono::{Duration, SecondsFormat, Utc};
+use sqlx::{PgPool, types::Json};
 
 use crate::{
     effects::{self, DocumentEvent, Subject},
@@ -12,8 +13,8 @@ use crate::{
     flows::drafting,
     infra::notify::Notifier,
     model::{
-        AccountId, Actor, DocumentId, DocumentStatus, FieldId, TemplateFieldId, TemplateId,
-        TemplateRoleId,
+        AccountId, Actor, DocumentId, DocumentStatus, FieldId, ReminderDefaults, TemplateFieldId,
+        TemplateId, TemplateRoleId,
     },
     store::{
         documents, fields,
@@ -21,7 +22,8 @@ use crate::{
         idempotency::Receipt,
         recipients,
         templates::{
-            self, NewRole, NewTemplate, NewTemplateField, Template, TemplateField, TemplateRole,
+            self, NewRole, NewTemplate, NewTemplateField, Template, TemplateDefaults,
+            TemplateField, TemplateRole,
         },
     },
     wire::{
@@ -42,6 +44,7 @@ pub async fn create(
     account_id: AccountId,
     id: TemplateId,
     input: Parsed<TemplateInput>,
+    reminder_defaults: ReminderDefaults,
     receipt: Option<&Receipt>,
 ) -> Result<()> {
     let mut problems = Problems::of_reading(input.problems);
@@ -103,6 +106,14 @@ pub async fn create(
             language: recipient.language.0.map(|l| l.tag().to_owned()),
         });
     }
+    inputs::validate_send_defaults(
+        input.message.as_deref(),
+        input.description.as_deref(),
+        input.expiry_days,
+        input.reminders.as_ref(),
+        reminder_defaults,
+        &mut problems,
+    );
     problems.into_result()?;
     let mut counts: HashMap<String, usize> = HashMap::new();
     let new_fields: Vec<NewTemplateField> = fields::list(&mut tx, document.id)
@@ -140,6 +151,13 @@ pub async fn create(
             sha256: &document.sha256,
             page_sizes: &document.page_sizes,
             source_document_id: Some(document.id),
+            defaults: TemplateDefaults {
+                message: input.message.as_deref(),
+                description: input.description.as_deref(),
+                expiry_days: input.expiry_days.map(|d| d as i32),
+                reminders: input.reminders.as_ref(),
+                language: input.language.map(|l| l.tag()),
+            },
         },
         &roles,
         &new_fields,
@@ -265,13 +283,30 @@ pub async fn instantiate(
     }
     let send = input.send.unwrap_or(false);
     let request = send.then(|| {
+        let expiry_date = input.expiry_date.clone().or_else(|| {
+            template.expiry_days.map(|days| {
+                (Utc::now() + Duration::days(i64::from(days)))
+                    .to_rfc3339_opts(SecondsFormat::Secs, true)
+            })
+        });
         inputs::validate_send(
             SendInput {
-                message: input.message.clone().unwrap_or_default(),
-                description: input.description.clone().unwrap_or_default(),
-                expiry_date: input.expiry_date.clone().unwrap_or_default(),
-                language: input.language,
-                reminders: input.reminders.clone(),
+                message: input
+                    .message
+                    .clone()
+                    .or_else(|| template.message.clone())
+                    .unwrap_or_default(),
+                description: input
+                    .description
+                    .clone()
+                    .or_else(|| template.description.clone())
+                    .unwrap_or_default(),
+                expiry_date: expiry_date.unwrap_or_default(),
+                language: input.language.or(template.language.0),
+                reminders: input
+                    .reminders
+                    .clone()
+                    .or_else(|| template.reminders.clone().map(|Json(r)| r)),
             },
             notifier.reminders,
             &mut problems,

@@ -10,10 +10,12 @@ use crate::{
         AccountId, DocumentId, FieldType, RecipientRole, StoredLanguage, TemplateFieldId,
         TemplateId, TemplateRoleId,
     },
+    wire::inputs::RemindersInput,
 };
 
 const COLUMNS: &str = "id, account_id, title, file_key, sha256, page_sizes, source_document_id, \
-                       archived_at, created_at, updated_at";
+                       archived_at, created_at, updated_at, message, description, expiry_days, \
+                       reminders, language";
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Template {
@@ -27,6 +29,12 @@ pub struct Template {
     pub archived_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    pub message: Option<String>,
+    pub description: Option<String>,
+    pub expiry_days: Option<i32>,
+    pub reminders: Option<Json<RemindersInput>>,
+    #[sqlx(try_from = "Option<String>")]
+    pub language: StoredLanguage,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -62,6 +70,17 @@ pub struct NewTemplate<'a> {
     pub sha256: &'a str,
     pub page_sizes: &'a [PageSize],
     pub source_document_id: Option<DocumentId>,
+    pub defaults: TemplateDefaults<'a>,
+}
+
+/// What a send of a document made from the template takes when its request does not say.
+#[derive(Default)]
+pub struct TemplateDefaults<'a> {
+    pub message: Option<&'a str>,
+    pub description: Option<&'a str>,
+    pub expiry_days: Option<i32>,
+    pub reminders: Option<&'a RemindersInput>,
+    pub language: Option<&'a str>,
 }
 
 pub struct NewRole {
@@ -93,8 +112,9 @@ pub async fn insert(
 ) -> Result<()> {
     sqlx::query(
         "INSERT INTO templates (id, account_id, title, file_key, sha256, page_sizes,
-                                source_document_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                                source_document_id, message, description, expiry_days,
+                                reminders, language)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
     )
     .bind(new.id)
     .bind(new.account_id)
@@ -103,6 +123,11 @@ pub async fn insert(
     .bind(new.sha256)
     .bind(Json(new.page_sizes))
     .bind(new.source_document_id)
+    .bind(new.defaults.message)
+    .bind(new.defaults.description)
+    .bind(new.defaults.expiry_days)
+    .bind(new.defaults.reminders.map(Json))
+    .bind(new.defaults.language)
     .execute(&mut *conn)
     .await?;
     sqlx::query(

@@ -3,7 +3,7 @@
 //! cover what a type cannot say, and add their problems to the request's [`Problems`].
 
 use chrono::{DateTime, Utc};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use signet_i18n::Language;
 use utoipa::ToSchema;
 
@@ -140,7 +140,7 @@ pub struct SendInput {
 
 /// When the signers who have not signed are reminded by e-mail, counted from each one's
 /// invitation; reminders stop at the expiry date, and when the document leaves SENT.
-#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"firstAfterDays": 2, "everyDays": 3}))]
 pub struct RemindersInput {
@@ -205,7 +205,7 @@ impl serde::de::Visitor<'_> for WholeNumber {
 }
 
 /// [`whole_number`] for an optional property (absent or `null`: `None`).
-fn optional_whole_number<'de, D: serde::Deserializer<'de>>(
+pub(crate) fn optional_whole_number<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<i64>, D::Error> {
     #[derive(Deserialize)]
@@ -479,6 +479,43 @@ pub fn validate_send(
         language: input.language,
         reminders,
     })
+}
+
+/// The most days a template's default expiry may be ahead.
+pub const MAX_EXPIRY_DAYS: i64 = 365;
+
+/// Checks a template's defaults for a send by the send's own rules, naming each element.
+pub fn validate_send_defaults(
+    message: Option<&str>,
+    description: Option<&str>,
+    expiry_days: Option<i64>,
+    reminders: Option<&RemindersInput>,
+    defaults: ReminderDefaults,
+    problems: &mut Problems,
+) {
+    if let Some(message) = message {
+        check_text(problems, "message".into(), message, MAX_MESSAGE_CHARS, true);
+    }
+    if let Some(description) = description {
+        check_text(
+            problems,
+            "description".into(),
+            description,
+            MAX_MESSAGE_CHARS,
+            false,
+        );
+    }
+    if let Some(days) = expiry_days
+        && !(1..=MAX_EXPIRY_DAYS).contains(&days)
+    {
+        problems.invalid(
+            "expiryDays",
+            format!("must be a whole number from 1 to {MAX_EXPIRY_DAYS}"),
+        );
+    }
+    if reminders.is_some() {
+        reminder_schedule(reminders, defaults, problems);
+    }
 }
 
 /// The document's reminder schedule: the request's, its missing parts from the operator's.

@@ -4,13 +4,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use signet_i18n::Language;
+use sqlx::types::Json;
 use utoipa::ToSchema;
 
 use crate::{
     model::{DocumentId, FieldType, RecipientRole, TemplateId},
     store::templates::{Template, TemplateField, TemplateRole},
     wire::{
-        inputs::RemindersInput,
+        inputs::{RemindersInput, optional_whole_number},
         views::{Pixels, Timestamp},
     },
 };
@@ -33,6 +34,24 @@ pub struct TemplateInput {
     /// characters and is unique in the template.
     #[serde(default)]
     pub roles: Option<BTreeMap<String, String>>,
+    /// Default `message` of a send of a document made from it, by the send's rules
+    #[serde(default)]
+    #[schema(max_length = 5000)]
+    pub message: Option<String>,
+    /// Default `description` of a send of a document made from it, by the send's rules
+    #[serde(default)]
+    #[schema(max_length = 5000)]
+    pub description: Option<String>,
+    /// Default expiry of a send of a document made from it: this many days after the send
+    #[serde(default, deserialize_with = "optional_whole_number")]
+    #[schema(minimum = 1, maximum = 365)]
+    pub expiry_days: Option<i64>,
+    /// Default `reminders` of a send of a document made from it, by the send's rules
+    #[serde(default)]
+    pub reminders: Option<RemindersInput>,
+    /// Default `language` of a send of a document made from it
+    #[serde(default)]
+    pub language: Option<Language>,
 }
 
 /// Who takes a role of the template in the document made from it.
@@ -67,8 +86,10 @@ pub struct InstantiateInput {
     /// Every role of the template, by its name, with the person who takes it
     pub roles: BTreeMap<String, RolePersonInput>,
     /// `true`: send the document at once, as `POST /documents/{id}/send` does with `message`,
-    /// `description`, `expiryDate`, `language` and `reminders` (then `message` and
-    /// `expiryDate` are required). Default `false`: the document stays a DRAFT.
+    /// `description`, `expiryDate`, `language` and `reminders`, each absent one taken from the
+    /// template's defaults (`expiryDate`: `expiryDays` after now); `message` and `expiryDate`
+    /// are required when the template has no default. Default `false`: the document stays a
+    /// DRAFT.
     #[serde(default)]
     pub send: Option<bool>,
     #[serde(default)]
@@ -122,6 +143,12 @@ pub struct TemplateDetail {
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub roles: Vec<TemplateRoleView>,
+    /// Defaults of a send of a document made from it (`null`: none)
+    pub message: Option<String>,
+    pub description: Option<String>,
+    pub expiry_days: Option<i32>,
+    pub reminders: Option<RemindersInput>,
+    pub language: Option<Language>,
 }
 
 impl TemplateDetail {
@@ -155,6 +182,11 @@ impl TemplateDetail {
                         .collect(),
                 })
                 .collect(),
+            message: template.message.clone(),
+            description: template.description.clone(),
+            expiry_days: template.expiry_days,
+            reminders: template.reminders.clone().map(|Json(r)| r),
+            language: template.language.0,
         }
     }
 }

@@ -231,3 +231,86 @@ async fn the_sweep_keeps_a_file_a_template_refers_to() {
     assert_eq!(pending, 0, "the row was swept");
     assert_eq!(app.store().keys().await.unwrap(), vec![shared]);
 }
+
+/// The expiry's date, `days` from today give or take one (the date, not the timing).
+fn about_days_ahead(expiry: &Value, days: i64) -> bool {
+    let expiry = chrono::DateTime::parse_from_rfc3339(expiry.as_str().unwrap())
+        .unwrap()
+        .date_naive();
+    let today = chrono::Utc::now().date_naive();
+    (days - 1..=days + 1).contains(&(expiry - today).num_days())
+}
+
+#[tokio::test]
+async fn a_template_keeps_defaults_for_the_send() {
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let (account, key) = app.account(1000).await;
+    let source = draft(&app, account, &key, &[("ann@example.com", "SIGNER", None)]).await;
+
+    for days in [0, 366] {
+        let body = json!({"documentId": source, "expiryDays": days});
+        let (status, answer) = app.post("/templates", &key, &body).await;
+        assert_eq!(status, 400, "{answer}");
+        assert_eq!(answer["errors"][0]["field"], "expiryDays", "{answer}");
+    }
+    let body = json!({"documentId": source, "roles": {"ann@example.com": "Tenant"},
+        "message": "Sign the lease from the template.", "description": "Flat 2",
+        "expiryDays": 10, "reminders": {"firstAfterDays": 2, "everyDays": 3}, "language": "de"});
+    let (status, made) = app.post("/templates", &key, &body).await;
+    assert_eq!(status, 200, "{made}");
+    let template = made["data"]["id"].as_str().unwrap().to_owned();
+    let (_, detail) = app.get(&format!("/templates/{template}"), &key).await;
+    let data = &detail["data"];
+    assert_eq!(
+        data["message"], "Sign the lease from the template.",
+        "{detail}"
+    );
+    assert_eq!(data["description"], "Flat 2");
+    assert_eq!(data["expiryDays"], 10);
+    assert_eq!(data["reminders"]["firstAfterDays"], 2);
+    assert_eq!(data["language"], "de");
+
+    let path = format!("/templates/{template}/documents");
+    let body = json!({"roles": {"Tenant": {"name": "T One", "email": "t1@example.com"}},
+        "send": true});
+    let (status, answer) = app.post(&path, &key, &body).await;
+    assert_eq!(status, 200, "{answer}");
+    let doc = answer["data"]["id"].as_str().unwrap().to_owned();
+    let (_, detail) = app.get(&format!("/documents/{doc}"), &key).await;
+    assert_eq!(detail["data"]["status"], "SENT", "{detail}");
+    assert!(
+        about_days_ahead(&detail["data"]["expiryDate"], 10),
+        "{detail}"
+    );
+    let mails = mailbox
+        .wait_for(1, WAIT, |m| m.to == "t1@example.com")
+        .await;
+    assert!(
+        mails[0].text.contains("Sign the lease from the template."),
+        "{}",
+        mails[0].text
+    );
+
+    // The request's values win over the template's.
+    let body = json!({"roles": {"Tenant": {"name": "T Two", "email": "t2@example.com"}},
+        "send": true, "message": "Sign this one instead.", "expiryDate": "2099-01-01T00:00:00Z"});
+    let (status, answer) = app.post(&path, &key, &body).await;
+    assert_eq!(status, 200, "{answer}");
+    let doc = answer["data"]["id"].as_str().unwrap().to_owned();
+    let (_, detail) = app.get(&format!("/documents/{doc}"), &key).await;
+    assert_eq!(
+        detail["data"]["expiryDate"], "2099-01-01T00:00:00.000Z",
+        "{detail}"
+    );
+    let mails = mailbox
+        .wait_for(1, WAIT, |m| m.to == "t2@example.com")
+        .await;
+    assert!(
+        mails[0].text.contains("Sign this one instead."),
+        "{}",
+        mails[0].text
+    );
+    assert!(!mails[0].text.contains("from the template"));
+}
