@@ -155,6 +155,34 @@ impl Drop for WorkerProcess {
     }
 }
 
+impl WorkerProcess {
+    /// A worker whose sweep runs every second and takes pending files older than a second, once
+    /// it has emptied `pending_files` (polled for up to 30 s): with the count left, which the
+    /// caller asserts is 0, and the worker, still running.
+    pub async fn sweeping_pending_files(app: &TestApp, smtp_url: &str) -> (Self, i64) {
+        let worker = Self::start(
+            app,
+            smtp_url,
+            &[
+                ("FILE_ORPHAN_GRACE_SECS", "1"),
+                ("EXPIRY_SWEEP_CRON", "* * * * * *"),
+            ],
+        );
+        let pending: i64 = poll_until(
+            std::time::Duration::from_secs(30),
+            || async {
+                sqlx::query_scalar("SELECT count(*) FROM pending_files")
+                    .fetch_one(&app.db.pool)
+                    .await
+                    .expect("count pending files")
+            },
+            |pending| *pending == 0,
+        )
+        .await;
+        (worker, pending)
+    }
+}
+
 /// A real `signet-api serve` process for `app`'s database and files; killed when dropped.
 pub struct ApiProcess {
     pub base: String,

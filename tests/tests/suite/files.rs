@@ -213,25 +213,8 @@ async fn the_sweep_removes_files_no_document_refers_to() {
         .unwrap();
     assert_eq!(store.keys().await.unwrap().len(), 2);
 
-    let _worker = signet_tests::WorkerProcess::start(
-        &app,
-        &mailbox.url(),
-        &[
-            ("FILE_ORPHAN_GRACE_SECS", "1"),
-            ("EXPIRY_SWEEP_CRON", "* * * * * *"),
-        ],
-    );
-    let pending: i64 = signet_tests::poll_until(
-        std::time::Duration::from_secs(30),
-        || async {
-            sqlx::query_scalar("SELECT count(*) FROM pending_files")
-                .fetch_one(&app.db.pool)
-                .await
-                .unwrap()
-        },
-        |pending| *pending == 0,
-    )
-    .await;
+    let (_worker, pending) =
+        signet_tests::WorkerProcess::sweeping_pending_files(&app, &mailbox.url()).await;
     assert_eq!(pending, 0, "both rows were swept");
     assert_eq!(store.keys().await.unwrap(), vec![kept]);
 }

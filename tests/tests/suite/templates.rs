@@ -209,25 +209,7 @@ async fn the_sweep_keeps_a_file_a_template_refers_to() {
     pending_files::record(&app.db.pool, &shared, DocumentId::new())
         .await
         .unwrap();
-    let _worker = WorkerProcess::start(
-        &app,
-        &mailbox.url(),
-        &[
-            ("FILE_ORPHAN_GRACE_SECS", "1"),
-            ("EXPIRY_SWEEP_CRON", "* * * * * *"),
-        ],
-    );
-    let pending: i64 = signet_tests::poll_until(
-        std::time::Duration::from_secs(30),
-        || async {
-            sqlx::query_scalar("SELECT count(*) FROM pending_files")
-                .fetch_one(&app.db.pool)
-                .await
-                .unwrap()
-        },
-        |pending| *pending == 0,
-    )
-    .await;
+    let (_worker, pending) = WorkerProcess::sweeping_pending_files(&app, &mailbox.url()).await;
     assert_eq!(pending, 0, "the row was swept");
     assert_eq!(app.store().keys().await.unwrap(), vec![shared]);
 }
