@@ -88,6 +88,20 @@ impl Problems {
         self.list.is_empty()
     }
 
+    /// Takes in the problems of a part of the request checked on its own, each element named
+    /// under `at` (`rows[3].`; `""` keeps the names).
+    pub fn extend_at(&mut self, at: &str, part: Problems) {
+        for problem in part.list {
+            self.list.push(Problem::new(
+                format!("{at}{}", problem.field),
+                problem.reason,
+            ));
+        }
+        if let Some(kind) = part.first {
+            self.first.get_or_insert(kind);
+        }
+    }
+
     /// Nothing wrong, or the refusal that says everything that is.
     pub fn into_result(self) -> Result<()> {
         match self.first {

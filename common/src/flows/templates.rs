@@ -28,7 +28,7 @@ use crate::{
     },
     wire::{
         body::Parsed,
-        inputs::{self, RecipientInput, SendInput, has_control_chars},
+        inputs::{self, RecipientInput, SendInput, SendRequest, has_control_chars},
         templates::{InstantiateInput, TemplateInput},
     },
 };
@@ -138,6 +138,7 @@ pub async fn create(
                 y: field.y,
                 width: field.width,
                 height: field.height,
+                read_only: false,
             })
         })
         .collect();
@@ -230,27 +231,86 @@ pub async fn instantiate(
     receipt: Option<&Receipt>,
 ) -> Result<()> {
     let mut problems = Problems::of_reading(input.problems);
-    let input = input.value;
     let mut tx = pool.begin().await?;
-    let template = match templates::find(&mut tx, account_id, template_id).await {
-        Ok(template) if template.archived_at.is_some() => {
-            return Err(problems.before(Error::TemplateArchived));
-        }
+    let template = match usable(&mut tx, account_id, template_id).await {
         Ok(template) => template,
         Err(refusal) => return Err(problems.before(refusal)),
     };
-    let (roles, template_fields) = templates::roles_and_fields(&mut tx, template_id).await?;
-    let title = title_or(input.title.as_deref(), &template.title, &mut problems);
+    let plan = match plan(&template, input.value, notifier.reminders) {
+        Ok(plan) => plan,
+        Err(found) => {
+            problems.extend_at("", found);
+            return problems.into_result();
+        }
+    };
+    problems.into_result()?;
+    make(&mut tx, &template, document_id, plan, actor, notifier).await?;
+    drafting::store_receipt(&mut tx, receipt).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// A template with its roles and fields, as instantiating it needs them.
+pub struct Usable {
+    pub template: Template,
+    pub roles: Vec<TemplateRole>,
+    pub fields: Vec<TemplateField>,
+}
+
+/// The account's template, its roles and fields, unless it is archived.
+pub async fn usable(
+    conn: &mut sqlx::PgConnection,
+    account_id: AccountId,
+    template_id: TemplateId,
+) -> Result<Usable> {
+    let template = templates::find(&mut *conn, account_id, template_id).await?;
+    if template.archived_at.is_some() {
+        return Err(Error::TemplateArchived);
+    }
+    let (roles, fields) = templates::roles_and_fields(conn, template_id).await?;
+    Ok(Usable {
+        template,
+        roles,
+        fields,
+    })
+}
+
+/// What one instantiation makes, checked: no problem was found making it.
+pub struct Plan {
+    pub title: String,
+    /// One per role, in the template's order of roles.
+    pub people: Vec<inputs::ValidRecipient>,
+    /// Prefilled values: the index of the field in `Usable::fields`, and its value.
+    pub values: Vec<(usize, String)>,
+    /// `Some` when the document is sent at once.
+    pub send: Option<SendRequest>,
+}
+
+/// Checks `input` against the template: the plan, or every problem found, each element named
+/// as in a request of its own (`roles.Tenant.email`).
+pub fn plan(
+    usable: &Usable,
+    input: InstantiateInput,
+    reminder_defaults: ReminderDefaults,
+) -> std::result::Result<Plan, Problems> {
+    let mut problems = Problems::default();
+    let problems = &mut problems;
+    let Usable {
+        template,
+        roles,
+        fields: template_fields,
+    } = usable;
+    let title = title_or(input.title.as_deref(), &template.title, problems);
     for name in input.roles.keys() {
         if !roles.iter().any(|r| &r.name == name) {
             problems.invalid(format!("roles.{name}"), "not a role of this template");
         }
     }
     let mut people: Vec<(String, inputs::ValidRecipient)> = Vec::with_capacity(roles.len());
-    for role in &roles {
-        let at = format!("roles.{}", role.name);
+    for role in roles {
+        let path = format!("roles.{}", role.name);
         let Some(person) = input.roles.get(&role.name) else {
-            problems.invalid(at, "required: every role of the template takes a person");
+            problems.invalid(path, "required: every role of the template takes a person");
             continue;
         };
         let recipient = RecipientInput {
@@ -262,7 +322,7 @@ pub async fn instantiate(
             language: person.language.or(role.language.0),
             signing_order: role.signing_order.map(i64::from),
         };
-        let Some(valid) = inputs::validate_recipient(&at, recipient, &mut problems) else {
+        let Some(valid) = inputs::validate_recipient(&path, recipient, problems) else {
             continue;
         };
         if let Some((earlier, _)) = people
@@ -271,7 +331,7 @@ pub async fn instantiate(
         {
             problems.broken(
                 Rule::DuplicateRecipient,
-                format!("{at}.email"),
+                format!("{path}.email"),
                 format!(
                     "{} is given more than once in this request (also {earlier}.email)",
                     valid.email
@@ -279,48 +339,95 @@ pub async fn instantiate(
             );
             continue;
         }
-        people.push((at, valid));
+        people.push((path, valid));
     }
-    let send = input.send.unwrap_or(false);
-    let request = send.then(|| {
-        let expiry_date = input.expiry_date.clone().or_else(|| {
-            template.expiry_days.map(|days| {
-                (Utc::now() + Duration::days(i64::from(days)))
-                    .to_rfc3339_opts(SecondsFormat::Secs, true)
-            })
-        });
-        inputs::validate_send(
-            SendInput {
-                message: input
-                    .message
-                    .clone()
-                    .or_else(|| template.message.clone())
-                    .unwrap_or_default(),
-                description: input
-                    .description
-                    .clone()
-                    .or_else(|| template.description.clone())
-                    .unwrap_or_default(),
-                expiry_date: expiry_date.unwrap_or_default(),
-                language: input.language.or(template.language.0),
-                reminders: input
-                    .reminders
-                    .clone()
-                    .or_else(|| template.reminders.clone().map(|Json(r)| r)),
-            },
-            notifier.reminders,
-            &mut problems,
-        )
-    });
+    let values = prefilled_values(template_fields, input.values.unwrap_or_default(), problems);
+    let send = match input.send.unwrap_or(false) {
+        false => None,
+        true => {
+            let expiry_date = input.expiry_date.clone().or_else(|| {
+                template.expiry_days.map(|days| {
+                    (Utc::now() + Duration::days(i64::from(days)))
+                        .to_rfc3339_opts(SecondsFormat::Secs, true)
+                })
+            });
+            inputs::validate_send(
+                SendInput {
+                    message: input
+                        .message
+                        .clone()
+                        .or_else(|| template.message.clone())
+                        .unwrap_or_default(),
+                    description: input
+                        .description
+                        .clone()
+                        .or_else(|| template.description.clone())
+                        .unwrap_or_default(),
+                    expiry_date: expiry_date.unwrap_or_default(),
+                    language: input.language.or(template.language.0),
+                    reminders: input
+                        .reminders
+                        .clone()
+                        .or_else(|| template.reminders.clone().map(|Json(r)| r)),
+                },
+                reminder_defaults,
+                problems,
+            )
+        }
+    };
     if !problems.is_empty() {
-        return problems.into_result();
+        return Err(std::mem::take(problems));
     }
+    Ok(Plan {
+        title,
+        people: people.into_iter().map(|(_, p)| p).collect(),
+        values,
+        send,
+    })
+}
+
+/// The prefilled values by label, each checked against its field. Not built yet beyond the
+/// labels: every label must be one of the template's.
+fn prefilled_values(
+    template_fields: &[TemplateField],
+    values: std::collections::BTreeMap<String, String>,
+    problems: &mut Problems,
+) -> Vec<(usize, String)> {
+    let mut found = Vec::with_capacity(values.len());
+    for (label, value) in values {
+        match template_fields.iter().position(|f| f.label == label) {
+            Some(index) => found.push((index, value)),
+            None => problems.invalid(
+                format!("values.{label}"),
+                "not a field label of this template",
+            ),
+        }
+    }
+    found
+}
+
+/// Writes what `plan` checked, on `tx`: the document (CREATED), its recipients and fields, the
+/// trail, and with `send` the send (SENT, invitations, `document.sent`).
+pub async fn make(
+    tx: &mut sqlx::PgConnection,
+    usable: &Usable,
+    document_id: DocumentId,
+    plan: Plan,
+    actor: &Actor,
+    notifier: &Notifier,
+) -> Result<()> {
+    let Usable {
+        template,
+        roles,
+        fields: template_fields,
+    } = usable;
+    let account_id = template.account_id;
     let document = documents::insert(
-        &mut tx,
+        &mut *tx,
         &documents::NewDocument {
             id: document_id,
             account_id,
-            title: &title,
+            title: &plan.title,
             file_key: &template.file_key,
             sha256: &template.sha256,
             page_sizes: &template.page_sizes,
@@ -328,9 +435,9 @@ pub async fn instantiate(
     )
     .await?;
     let subject = Subject::of(&document);
-    effects::record_in_trail(&mut tx, subject, DocumentEvent::Created, actor).await?;
-    let new_recipients = drafting::new_recipients(0, people.into_iter().map(|(_, p)| p));
-    recipients::insert_many(&mut tx, account_id, document_id, &new_recipients).await?;
+    effects::record_in_trail(&mut *tx, subject, DocumentEvent::Created, actor).await?;
+    let new_recipients = drafting::new_recipients(0, plan.people.into_iter());
+    recipients::insert_many(&mut *tx, account_id, document_id, &new_recipients).await?;
     let new_fields: Vec<NewField> = template_fields
         .iter()
         .filter_map(|field| {
@@ -347,28 +454,27 @@ pub async fn instantiate(
             })
         })
         .collect();
-    fields::insert_many(&mut tx, account_id, document_id, &new_fields).await?;
+    fields::insert_many(&mut *tx, account_id, document_id, &new_fields).await?;
     let made = format!(
-        "Made from template {template_id}: {} recipients, {} fields",
+        "Made from template {}: {} recipients, {} fields",
+        template.id,
         new_recipients.len(),
         new_fields.len()
     );
-    effects::record_in_trail(&mut tx, subject, DocumentEvent::DraftChanged(made), actor).await?;
-    if let Some(request) = request {
-        let everyone = recipients::list(&mut tx, document_id).await?;
+    effects::record_in_trail(&mut *tx, subject, DocumentEvent::DraftChanged(made), actor).await?;
+    if let Some(request) = plan.send {
+        let everyone = recipients::list(&mut *tx, document_id).await?;
         drafting::send_draft(
-            &mut tx,
+            &mut *tx,
             &document,
             &everyone,
-            request,
+            Some(request),
             Problems::default(),
             actor,
             notifier,
         )
         .await?;
     }
-    drafting::store_receipt(&mut tx, receipt).await?;
-    tx.commit().await?;
     Ok(())
 }
 

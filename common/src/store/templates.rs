@@ -60,6 +60,8 @@ pub struct TemplateField {
     pub y: f64,
     pub width: f64,
     pub height: f64,
+    /// A value the document is made with is stamped as given; the signer does not fill it.
+    pub read_only: bool,
 }
 
 pub struct NewTemplate<'a> {
@@ -101,6 +103,7 @@ pub struct NewTemplateField {
     pub y: f64,
     pub width: f64,
     pub height: f64,
+    pub read_only: bool,
 }
 
 /// Inserts a template with its roles (in the order given) and their fields.
@@ -146,11 +149,12 @@ pub async fn insert(
     .await?;
     sqlx::query(
         "INSERT INTO template_fields (id, template_id, role_id, label, type, page, x, y, width,
-                                      height, position)
-         SELECT id, $1, role_id, label, type, page, x, y, width, height, position - 1
+                                      height, read_only, position)
+         SELECT id, $1, role_id, label, type, page, x, y, width, height, read_only, position - 1
          FROM UNNEST($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::float8[],
-                     $8::float8[], $9::float8[], $10::float8[])
-              WITH ORDINALITY AS t(id, role_id, label, type, page, x, y, width, height, position)",
+                     $8::float8[], $9::float8[], $10::float8[], $11::bool[])
+              WITH ORDINALITY AS t(id, role_id, label, type, page, x, y, width, height,
+                                   read_only, position)",
     )
     .bind(new.id)
     .bind(fields.iter().map(|f| f.id).collect::<Vec<_>>())
@@ -167,6 +171,7 @@ pub async fn insert(
     .bind(fields.iter().map(|f| f.y).collect::<Vec<_>>())
     .bind(fields.iter().map(|f| f.width).collect::<Vec<_>>())
     .bind(fields.iter().map(|f| f.height).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.read_only).collect::<Vec<_>>())
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -201,7 +206,8 @@ pub async fn roles_and_fields(
     .fetch_all(&mut *conn)
     .await?;
     let fields = sqlx::query_as(
-        "SELECT id, role_id, label, type, page, x, y, width, height FROM template_fields
+        "SELECT id, role_id, label, type, page, x, y, width, height, read_only
+         FROM template_fields
          WHERE template_id = $1 ORDER BY position",
     )
     .bind(id)

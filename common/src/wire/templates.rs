@@ -85,6 +85,9 @@ pub struct InstantiateInput {
     pub title: Option<String>,
     /// Every role of the template, by its name, with the person who takes it
     pub roles: BTreeMap<String, RolePersonInput>,
+    /// Prefilled values, by field label (`{"Company": "Acme"}`)
+    #[serde(default)]
+    pub values: Option<BTreeMap<String, String>>,
     /// `true`: send the document at once, as `POST /documents/{id}/send` does with `message`,
     /// `description`, `expiryDate`, `language` and `reminders`, each absent one taken from the
     /// template's defaults (`expiryDate`: `expiryDays` after now); `message` and `expiryDate`
@@ -117,6 +120,9 @@ pub struct TemplateFieldView {
     pub y: Pixels,
     pub width: Pixels,
     pub height: Pixels,
+    /// `true`: a value prefilled when a document is made is stamped as given and the signer
+    /// does not fill the field; `false`: a prefilled value is shown and the signer may change it
+    pub read_only: bool,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -178,6 +184,7 @@ impl TemplateDetail {
                             y: Pixels(f.y),
                             width: Pixels(f.width),
                             height: Pixels(f.height),
+                            read_only: f.read_only,
                         })
                         .collect(),
                 })
