@@ -19,7 +19,7 @@ use crate::{
 /// The body of `POST /templates`.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"documentId": "0192f0c1-5b7e-7c3a-9d4e-2f1a3b4c5d6e", "title": "Lease", "roles": {"zoe@example.com": "Tenant"}, "fields": {"0192f0c1-6a00-7c3a-9d4e-2f1a3b4c5d6e": {"label": "Rent", "readOnly": true}}}))]
+#[schema(example = json!({"documentId": "0192f0c1-5b7e-7c3a-9d4e-2f1a3b4c5d6e", "title": "Lease", "roles": {"zoe@example.com": "Tenant"}}))]
 pub struct TemplateInput {
     /// A DRAFT document of the account, with recipients: its PDF, its recipients (as roles)
     /// and their fields make the template. The document is not changed.
@@ -99,7 +99,7 @@ pub struct RolePersonInput {
 /// The body of `POST /templates/{id}/documents`.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"roles": {"Tenant": {"name": "Zoë Ñúñez-O'Brien", "email": "zoe@example.com"}}, "values": {"Rent": "EUR 1,250 a month", "Company": "Acme Ltd"}, "send": true, "message": "Please sign the lease.", "expiryDate": "2030-01-31T17:00:00Z"}))]
+#[schema(example = json!({"roles": {"Tenant": {"name": "Zoë Ñúñez-O'Brien", "email": "zoe@example.com"}}, "send": true, "message": "Please sign the lease.", "expiryDate": "2030-01-31T17:00:00Z"}))]
 pub struct InstantiateInput {
     /// Default: the template's title
     #[serde(default)]
