@@ -484,3 +484,123 @@ async fn labels_marks_and_values_that_break_a_rule_are_refused_naming_them() {
         "{detail}"
     );
 }
+
+/// The signing page in a real browser (tests/browser/signing.mjs): the read-only rent drawn
+/// with its value and left out of the guide, the editable company shown filled and changed.
+#[tokio::test]
+async fn the_signing_page_draws_read_only_values_and_lets_the_signer_change_editable_ones() {
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let (account, key) = app.account(1000).await;
+    let source = app.document(account, "Lease", &[LETTER]).await;
+    let (status, body) = app
+        .post(
+            &format!("/documents/{source}/recipients"),
+            &key,
+            &json!([{"name": "Ann Lee", "email": "ann@example.com", "role": "SIGNER"}]),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let field = |kind: &str, y: u32| json!({"recipientEmail": "ann@example.com", "type": kind, "page": 1, "x": 72, "y": y, "width": 260, "height": 40});
+    let placed = json!([
+        field("TEXT", 80),
+        field("TEXT", 150),
+        field("SIGNATURE", 220)
+    ]);
+    let (status, body) = app
+        .post(&format!("/documents/{source}/fields"), &key, &placed)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (_, detail) = app.get(&format!("/documents/{source}"), &key).await;
+    let ids: Vec<&str> = detail["data"]["recipients"][0]["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    let body = json!({"documentId": source, "roles": {"ann@example.com": "Tenant"},
+        "fields": {ids[0]: {"label": "Rent", "readOnly": true}, ids[1]: {"label": "Company"}}});
+    let (status, made) = app.post("/templates", &key, &body).await;
+    assert_eq!(status, 200, "{made}");
+    let template = made["data"]["id"].as_str().unwrap();
+    let body = json!({"roles": {"Tenant": {"name": "Ann Lee", "email": "ann@example.com"}},
+        "values": {"Rent": "EUR 1,250 a month", "Company": "Acme Ltd"},
+        "send": true, "message": "Please sign the lease.", "expiryDate": "2099-01-01T00:00:00Z"});
+    let (status, answer) = app
+        .post(&format!("/templates/{template}/documents"), &key, &body)
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let doc: Uuid = answer["data"]["id"].as_str().unwrap().parse().unwrap();
+    let links = invitations(&mailbox, 1).await;
+
+    let english = signet_i18n::Language::English;
+    let signers = json!([{
+        "name": "ann", "link": links["ann@example.com"], "locale": "en-GB",
+        "shot": "09-signing-page-prefilled",
+        "kinds": {"SIGNATURE": english.text("sign-field-signature"), "TEXT": english.text("sign-field-text")},
+        "values": {"SIGNATURE": "Ann Lee", "TEXT": "Globex Ltd"},
+    }]);
+    let findings = signet_tests::BrowserScript::new("signing.mjs")
+        .env("SIGNERS", signers.to_string())
+        .env("SHOTS", signet_tests::screenshots_dir())
+        .findings()
+        .await;
+    assert!(findings.get("error").is_none(), "{}", findings["error"]);
+    assert_eq!(findings["consoleErrors"], json!([]), "{findings}");
+    let seen = &findings["signers"][0];
+    assert_eq!(seen["violations"], json!([]), "{seen}");
+    // The rent is drawn with its value, named as the sender's, and is not a button.
+    assert_eq!(
+        seen["readOnlyShown"],
+        json!(["EUR 1,250 a month"]),
+        "{seen}"
+    );
+    let name = seen["readOnlyNames"][0].as_str().unwrap();
+    assert!(
+        name.contains("EUR 1,250 a month") && name.contains(&english.text("sign-field-read-only")),
+        "{name}"
+    );
+    let names: Vec<&str> = seen["fieldNames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names[0].contains("Acme Ltd"),
+        "the company is shown filled: {names:?}"
+    );
+    // Two fields to fill, the company already filled; the guide goes to the signature first.
+    let progress = |done: usize| {
+        english.format(
+            "sign-progress",
+            &[("done", done.into()), ("total", 2.into())],
+        )
+    };
+    assert_eq!(seen["progressBefore"], progress(1));
+    assert_eq!(seen["progressAfter"], progress(2));
+    assert_eq!(seen["focusAfterConsent"], names[1]);
+    assert_eq!(seen["emptyErrors"].as_array().unwrap().len(), 1, "{seen}");
+    assert_eq!(seen["fieldsAfterSigning"], 0);
+
+    let values: Vec<(String, Option<String>)> =
+        sqlx::query_as("SELECT type, value FROM fields WHERE document_id = $1 ORDER BY y")
+            .bind(doc)
+            .fetch_all(&app.db.pool)
+            .await
+            .unwrap();
+    let values: Vec<(&str, Option<&str>)> = values
+        .iter()
+        .map(|(t, v)| (t.as_str(), v.as_deref()))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            ("TEXT", Some("EUR 1,250 a month")),
+            ("TEXT", Some("Globex Ltd")),
+            ("SIGNATURE", Some("Ann Lee")),
+        ]
+    );
+}
