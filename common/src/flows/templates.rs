@@ -620,3 +620,26 @@ pub async fn make(
 pub async fn archive(pool: &PgPool, account_id: AccountId, id: TemplateId) -> Result<()> {
     templates::archive(pool, account_id, id).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_is_letters_digits_and_a_few_marks() {
+        assert_eq!(check_label(" Company "), Ok("Company".into()));
+        assert_eq!(
+            check_label("Tenant.signature.1"),
+            Ok("Tenant.signature.1".into())
+        );
+        assert_eq!(check_label("Miete_2-Straße"), Ok("Miete_2-Straße".into()));
+        assert_eq!(check_label("租金"), Ok("租金".into()));
+        for refused in ["", "   ", "Rent!", "a/b", "x\ty", "Rent,", &"x".repeat(101)] {
+            assert!(check_label(refused).is_err(), "{refused:?}");
+        }
+        assert!(
+            check_label(&"é".repeat(100)).is_ok(),
+            "characters, not bytes"
+        );
+    }
+}
