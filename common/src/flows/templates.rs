@@ -202,6 +202,10 @@ fn template_fields(
             .ok()
             .filter(|id| source.iter().any(|f| f.id == *id));
         match found {
+            Some(id) if mark_of.contains_key(&id) => problems.invalid(
+                format!("fields.{key}"),
+                "names the same field as another key (the id written differently)",
+            ),
             Some(id) => {
                 mark_of.insert(id, (key, mark));
             }
