@@ -31,7 +31,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// Make a template from a DRAFT document of the account: its PDF, its recipients as roles and
-/// their fields, labelled `<role>.<type>.<n>`. The document is not changed.
+/// their fields, labelled as `fields` says or else `<role>.<type>.<n>`, TEXT fields marked
+/// read-only as `fields` says. The document is not changed.
 #[utoipa::path(
     post, path = "/templates", tag = "templates", security(("api_key" = [])),
     request_body = TemplateInput,
@@ -138,9 +139,11 @@ async fn archive_template(
     Ok(Answer::success("Template archived successfully", Empty {}))
 }
 
-/// Make a document from a template, with a person for each of its roles, and send it at once
-/// with `"send": true`. One transaction: the document (CREATED), its recipients and fields,
-/// and the send (SENT, invitations, `document.sent`) as `POST /documents/{id}/send` does it.
+/// Make a document from a template, with a person for each of its roles and the values of its
+/// TEXT fields by label (every read-only field's, and any editable field's), and send it at
+/// once with `"send": true`. One transaction: the document (CREATED), its recipients and
+/// fields, and the send (SENT, invitations, `document.sent`) as `POST /documents/{id}/send`
+/// does it.
 #[utoipa::path(
     post, path = "/templates/{id}/documents", tag = "templates", security(("api_key" = [])),
     params(("id" = uuid::Uuid, Path, description = "Template id")),

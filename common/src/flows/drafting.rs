@@ -276,6 +276,8 @@ fn new_fields(
             y: field.y,
             width: field.width,
             height: field.height,
+            value: None,
+            read_only: false,
         });
     }
     new_fields

@@ -2,7 +2,7 @@
 //! instantiated as a document, sent at once if asked, in one transaction through the drafting
 //! flows' own parts.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{Duration, SecondsFormat, Utc};
 use sqlx::{PgPool, types::Json};
@@ -10,11 +10,11 @@ use sqlx::{PgPool, types::Json};
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Error, Problems, Result, Rule},
-    flows::drafting,
+    flows::{drafting, signing},
     infra::notify::Notifier,
     model::{
-        AccountId, Actor, DocumentId, DocumentStatus, FieldId, ReminderDefaults, TemplateFieldId,
-        TemplateId, TemplateRoleId,
+        AccountId, Actor, DocumentId, DocumentStatus, Field, FieldId, FieldType, RecipientId,
+        ReminderDefaults, TemplateFieldId, TemplateId, TemplateRoleId,
     },
     store::{
         documents, fields,
@@ -29,7 +29,7 @@ use crate::{
     wire::{
         body::Parsed,
         inputs::{self, RecipientInput, SendInput, SendRequest, has_control_chars},
-        templates::{InstantiateInput, TemplateInput},
+        templates::{InstantiateInput, TemplateFieldInput, TemplateInput},
     },
 };
 
@@ -114,34 +114,14 @@ pub async fn create(
         reminder_defaults,
         &mut problems,
     );
+    let source_fields = fields::list(&mut tx, document.id).await?;
+    let new_fields = template_fields(
+        &source_fields,
+        &role_of,
+        input.fields.unwrap_or_default(),
+        &mut problems,
+    );
     problems.into_result()?;
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    let new_fields: Vec<NewTemplateField> = fields::list(&mut tx, document.id)
-        .await?
-        .into_iter()
-        .filter_map(|field| {
-            let (role_id, name) = role_of.get(&field.recipient_id)?;
-            let stem = format!(
-                "{}.{}",
-                label_safe(name),
-                field.field_type.as_str().to_lowercase()
-            );
-            let n = counts.entry(stem.clone()).or_default();
-            *n += 1;
-            Some(NewTemplateField {
-                id: TemplateFieldId::new(),
-                role_id: *role_id,
-                label: format!("{stem}.{n}"),
-                field_type: field.field_type,
-                page: field.page,
-                x: field.x,
-                y: field.y,
-                width: field.width,
-                height: field.height,
-                read_only: false,
-            })
-        })
-        .collect();
     templates::insert(
         &mut tx,
         &NewTemplate {
@@ -186,6 +166,137 @@ fn title_or(given: Option<&str>, default: &str, problems: &mut Problems) -> Stri
             problems.invalid("title", "not a valid title");
             String::new()
         }
+    }
+}
+
+/// The most characters of a field's label.
+pub const MAX_LABEL_CHARS: usize = 100;
+
+/// A field's label as given, trimmed, or why it cannot be one: 1 to 100 letters, digits, `_`,
+/// `-`, `.` and spaces (a CSV header and a JSON key name the field by it). Uniqueness in the
+/// template is the caller's to check.
+pub fn check_label(given: &str) -> std::result::Result<String, String> {
+    let label = given.trim();
+    let allowed = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' ');
+    if label.is_empty() || label.chars().count() > MAX_LABEL_CHARS || !label.chars().all(allowed) {
+        return Err(format!(
+            "a label has 1 to {MAX_LABEL_CHARS} characters: letters, digits, _, -, . and spaces"
+        ));
+    }
+    Ok(label.to_owned())
+}
+
+/// The document's fields as the template's: labelled and marked as `marks` says, by the
+/// field's id; the others labelled `<role>.<type>.<n>` and read-only as the document's field
+/// is. Every label is unique in the template; only TEXT fields are read-only.
+fn template_fields(
+    source: &[Field],
+    role_of: &HashMap<RecipientId, (TemplateRoleId, String)>,
+    marks: BTreeMap<String, TemplateFieldInput>,
+    problems: &mut Problems,
+) -> Vec<NewTemplateField> {
+    let mut mark_of: HashMap<FieldId, (String, TemplateFieldInput)> = HashMap::new();
+    for (key, mark) in marks {
+        let found = key
+            .parse::<FieldId>()
+            .ok()
+            .filter(|id| source.iter().any(|f| f.id == *id));
+        match found {
+            Some(id) if mark_of.contains_key(&id) => problems.invalid(
+                format!("fields.{key}"),
+                "names the same field as another key (the id written differently)",
+            ),
+            Some(id) => {
+                mark_of.insert(id, (key, mark));
+            }
+            None => problems.invalid(format!("fields.{key}"), "not a field of the document"),
+        }
+    }
+    // Labels given first, so that a generated one that takes a given one is the problem named.
+    let mut labels: Vec<Option<String>> = vec![None; source.len()];
+    let mut taken: HashMap<String, String> = HashMap::new();
+    for (i, field) in source.iter().enumerate() {
+        let Some((key, mark)) = mark_of.get(&field.id) else {
+            continue;
+        };
+        if mark.read_only == Some(true) && field.field_type != FieldType::Text {
+            problems.invalid(
+                format!("fields.{key}.readOnly"),
+                format!(
+                    "only a TEXT field can be read-only: a {} field is {}",
+                    field.field_type.as_str(),
+                    own_value(field.field_type)
+                ),
+            );
+        }
+        let Some(given) = &mark.label else {
+            continue;
+        };
+        let path = format!("fields.{key}.label");
+        match check_label(given) {
+            Ok(label) => match taken.get(&label) {
+                Some(other) => problems.invalid(
+                    path,
+                    format!("the label {label} is given to another field too ({other})"),
+                ),
+                None => {
+                    taken.insert(label.clone(), path);
+                    labels[i] = Some(label);
+                }
+            },
+            Err(reason) => problems.invalid(path, reason),
+        }
+    }
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut found = Vec::with_capacity(source.len());
+    for (i, field) in source.iter().enumerate() {
+        let Some((role_id, name)) = role_of.get(&field.recipient_id) else {
+            continue;
+        };
+        let mark = mark_of.get(&field.id);
+        let label = match labels[i].take() {
+            Some(label) => label,
+            None => {
+                let stem = format!(
+                    "{}.{}",
+                    label_safe(name),
+                    field.field_type.as_str().to_lowercase()
+                );
+                let n = counts.entry(stem.clone()).or_default();
+                *n += 1;
+                let label = format!("{stem}.{n}");
+                if let Some(other) = taken.get(&label) {
+                    problems.invalid(
+                        other.clone(),
+                        format!("the label {label} is the one another field of the template is given by default: choose another"),
+                    );
+                }
+                label
+            }
+        };
+        found.push(NewTemplateField {
+            id: TemplateFieldId::new(),
+            role_id: *role_id,
+            label,
+            field_type: field.field_type,
+            page: field.page,
+            x: field.x,
+            y: field.y,
+            width: field.width,
+            height: field.height,
+            read_only: mark
+                .and_then(|(_, m)| m.read_only)
+                .unwrap_or(field.read_only && field.field_type == FieldType::Text),
+        });
+    }
+    found
+}
+
+/// Why a field of this type takes no value but its signer's (or the server's).
+fn own_value(field_type: FieldType) -> &'static str {
+    match field_type {
+        FieldType::Date => "set to the signing date",
+        _ => "its signer's own",
     }
 }
 
@@ -386,21 +497,43 @@ pub fn plan(
     })
 }
 
-/// The prefilled values by label, each checked against its field. Not built yet beyond the
-/// labels: every label must be one of the template's.
+/// The prefilled values by label, each checked against its field: a TEXT field's, by the rule
+/// of a signer's value; every read-only field has one.
 fn prefilled_values(
     template_fields: &[TemplateField],
-    values: std::collections::BTreeMap<String, String>,
+    values: BTreeMap<String, String>,
     problems: &mut Problems,
 ) -> Vec<(usize, String)> {
     let mut found = Vec::with_capacity(values.len());
-    for (label, value) in values {
-        match template_fields.iter().position(|f| f.label == label) {
-            Some(index) => found.push((index, value)),
-            None => problems.invalid(
-                format!("values.{label}"),
-                "not a field label of this template",
-            ),
+    for (label, value) in &values {
+        let path = format!("values.{label}");
+        let Some(index) = template_fields.iter().position(|f| &f.label == label) else {
+            problems.invalid(path, "not a field label of this template");
+            continue;
+        };
+        let field_type = template_fields[index].field_type;
+        if field_type != FieldType::Text {
+            problems.invalid(
+                path,
+                format!(
+                    "only a TEXT field takes a prefilled value: a {} field is {}",
+                    field_type.as_str(),
+                    own_value(field_type)
+                ),
+            );
+            continue;
+        }
+        match signing::normalise_value(field_type, value) {
+            Ok(value) => found.push((index, value)),
+            Err(reason) => problems.invalid(path, reason),
+        }
+    }
+    for field in template_fields.iter().filter(|f| f.read_only) {
+        if !values.contains_key(&field.label) {
+            problems.invalid(
+                format!("values.{}", field.label),
+                "required: a read-only field is stamped with the value the document is made with",
+            );
         }
     }
     found
@@ -438,9 +571,12 @@ pub async fn make(
     effects::record_in_trail(&mut *tx, subject, DocumentEvent::Created, actor).await?;
     let new_recipients = drafting::new_recipients(0, plan.people.into_iter());
     recipients::insert_many(&mut *tx, account_id, document_id, &new_recipients).await?;
+    let mut values: HashMap<usize, String> = plan.values.into_iter().collect();
+    let prefilled = values.len();
     let new_fields: Vec<NewField> = template_fields
         .iter()
-        .filter_map(|field| {
+        .enumerate()
+        .filter_map(|(i, field)| {
             let index = roles.iter().position(|r| r.id == field.role_id)?;
             Some(NewField {
                 id: FieldId::new(),
@@ -451,16 +587,21 @@ pub async fn make(
                 y: field.y,
                 width: field.width,
                 height: field.height,
+                value: values.remove(&i),
+                read_only: field.read_only,
             })
         })
         .collect();
     fields::insert_many(&mut *tx, account_id, document_id, &new_fields).await?;
-    let made = format!(
+    let mut made = format!(
         "Made from template {}: {} recipients, {} fields",
         template.id,
         new_recipients.len(),
         new_fields.len()
     );
+    if prefilled > 0 {
+        made.push_str(&format!(", {prefilled} prefilled"));
+    }
     effects::record_in_trail(&mut *tx, subject, DocumentEvent::DraftChanged(made), actor).await?;
     if let Some(request) = plan.send {
         let everyone = recipients::list(&mut *tx, document_id).await?;
@@ -482,4 +623,27 @@ pub async fn make(
 #[tracing::instrument(name = "templates::archive", skip_all)]
 pub async fn archive(pool: &PgPool, account_id: AccountId, id: TemplateId) -> Result<()> {
     templates::archive(pool, account_id, id).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_is_letters_digits_and_a_few_marks() {
+        assert_eq!(check_label(" Company "), Ok("Company".into()));
+        assert_eq!(
+            check_label("Tenant.signature.1"),
+            Ok("Tenant.signature.1".into())
+        );
+        assert_eq!(check_label("Miete_2-Straße"), Ok("Miete_2-Straße".into()));
+        assert_eq!(check_label("租金"), Ok("租金".into()));
+        for refused in ["", "   ", "Rent!", "a/b", "x\ty", "Rent,", &"x".repeat(101)] {
+            assert!(check_label(refused).is_err(), "{refused:?}");
+        }
+        assert!(
+            check_label(&"é".repeat(100)).is_ok(),
+            "characters, not bytes"
+        );
+    }
 }

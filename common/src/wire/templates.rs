@@ -34,6 +34,11 @@ pub struct TemplateInput {
     /// characters and is unique in the template.
     #[serde(default)]
     pub roles: Option<BTreeMap<String, String>>,
+    /// Labels and marks the fields, by the document field's `id`
+    /// (`{"<field id>": {"label": "Rent", "readOnly": true}}`); a field not named here is
+    /// labelled `<role>.<type>.<n>` and keeps its document field's `readOnly`.
+    #[serde(default)]
+    pub fields: Option<BTreeMap<String, TemplateFieldInput>>,
     /// Default `message` of a send of a document made from it, by the send's rules
     #[serde(default)]
     #[schema(max_length = 5000)]
@@ -52,6 +57,23 @@ pub struct TemplateInput {
     /// Default `language` of a send of a document made from it
     #[serde(default)]
     pub language: Option<Language>,
+}
+
+/// How a field of the document becomes a field of the template.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"label": "Rent", "readOnly": true}))]
+pub struct TemplateFieldInput {
+    /// Unique in the template; 1 to 100 letters, digits, `_`, `-`, `.` and spaces (the values
+    /// of a document made from it name the field by it). Default: `<role>.<type>.<n>`
+    #[serde(default)]
+    #[schema(min_length = 1, max_length = 100)]
+    pub label: Option<String>,
+    /// `true` (TEXT fields only): a document made from the template must give the field's
+    /// value, which is stamped as given; its signer does not fill it. Default: `false`, or the
+    /// document field's own `readOnly`
+    #[serde(default)]
+    pub read_only: Option<bool>,
 }
 
 /// Who takes a role of the template in the document made from it.
@@ -85,7 +107,10 @@ pub struct InstantiateInput {
     pub title: Option<String>,
     /// Every role of the template, by its name, with the person who takes it
     pub roles: BTreeMap<String, RolePersonInput>,
-    /// Prefilled values, by field label (`{"Company": "Acme"}`)
+    /// Prefilled values of TEXT fields, by field label (`{"Company": "Acme"}`), each by the
+    /// rules of a signer's TEXT value (1 to 1000 characters, trimmed, no control characters).
+    /// Every read-only field needs one: it is stamped as given. An editable field's value is
+    /// shown to its signer, who may change it.
     #[serde(default)]
     pub values: Option<BTreeMap<String, String>>,
     /// `true`: send the document at once, as `POST /documents/{id}/send` does with `message`,
@@ -111,7 +136,8 @@ pub struct InstantiateInput {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateFieldView {
-    /// Unique in the template: `<role>.<type>.<n>` (`Tenant.signature.1`)
+    /// Unique in the template: as given when it was made, else `<role>.<type>.<n>`
+    /// (`Tenant.signature.1`)
     pub label: String,
     #[serde(rename = "type")]
     pub field_type: FieldType,

@@ -90,6 +90,9 @@ const LEFT_OUT: &[&str] = &[
     // Templates share the original of the document they were made from: rows and e-mails, and
     // the file the sweep keeps is checked against the local store (uses sender_workflow's draft).
     "templates",
+    // Prefilled values are rows; the final PDFs are stored and read back through the paths
+    // signing_flow checks here.
+    "template_prefill",
     // The page's PDF comes through the same download link the browser journey, which runs
     // here, already checks against a bucket.
     "signing_page",
