@@ -35,6 +35,7 @@ mod sender_workflow;
 mod signing_flow;
 mod signing_page;
 mod sms;
+mod template_editing;
 mod templates;
 mod upgrades;
 mod uploads;
