@@ -491,7 +491,7 @@ async fn the_console_makes_a_template_from_a_draft_and_uses_it() {
                 ("role:Tenant:email", "zoe@example.com"),
                 ("send", "on"),
                 ("message", "Please sign, from the console."),
-                ("expiryDays", "5"),
+                ("expiry", "2099-01-01T12:00"),
             ],
         )
         .await;
