@@ -37,6 +37,12 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(instantiate_template))
 }
 
+/// The PDF of a template made from an upload: the body itself, at most 50 MiB.
+#[derive(utoipa::ToSchema)]
+#[schema(content_media_type = "application/pdf")]
+#[allow(dead_code)]
+struct PdfBody(String);
+
 /// Make a template from a DRAFT document of the account (a JSON body): its PDF, its
 /// recipients as roles and their fields, labelled `<role>.<type>.<n>`; the document is not
 /// changed. Or from a PDF sent as the body (`Content-Type: application/pdf`, at most 50 MiB,
@@ -51,7 +57,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         description = "A DRAFT document to make the template from (JSON), or the template's PDF (at most 50 MiB)",
         content(
             (TemplateInput = "application/json"),
-            ("application/pdf"),
+            (PdfBody = "application/pdf"),
         ),
     ),
     responses(

@@ -122,7 +122,9 @@ pub struct TemplateRoleInput {
 pub struct TemplateFieldInput {
     /// Unique in the template: 1 to 100 letters, digits, `_`, `-`, `.` and spaces (`Company`,
     /// `Tenant.signature.1`); what `values` and the bulk CSV's header name it by
-    #[schema(min_length = 1, max_length = 100, pattern = r"^[\p{L}\p{N}_.\- ]+$")]
+    // No `pattern`: "letters" are Unicode's, which the regular expressions of JSON Schema
+    // tools do not agree on.
+    #[schema(min_length = 1, max_length = 100)]
     pub label: String,
     #[serde(rename = "type")]
     pub field_type: FieldType,
