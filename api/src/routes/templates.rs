@@ -17,7 +17,10 @@ use signet_common::{
 };
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::refusals::{BodyTooLarge, RateLimited, Unauthenticated};
+use super::{
+    documents::SortOrderParam,
+    refusals::{BodyTooLarge, RateLimited, Unauthenticated},
+};
 use crate::{
     AppState,
     envelope::{Answer, Empty, Envelope, success},
@@ -51,7 +54,7 @@ struct PdfBody(String);
 #[utoipa::path(
     post, path = "/templates", tag = "templates", security(("api_key" = [])),
     params(
-        ("title" = Option<String>, Query, max_length = 500, description = "With a PDF body only: the template's title; default \"Untitled template\""),
+        ("title" = Option<String>, Query, max_length = 500, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$", description = "With a PDF body only: the template's title; absent or blank: \"Untitled template\""),
     ),
     request_body(
         description = "A DRAFT document to make the template from (JSON), or the template's PDF (at most 50 MiB)",
@@ -108,6 +111,17 @@ async fn create_template(
     Ok(answer)
 }
 
+/// The values of the template list's `sortBy` (the OpenAPI document's; the parser is
+/// `TemplateListQuery`).
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "camelCase")]
+#[allow(dead_code)]
+enum TemplateSortByParam {
+    DateCreated,
+    DateModified,
+    Title,
+}
+
 /// List the account's templates that are not archived: newest first unless sorted otherwise,
 /// those whose title holds `search` (case-insensitively) when it is given.
 #[utoipa::path(
@@ -115,9 +129,9 @@ async fn create_template(
     params(
         ("page" = Option<i64>, Query, minimum = 1, maximum = 2147483647, description = "Page number, from 1; default 1"),
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 100, description = "Templates per page, 1 to 100; default 10"),
-        ("search" = Option<String>, Query, description = "Only templates whose title contains this text, compared case-insensitively; no control characters"),
-        ("sortBy" = Option<String>, Query, description = "dateCreated (default), dateModified or title; case-insensitive"),
-        ("sortOrder" = Option<String>, Query, description = "ASC or DESC (default); case-insensitive"),
+        ("search" = Option<String>, Query, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$", description = "Only templates whose title contains this text, compared case-insensitively"),
+        ("sortBy" = inline(Option<TemplateSortByParam>), Query, description = "dateCreated (default), dateModified or title; any case is accepted"),
+        ("sortOrder" = inline(Option<SortOrderParam>), Query, description = "ASC or DESC (default); any case is accepted"),
     ),
     responses(
         (status = 200, description = "Templates retrieved successfully", body = Envelope<TemplateList>),

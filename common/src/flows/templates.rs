@@ -43,7 +43,8 @@ pub const MAX_ROLES: usize = inputs::MAX_RECIPIENTS_PER_DOCUMENT;
 pub const UNTITLED: &str = "Untitled template";
 
 /// Makes template `id` from an uploaded PDF, checked in the sandbox as a document's upload is
-/// and stored under the template's own key; it has no roles until an update gives them.
+/// and stored under the template's own key; it has no roles until an update gives them. A
+/// title not given, or blank, is [`UNTITLED`].
 #[tracing::instrument(name = "templates::create_from_pdf", skip_all)]
 #[allow(clippy::too_many_arguments)]
 pub async fn create_from_pdf(
@@ -56,6 +57,7 @@ pub async fn create_from_pdf(
     sandbox: &PdfSandbox,
     receipt: Option<&Receipt>,
 ) -> Result<()> {
+    let title = title.map(str::trim).filter(|t| !t.is_empty());
     let title = inputs::validate_title(title.unwrap_or(UNTITLED))?;
     let inspected = sandbox.inspect(&bytes, ()).await?;
     accounts::find(pool, account_id).await?;
