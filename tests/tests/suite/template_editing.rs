@@ -131,6 +131,17 @@ async fn a_template_from_a_pdf_is_given_roles_and_fields_and_then_used() {
     assert_eq!(detail["data"]["title"], "Lease from a PDF");
     assert_eq!(detail["data"]["pages"], 4);
     assert_eq!(detail["data"]["roles"], json!([]));
+    // Larger than the JSON body limit (1 MiB), with an Idempotency-Key, whose middleware
+    // reads the body first: a PDF body may be as large as an upload.
+    let stream = b"<< /Length 3145728 >>\nstream\n"
+        .iter()
+        .copied()
+        .chain(std::iter::repeat_n(b'x', 3 * 1024 * 1024))
+        .chain(b"\nendstream".iter().copied())
+        .collect();
+    let large = signet_tests::hostile::one_page_with(&[stream]);
+    let (status, _, answer) = upload(&app, &key, Some("Large"), large, Some("pdf-large")).await;
+    assert_eq!(status, 200, "{answer}");
     // Untitled when no title is given.
     let untitled = template_from_pdf(&app, &key, None).await;
     let (_, untitled) = app.get(&format!("/templates/{untitled}"), &key).await;
