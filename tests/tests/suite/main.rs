@@ -35,6 +35,7 @@ mod sender_workflow;
 mod signing_flow;
 mod signing_page;
 mod sms;
+mod template_editing;
 mod template_prefill;
 mod templates;
 mod upgrades;

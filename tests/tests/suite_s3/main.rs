@@ -57,6 +57,9 @@ mod security;
 mod signing_flow;
 #[path = "../suite/sms.rs"]
 mod sms;
+// A template uploaded as a PDF is stored under its own key: through the bucket too.
+#[path = "../suite/template_editing.rs"]
+mod template_editing;
 #[path = "../suite/upgrades.rs"]
 mod upgrades;
 #[path = "../suite/uploads.rs"]
