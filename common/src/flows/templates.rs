@@ -537,9 +537,12 @@ fn own_value(field_type: FieldType) -> &'static str {
     }
 }
 
-/// A label's characters: letters, digits, `_`, `-`, `.` and space; others become `_`.
+/// A role's name as the start of a generated label: its first 80 characters (so that
+/// `.signature.<n>` keeps the label within `MAX_LABEL_CHARS`, and an update can give the label
+/// back as it is), letters, digits, `_`, `-`, `.` and space; others become `_`.
 fn label_safe(name: &str) -> String {
     name.chars()
+        .take(MAX_LABEL_CHARS - 20)
         .map(|c| {
             if c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' ') {
                 c
@@ -912,5 +915,13 @@ mod tests {
             check_label(&"é".repeat(100)).is_ok(),
             "characters, not bytes"
         );
+    }
+
+    #[test]
+    fn a_generated_label_is_a_label_whatever_the_role_is_called() {
+        let longest = "Ω".repeat(MAX_ROLE_NAME_CHARS);
+        let label = format!("{}.signature.1000", label_safe(&longest));
+        assert_eq!(check_label(&label), Ok(label.clone()));
+        assert_eq!(label_safe("Ann/Bob <co>"), "Ann_Bob _co_");
     }
 }
