@@ -28,8 +28,11 @@ use crate::{
 
 /// The whole HTTP surface.
 pub fn router(state: AppState) -> Router {
-    let (documents, openapi) =
-        routes::openapi::split(routes::documents::router().merge(routes::templates::router()));
+    let (documents, openapi) = routes::openapi::split(
+        routes::documents::router()
+            .merge(routes::templates::router())
+            .merge(routes::bulk_sends::router()),
+    );
     let authenticated = documents
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
