@@ -145,7 +145,7 @@ pub fn rows_from_csv(
         Some(Err(e)) => {
             problems.invalid(
                 "header",
-                format!("cannot be read as CSV: {}", csv_error(&e)),
+                format!("cannot be read as CSV: {}", csv_error(&e, Some(1))),
             );
             return (Vec::new(), Vec::new());
         }
@@ -165,6 +165,11 @@ pub fn rows_from_csv(
             );
         }
     }
+    let mut lines = Lines {
+        bytes,
+        counted_to: 0,
+        newlines: 0,
+    };
     let mut rows = Vec::new();
     let mut count = 0;
     for record in records {
@@ -176,14 +181,15 @@ pub fn rows_from_csv(
         let record = match record {
             Ok(record) => record,
             Err(e) => {
+                let line = e.position().map(|p| lines.line_at(p.byte() as usize));
                 problems.invalid(
                     format!("rows[{number}]"),
-                    format!("cannot be read as CSV: {}", csv_error(&e)),
+                    format!("cannot be read as CSV: {}", csv_error(&e, line)),
                 );
                 continue;
             }
         };
-        let line = record.position().map(|p| p.line());
+        let line = record.position().map(|p| lines.line_at(p.byte() as usize));
         if record.iter().all(|value| value.trim().is_empty()) && record.len() <= 1 {
             // A blank line (the file's last, often): no row.
             count -= 1;
@@ -222,9 +228,33 @@ pub fn rows_from_csv(
     (header, rows)
 }
 
+/// The line a record starts on, counted from the bytes: the csv crate's own count is off
+/// after CRLF and quoted line breaks. Records are asked for in order, so each byte is counted
+/// once.
+struct Lines<'a> {
+    bytes: &'a [u8],
+    counted_to: usize,
+    newlines: u64,
+}
+
+impl Lines<'_> {
+    fn line_at(&mut self, byte: usize) -> u64 {
+        let byte = byte.min(self.bytes.len());
+        if byte > self.counted_to {
+            self.newlines += self.bytes[self.counted_to..byte]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count() as u64;
+            self.counted_to = byte;
+        }
+        // After a CR the reader starts the next record at the LF that ends the line.
+        let at_line_feed = self.bytes.get(byte) == Some(&b'\n');
+        1 + self.newlines + u64::from(at_line_feed)
+    }
+}
+
 /// A CSV reading error without the crate's own position wording, with the line it is on.
-fn csv_error(error: &csv::Error) -> String {
-    let line = error.position().map(|p| p.line());
+fn csv_error(error: &csv::Error, line: Option<u64>) -> String {
     let what = match error.kind() {
         csv::ErrorKind::Utf8 { .. } => "not UTF-8".to_owned(),
         csv::ErrorKind::UnequalLengths { .. } => "a record of another length".to_owned(),
