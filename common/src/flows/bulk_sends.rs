@@ -330,13 +330,14 @@ fn listed(problems: Problems) -> Vec<Problem> {
 pub enum RunOutcome {
     /// Every row was made or failed; COMPLETED now (`bulk_send.completed` queued).
     Completed,
-    /// Rows are still PENDING, held by another worker making them: it completes the bulk send.
-    OthersMaking,
     /// Cancelled, or completed by an earlier run: nothing to do.
     Finished(BulkSendStatus),
     /// No such bulk send.
     Gone,
 }
+
+/// How long a run waits before looking again at rows another transaction holds.
+const HELD_ROWS_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Makes the bulk send's PENDING rows into sent documents, `CHUNK_ROWS` per transaction: each
 /// row checked again with `plan` against the template as it is now, made, and marked SENT in
@@ -349,33 +350,42 @@ pub async fn run(pool: &PgPool, id: BulkSendId, notifier: &Notifier) -> Result<R
     loop {
         // lane: the jobs this chunk queues (e-mails, SMS, webhooks of its documents) belong in
         // the bulk lane, `jobs::in_bulk_lane(make_chunk(…))`, once infra::jobs has it.
-        if let Some(outcome) = make_chunk(pool, id, notifier).await? {
-            return Ok(outcome);
+        match make_chunk(pool, id, notifier).await? {
+            Chunk::Made => {}
+            // Another transaction holds the rest: a run of this job presumed dead whose
+            // connection is not gone yet, or (rarely) a second run. Its rows are made, or
+            // come back PENDING when it rolls back; either way this run sees them through,
+            // so that no row is left PENDING with no job to make it.
+            Chunk::Held => tokio::time::sleep(HELD_ROWS_RETRY).await,
+            Chunk::Done(outcome) => return Ok(outcome),
         }
     }
 }
 
-/// One chunk, in one transaction: `Some` when there is nothing more to make.
-async fn make_chunk(
-    pool: &PgPool,
-    id: BulkSendId,
-    notifier: &Notifier,
-) -> Result<Option<RunOutcome>> {
+/// What one chunk came to.
+enum Chunk {
+    Made,
+    Held,
+    Done(RunOutcome),
+}
+
+/// One chunk, in one transaction.
+async fn make_chunk(pool: &PgPool, id: BulkSendId, notifier: &Notifier) -> Result<Chunk> {
     let mut tx = pool.begin().await?;
     let Some(bulk) = bulk_sends::lock_for_chunk(&mut tx, id).await? else {
-        return Ok(Some(RunOutcome::Gone));
+        return Ok(Chunk::Done(RunOutcome::Gone));
     };
     if bulk.status != BulkSendStatus::Running {
-        return Ok(Some(RunOutcome::Finished(bulk.status)));
+        return Ok(Chunk::Done(RunOutcome::Finished(bulk.status)));
     }
     let rows = bulk_sends::lock_pending(&mut tx, id, CHUNK_ROWS).await?;
     if rows.is_empty() {
         if bulk_sends::any_pending(&mut tx, id).await? {
-            return Ok(Some(RunOutcome::OthersMaking));
+            return Ok(Chunk::Held);
         }
         let outcome = finish(&mut tx, &bulk, notifier).await?;
         tx.commit().await?;
-        return Ok(Some(outcome));
+        return Ok(Chunk::Done(outcome));
     }
     let usable = match templates::usable(&mut tx, bulk.account_id, bulk.template_id).await {
         Ok(usable) => usable,
@@ -383,7 +393,7 @@ async fn make_chunk(
         Err(refusal @ (Error::TemplateArchived | Error::TemplateNotFound)) => {
             bulk_sends::fail_pending(&mut tx, id, &refusal.to_string()).await?;
             tx.commit().await?;
-            return Ok(None);
+            return Ok(Chunk::Made);
         }
         Err(e) => return Err(e),
     };
@@ -425,7 +435,7 @@ async fn make_chunk(
     }
     tx.commit().await?;
     tracing::info!(sent, failed, "bulk send chunk made");
-    Ok(None)
+    Ok(Chunk::Made)
 }
 
 /// A refusal of the row itself (a rule of the document), as opposed to a failure on our side,

@@ -460,3 +460,84 @@ async fn a_completed_bulk_send_is_announced_and_a_template_archived_meanwhile_fa
         "{announced:?}"
     );
 }
+
+#[tokio::test]
+async fn a_worker_killed_in_the_middle_of_a_chunk_is_resumed_and_no_row_is_made_twice() {
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let (account, key) = app.account(1000).await;
+    let template = template(&app, account, &key, &[("ann@example.com", "Tenant")]).await;
+    let before = documents_of(&app, account).await;
+    let mut csv = String::from("Tenant.name,Tenant.email\n");
+    for n in 1..=600 {
+        csv.push_str(&format!("Person {n},person{n}@example.com\n"));
+    }
+    let (status, accepted) = post_csv(&app, &key, &template, SEND, csv).await;
+    assert_eq!(status, 202, "{accepted}");
+    let id: Uuid = accepted["data"]["id"].as_str().unwrap().parse().unwrap();
+    let sent = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM bulk_send_rows WHERE bulk_send_id = $1 AND status = 'SENT'",
+        )
+        .bind(id)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap()
+    };
+
+    let mut worker = WorkerProcess::start_with_args(&app, &mailbox.url(), &["--jobs", "bulk"], &[]);
+    eventually(
+        described_by(|| format!("a first chunk made; worker log:\n{}", worker.log())),
+        WAIT,
+        || async { (sent().await >= 100).then_some(()) },
+    )
+    .await;
+    // The account's row locked: the next document the worker inserts waits for it (its foreign
+    // key), in the middle of a chunk whose rows it holds.
+    let mut hold = app.db.pool.begin().await.unwrap();
+    sqlx::query("SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE")
+        .bind(account)
+        .execute(&mut *hold)
+        .await
+        .unwrap();
+    eventually("the worker to wait on the account's row", WAIT, || async {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+        (waiting > 0).then_some(())
+    })
+    .await;
+    let made_before_the_kill = sent().await;
+    assert!(made_before_the_kill < 600, "stopped midway");
+    worker.kill();
+    hold.rollback().await.unwrap();
+
+    // Another worker takes the job once the first misses its heartbeats, and makes the rest.
+    let worker = WorkerProcess::start_with_args(&app, &mailbox.url(), &["--jobs", "bulk"], &[]);
+    let done = progress_until(&app, &key, &id.to_string(), &worker, |view| {
+        view["status"] == "COMPLETED"
+    })
+    .await;
+    assert_eq!(
+        (&done["sent"], &done["failed"]),
+        (&json!(600), &json!(0)),
+        "{done}"
+    );
+    assert_eq!(
+        documents_of(&app, account).await,
+        before + 600,
+        "each row made once"
+    );
+    let distinct: i64 = sqlx::query_scalar(
+        "SELECT count(DISTINCT document_id) FROM bulk_send_rows WHERE bulk_send_id = $1",
+    )
+    .bind(id)
+    .fetch_one(&app.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(distinct, 600);
+}

@@ -165,7 +165,11 @@ async fn every_example_in_the_document_is_accepted() {
                     .post(&path.replace("{id}", &doc.to_string()), &key, &body)
                     .await;
                 // A bulk send is accepted to be made by the workers.
-                let accepted = if path.ends_with("/bulk-sends") { 202 } else { 200 };
+                let accepted = if path.ends_with("/bulk-sends") {
+                    202
+                } else {
+                    200
+                };
                 assert_eq!(status, accepted, "{method} {path} with {body}: {answer}");
                 sent.insert(format!("{method} {path}"));
             }
