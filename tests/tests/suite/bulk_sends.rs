@@ -541,3 +541,49 @@ async fn a_worker_killed_in_the_middle_of_a_chunk_is_resumed_and_no_row_is_made_
     .unwrap();
     assert_eq!(distinct, 600);
 }
+
+#[tokio::test]
+async fn ten_thousand_rows_of_more_than_a_mebibyte_are_taken_in_one_request() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let template = template(&app, account, &key, &[("ann@example.com", "Tenant")]).await;
+    let mut csv = String::from("Tenant.name,Tenant.email\n");
+    let long_name = "Zoë Ñúñez-O'Brien ".repeat(5);
+    for n in 1..=10_000 {
+        csv.push_str(&format!("{long_name}{n},person{n}@example.com\n"));
+    }
+    assert!(csv.len() > 1024 * 1024, "past the other routes' limit");
+    let (status, report) = post_csv(
+        &app,
+        &key,
+        &template,
+        &format!("dryRun=true&{SEND}"),
+        csv.clone(),
+    )
+    .await;
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["data"], json!({"valid": true, "rows": 10_000}));
+
+    // With an Idempotency-Key, which reads the body first under the same limit.
+    let response = app
+        .client
+        .post(format!(
+            "{}/external/api/v1/templates/{template}/bulk-sends?{SEND}",
+            app.base
+        ))
+        .header("X-API-KEY", &key)
+        .header("Idempotency-Key", "ten-thousand")
+        .header("Content-Type", "text/csv")
+        .body(csv)
+        .send()
+        .await
+        .expect("request");
+    let (status, accepted) = read(response).await;
+    assert_eq!(status, 202, "{accepted}");
+    assert_eq!(accepted["data"]["total"], 10_000);
+    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM bulk_send_rows")
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(rows, 10_000);
+}
