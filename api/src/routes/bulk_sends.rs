@@ -87,8 +87,8 @@ async fn create_bulk_send(
                 body::parse::<BulkSendInput>(&bytes).map_err(ApiError::InvalidBody)?;
             Parsed {
                 value: BulkSendRequest {
+                    overrides: either(value.overrides(), from_query),
                     rows: GivenRows::Json(value.rows),
-                    overrides: either(value.overrides, from_query),
                     dry_run: value.dry_run.or(dry_run).unwrap_or(false),
                 },
                 problems,

@@ -133,7 +133,14 @@ pub async fn check(
             match problem {
                 RowProblem::Column(problem) => listed.push(Problem::new(
                     format!("{}{}", row.path(), problem.field),
-                    format!("{}{}", problem.reason, row.at_line()),
+                    format!(
+                        "{}{}",
+                        // The other element a reason names is in the same row.
+                        problem
+                            .reason
+                            .replace("(also roles.", &format!("(also {}", row.path())),
+                        row.at_line()
+                    ),
                 )),
                 RowProblem::Common(problem) => {
                     if !common.contains(&problem) {
@@ -383,7 +390,7 @@ async fn make_chunk(pool: &PgPool, id: BulkSendId, notifier: &Notifier) -> Resul
         if bulk_sends::any_pending(&mut tx, id).await? {
             return Ok(Chunk::Held);
         }
-        let outcome = finish(&mut tx, &bulk, notifier).await?;
+        let outcome = finish(&mut tx, &bulk).await?;
         tx.commit().await?;
         return Ok(Chunk::Done(outcome));
     }
@@ -481,11 +488,7 @@ struct CompletedData {
 }
 
 /// RUNNING → COMPLETED, and `bulk_send.completed` if the account has a webhook URL.
-async fn finish(
-    tx: &mut sqlx::PgConnection,
-    bulk: &BulkSend,
-    _notifier: &Notifier,
-) -> Result<RunOutcome> {
+async fn finish(tx: &mut sqlx::PgConnection, bulk: &BulkSend) -> Result<RunOutcome> {
     if !bulk_sends::complete(&mut *tx, bulk.id).await? {
         return Ok(RunOutcome::Finished(BulkSendStatus::Completed));
     }

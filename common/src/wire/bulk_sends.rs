@@ -33,18 +33,43 @@ pub struct BulkSendInput {
     /// `true`: check every row and answer the report; nothing is created
     #[serde(default)]
     pub dry_run: Option<bool>,
-    #[serde(flatten)]
-    pub overrides: BulkOverrides,
+    /// Every document's title; default: the template's. At most 500 characters
+    #[serde(default)]
+    #[schema(max_length = 500)]
+    pub title: Option<String>,
+    /// The send's `message`, `description`, `expiryDate` and `language`, as
+    /// `POST /templates/{id}/documents` with `"send": true` takes them (each absent one from
+    /// the template's defaults)
+    #[serde(default)]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub expiry_date: Option<String>,
+    #[serde(default)]
+    pub language: Option<Language>,
+}
+
+impl BulkSendInput {
+    /// What every row shares, as the body gives it.
+    pub fn overrides(&self) -> BulkOverrides {
+        BulkOverrides {
+            title: self.title.clone(),
+            message: self.message.clone(),
+            description: self.description.clone(),
+            expiry_date: self.expiry_date.clone(),
+            language: self.language,
+        }
+    }
 }
 
 /// What a bulk send gives every document it makes, each absent one taken from the template's
-/// defaults, as `POST /templates/{id}/documents` with `"send": true` takes them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+/// defaults, as `POST /templates/{id}/documents` with `"send": true` takes them (stored with
+/// the bulk send).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BulkOverrides {
-    /// Default: the template's title; at most 500 characters
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(max_length = 500)]
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -357,6 +382,23 @@ mod tests {
         assert_eq!(fields(read("A.name\nx\ny\nz\n", 2).1), ["rows"]);
         assert_eq!(fields(read("A.name,A.email\nx\n", 2).1), ["rows[1]"]);
         assert_eq!(fields(read("A.name,A.name\nx,y\n", 2).1), ["header.A.name"]);
+    }
+
+    #[test]
+    fn a_body_of_the_wrong_shape_is_refused_naming_each_property() {
+        let fields = |body: &str| -> Vec<String> {
+            let problems = match crate::wire::body::parse::<BulkSendInput>(body.as_bytes()) {
+                Ok(parsed) => parsed.problems,
+                Err(problems) => problems,
+            };
+            problems.into_iter().map(|p| p.field).collect()
+        };
+        let found = fields(r#"{"rows": 3, "language": "xx", "dryRun": "yes"}"#);
+        for field in ["rows", "language", "dryRun"] {
+            assert!(found.iter().any(|f| f == field), "{field}: {found:?}");
+        }
+        assert_eq!(fields(r#"{"message": "Hi"}"#), ["rows"]);
+        assert!(fields(r#"{"rows": [{}], "message": "Hi"}"#).is_empty());
     }
 
     #[test]

@@ -285,6 +285,16 @@ async fn rows_are_checked_without_sending_and_a_cancelled_bulk_send_makes_nothin
         BTreeSet::from(["rows[2].Landlord.email", "rows[3].Agent.email"]),
         "{answer}"
     );
+    let twice = answer["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["field"] == "rows[2].Landlord.email")
+        .unwrap();
+    assert_eq!(
+        twice["reason"],
+        "t2@example.com is given more than once in this request (also rows[2].Tenant.email)"
+    );
     let body = json!({"rows": [person(1), person(2), person(3), person(4)],
         "message": "Please sign.", "expiryDate": "2099-01-01T00:00:00Z"});
     let (status, answer) = app.post(&path, &key, &body).await;
