@@ -5,25 +5,28 @@ use std::{
     convert::Infallible,
     net::{IpAddr, SocketAddr},
     str::FromStr,
+    sync::Arc,
 };
 
 use axum::{
+    body::Body,
     body::Bytes,
-    extract::{ConnectInfo, FromRequest, FromRequestParts, Path, Request},
-    http::{StatusCode, header, request::Parts},
+    extract::{ConnectInfo, FromRequest, FromRequestParts, MatchedPath, Path, Request},
+    http::{HeaderMap, StatusCode, header, request::Parts},
 };
 use ipnet::IpNet;
 use serde::de::DeserializeOwned;
 use signet_common::{
     Problem,
+    infra::limits::{KeyPermit, Running},
     model::{AccountId, Actor, BulkSendId, DocumentId, RecipientId, TemplateId},
     wire::{
         body::{self, Parsed},
-        query::ListQuery,
+        query::{ListQuery, TemplateListQuery},
     },
 };
 
-use crate::{AppState, error::ApiError};
+use crate::{AppState, error::ApiError, state::BASE_PATH};
 
 /// A JSON body: `Content-Type: application/json`, at most the body limit, of the right shape.
 /// Refused with every property that could not be read (`wire::body`).
@@ -126,6 +129,83 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
             query: ListQuery::from_pairs(&pairs)?,
             pairs,
         })
+    }
+}
+
+/// The template list's query parameters, parsed once for the API and the console, with the
+/// pairs they were read from.
+#[derive(Default)]
+pub struct TemplateListParams {
+    pub query: TemplateListQuery,
+    pub pairs: Vec<(String, String)>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for TemplateListParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let pairs: Vec<(String, String)> =
+            form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes())
+                .into_owned()
+                .collect();
+        Ok(Self {
+            query: TemplateListQuery::from_pairs(&pairs)?,
+            pairs,
+        })
+    }
+}
+
+/// The API routes that take a PDF as their body (`Content-Type: application/pdf`), up to the
+/// largest accepted PDF rather than the JSON body limit, read under the upload gates.
+const PDF_BODY_ROUTES: &[&str] = &["/templates"];
+
+/// Whether the headers say the body is a PDF.
+pub fn is_pdf(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/pdf"))
+}
+
+/// Whether `req` is a PDF sent to a route that takes one.
+pub fn takes_pdf_body(req: &Request) -> bool {
+    let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str());
+    let route = route.map(|path| path.strip_prefix(BASE_PATH).unwrap_or(path));
+    is_pdf(req.headers()) && route.is_some_and(|route| PDF_BODY_ROUTES.contains(&route))
+}
+
+/// A PDF body read whole, up to the largest accepted PDF.
+pub async fn read_pdf(body: Body) -> Result<Bytes, ApiError> {
+    axum::body::to_bytes(body, signet_pdf::MAX_UPLOAD_BYTES)
+        .await
+        .map_err(|_| ApiError::PayloadTooLarge)
+}
+
+/// A place in the upload gates (over all accounts, and the account's own), held while a PDF
+/// body is read and inspected, as a console upload holds one. Taken once per request: the
+/// idempotency middleware, which reads the body before the handler, hands its own on.
+#[derive(Clone)]
+pub struct UploadAdmission(#[allow(dead_code)] Arc<(KeyPermit<AccountId>, Running)>);
+
+impl UploadAdmission {
+    /// The request's admission, or a new one; `Unavailable` (503, `Retry-After`) when the
+    /// gates are full.
+    pub async fn take(
+        state: &AppState,
+        account_id: AccountId,
+        extensions: &axum::http::Extensions,
+    ) -> Result<Self, ApiError> {
+        if let Some(taken) = extensions.get::<Self>() {
+            return Ok(taken.clone());
+        }
+        let account = state.gates.uploads_per_account.try_acquire(account_id);
+        let slot = state.gates.uploads.admit();
+        let (Some(account), Some(slot)) = (account, slot) else {
+            return Err(ApiError::Unavailable);
+        };
+        let running = slot.run().await;
+        Ok(Self(Arc::new((account, running))))
     }
 }
 

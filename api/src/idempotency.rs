@@ -28,7 +28,7 @@ use crate::{
     AppState,
     envelope::{Answer, json_response},
     error::ApiError,
-    extract::ApiAccount,
+    extract::{ApiAccount, UploadAdmission, takes_pdf_body},
     state::{REQUEST_TIMEOUT, body_limit},
 };
 
@@ -80,11 +80,22 @@ pub async fn idempotent(State(state): State<AppState>, req: Request, next: Next)
         tracing::error!("the idempotency middleware ran without authentication");
         return ApiError::Internal.into_response();
     };
-    let limit = body_limit(
-        req.extensions()
-            .get::<MatchedPath>()
-            .map_or("", MatchedPath::as_str),
-    );
+    // A PDF body is read under the upload gates, up to the largest accepted PDF.
+    let admission = match takes_pdf_body(&req) {
+        false => None,
+        true => match UploadAdmission::take(&state, account_id, req.extensions()).await {
+            Ok(admission) => Some(admission),
+            Err(refusal) => return refusal.into_response(),
+        },
+    };
+    let limit = match admission {
+        Some(_) => signet_pdf::MAX_UPLOAD_BYTES,
+        None => body_limit(
+            req.extensions()
+                .get::<MatchedPath>()
+                .map_or("", MatchedPath::as_str),
+        ),
+    };
     let (parts, body) = req.into_parts();
     let Ok(body) = axum::body::to_bytes(body, limit).await else {
         return ApiError::PayloadTooLarge.into_response();
@@ -106,6 +117,9 @@ pub async fn idempotent(State(state): State<AppState>, req: Request, next: Next)
             let mut req = Request::from_parts(parts, Body::from(body));
             req.extensions_mut()
                 .insert(Idempotency(Some(request.clone())));
+            if let Some(admission) = admission {
+                req.extensions_mut().insert(admission);
+            }
             settle(&state, &request, next.run(req).await).await
         }
     }

@@ -1,8 +1,10 @@
 // The signing page: the document's pages rendered with pdf.js and, while the signer can act,
 // their fields drawn where they sit, in their colour. A consent step comes first; then each
 // field is filled in place (a dialog: a typed or drawn signature or initials, or text); DATE
-// fields show the date the server will set. "Next field" walks the empty fields in reading
-// order; Sign posts every value at once. All words come from the server, in the page's language.
+// fields show the date the server will set, read-only fields the value the sender set, and a
+// value the sender prefilled for the signer to keep or change is shown entered. "Next field"
+// walks the empty fields in reading order; Sign posts every value at once. All words come from
+// the server, in the page's language.
 import { renderPages } from "./pages.mjs";
 
 const data = JSON.parse(document.getElementById("signing-data").textContent);
@@ -13,13 +15,15 @@ const byId = (id) => document.getElementById(id);
 // What the signer has entered, by field id: { kind: "typed" | "drawn" | "text", value }.
 const values = new Map();
 const boxes = new Map();
-const toFill = data.fields.filter((f) => f.type !== "DATE");
+// DATE fields get the signing date and read-only ones keep the sender's value: neither is sent.
+const toFill = data.fields.filter((f) => f.type !== "DATE" && !f.readOnly);
+for (const field of toFill) if (field.value) values.set(field.id, { kind: "text", value: field.value });
 // False once the pages have failed to draw: then there is no field to fill in.
 let pagesShown = true;
 
 function show(field) {
   const box = boxes.get(field.id);
-  if (!box || field.type === "DATE") return;
+  if (!box || field.type === "DATE" || field.readOnly) return;
   const entered = values.get(field.id);
   box.replaceChildren();
   if (!entered) {
@@ -35,14 +39,7 @@ function show(field) {
     text.dir = "auto";
     text.textContent = entered.value;
     box.append(text);
-    // The size the final PDF will stamp it at: 70 % of the box's height, smaller if that would
-    // not fit its width (pdf/src/stamp.rs), so what the signer sees is what the PDF shows.
-    const height = parseFloat(box.style.height);
-    const room = box.clientWidth - 4;
-    text.style.whiteSpace = "nowrap";
-    text.style.fontSize = `${height * 0.7}px`;
-    const wide = text.getBoundingClientRect().width;
-    if (wide > room && room > 0) text.style.fontSize = `${(height * 0.7 * room) / wide}px`;
+    stampSize(box, text);
   }
   box.classList.toggle("filled", Boolean(entered));
   box.classList.toggle("todo", !entered);
@@ -50,6 +47,17 @@ function show(field) {
   const state = entered ? words["sign-field-filled"] : words["sign-field-to-fill"];
   const shown = entered && entered.kind !== "drawn" ? `: ${entered.value}` : "";
   box.setAttribute("aria-label", `${field.name}, ${state}${shown}`);
+}
+
+// Sizes a value's text as the final PDF will stamp it: 70 % of the box's height, smaller if
+// that would not fit its width (pdf/src/stamp.rs), so what the signer sees is what the PDF shows.
+function stampSize(box, text) {
+  const height = parseFloat(box.style.height);
+  const room = box.clientWidth - 4;
+  text.style.whiteSpace = "nowrap";
+  text.style.fontSize = `${height * 0.7}px`;
+  const wide = text.getBoundingClientRect().width;
+  if (wide > room && room > 0) text.style.fontSize = `${(height * 0.7 * room) / wide}px`;
 }
 
 function updateProgress() {
@@ -262,8 +270,9 @@ try {
     if (!data.canAct) return;
     for (const field of data.fields.filter((f) => f.page === number)) {
       const date = field.type === "DATE";
-      const box = document.createElement(date ? "div" : "button");
-      box.className = `field ${date ? "date filled" : "todo"}`;
+      const fixed = date || field.readOnly;
+      const box = document.createElement(fixed ? "div" : "button");
+      box.className = `field ${date ? "date filled" : fixed ? "fixed filled" : "todo"}`;
       Object.assign(box.style, {
         left: `${field.x * scale}px`, top: `${field.y * scale}px`,
         width: `${field.width * scale}px`, height: `${field.height * scale}px`,
@@ -275,6 +284,10 @@ try {
         box.innerHTML = `<span class="sr-only"></span><span aria-hidden="true"></span>`;
         box.firstChild.textContent = `${field.name}: ${data.today}, ${words["sign-field-date-auto"]}`;
         box.lastChild.textContent = data.today;
+      } else if (fixed) {
+        box.innerHTML = `<span class="sr-only"></span><span aria-hidden="true" dir="auto"></span>`;
+        box.firstChild.textContent = `${field.name}: ${field.value ?? ""}, ${words["sign-field-read-only"]}`;
+        box.lastChild.textContent = field.value ?? "";
       } else {
         box.type = "button";
         box.disabled = !data.consented;
@@ -282,6 +295,7 @@ try {
       }
       boxes.set(field.id, box);
       frame.append(box);
+      if (fixed && !date) stampSize(box, box.lastChild);
       show(field);
     }
   });

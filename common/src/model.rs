@@ -384,6 +384,8 @@ pub struct Field {
     pub width: f64,
     pub height: f64,
     pub value: Option<String>,
+    /// Made from a template with a value the signer may not change (a TEXT field).
+    pub read_only: bool,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]

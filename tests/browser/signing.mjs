@@ -101,6 +101,9 @@ try {
     }
     seen.progressAfter = await page.textContent("#progress");
     seen.dateShown = await page.locator(".field.date [aria-hidden]").allTextContents();
+    // Read-only fields (prefilled from a template): drawn with their value, not as buttons.
+    seen.readOnlyShown = await page.locator(".field.fixed [aria-hidden]").allTextContents();
+    seen.readOnlyNames = await page.locator(".field.fixed .sr-only").allTextContents();
     seen.violations.push(...(await axe(page, "filled")));
     await page.screenshot({ path: join(env.SHOTS, `${signer.shot}.png`), fullPage: false });
 

@@ -42,7 +42,17 @@ BEYOND_SCHEMA = re.compile(
     r"|Field is outside the bounds of page -?\d+"
     r"|the document has none: add at least one"
     r"|.+ has no field"
-    r"|must be in the future)$",
+    r"|must be in the future"
+    # Templates (issue #32): a PDF body's contents, and what a template holds.
+    r"|the file .+"
+    r"|the PDF .+"
+    r"|the template has no roles: .+"
+    r"|the template's role .+ has no field"
+    r"|.+ is the name of an earlier role: role names are unique"
+    r"|.+ is also the label of .+: labels are unique in the template"
+    r"|a label has only letters, digits, _, -, \. and spaces"
+    r"|only a TEXT field can be read-only"
+    r"|a template has at most \d+ fields)$",
     re.S,
 )
 

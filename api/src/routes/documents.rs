@@ -58,7 +58,7 @@ enum SortByParam {
 #[derive(utoipa::ToSchema)]
 #[schema(rename_all = "UPPERCASE")]
 #[allow(dead_code)]
-enum SortOrderParam {
+pub(super) enum SortOrderParam {
     Asc,
     Desc,
 }

@@ -1,44 +1,74 @@
 //! Additive: templates (issue #32, docs/templates.md). A template is made from a DRAFT
-//! document and instantiated as new documents, sent at once if asked.
+//! document or an uploaded PDF, updated, and instantiated as new documents, sent at once if
+//! asked.
 
-use axum::{extract::State, response::Response};
+use axum::{
+    extract::{FromRequest, RawQuery, Request, State},
+    response::Response,
+};
 use signet_common::{
     flows::templates,
     model::{DocumentId, TemplateId},
     store,
     wire::templates::{
         DocumentCreated, InstantiateInput, TemplateCreated, TemplateDetail, TemplateInput,
-        TemplateList,
+        TemplateList, TemplateUpdateInput,
     },
 };
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::refusals::{BodyTooLarge, RateLimited, Unauthenticated};
+use super::{
+    documents::SortOrderParam,
+    refusals::{BodyTooLarge, RateLimited, Unauthenticated},
+};
 use crate::{
     AppState,
     envelope::{Answer, Empty, Envelope, success},
     error::ApiError,
-    extract::{ApiAccount, ApiBody, ClientActor, ListParams, TemplatePath},
+    extract::{
+        ApiAccount, ApiBody, ClientActor, TemplateListParams, TemplatePath, UploadAdmission,
+        is_pdf, query_once, read_pdf,
+    },
     idempotency::Idempotency,
 };
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_template, list_templates))
-        .routes(routes!(get_template))
+        .routes(routes!(get_template, update_template))
         .routes(routes!(archive_template))
         .routes(routes!(instantiate_template))
 }
 
-/// Make a template from a DRAFT document of the account: its PDF, its recipients as roles and
-/// their fields, labelled `<role>.<type>.<n>`. The document is not changed.
+/// The PDF of a template made from an upload: the body itself, at most 50 MiB.
+#[derive(utoipa::ToSchema)]
+#[schema(content_media_type = "application/pdf")]
+#[allow(dead_code)]
+struct PdfBody(String);
+
+/// Make a template from a DRAFT document of the account (a JSON body): its PDF, its
+/// recipients as roles and their fields, labelled as `fields` says or else
+/// `<role>.<type>.<n>`, TEXT fields marked read-only as `fields` says; the document is not
+/// changed. Or from a PDF sent as the body (`Content-Type: application/pdf`, at most 50 MiB,
+/// checked as a console upload is), titled by `?title=`: it has no roles until
+/// `PATCH /templates/{id}` gives them.
 #[utoipa::path(
     post, path = "/templates", tag = "templates", security(("api_key" = [])),
-    request_body = TemplateInput,
+    params(
+        ("title" = Option<String>, Query, max_length = 500, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$", description = "With a PDF body only: the template's title; absent or blank: \"Untitled template\""),
+    ),
+    request_body(
+        description = "A DRAFT document to make the template from (JSON), or the template's PDF (at most 50 MiB)",
+        content(
+            (TemplateInput = "application/json"),
+            (PdfBody = "application/pdf"),
+        ),
+    ),
     responses(
         (status = 200, description = "Template created successfully", body = Envelope<TemplateCreated>),
-        (status = 400, description = "Invalid request body or validation error / Document is not in DRAFT status / Document has no recipients", body = Envelope<Empty>),
+        (status = 400, description = "Invalid request body or validation error (a PDF that cannot be used is named `file`) / Document is not in DRAFT status / Document has no recipients", body = Envelope<Empty>),
         (status = 404, description = "Document not found", body = Envelope<Empty>),
+        (status = 503, description = "Service unavailable: too many uploads at once (see Retry-After)", body = Envelope<Empty>),
         Unauthenticated, BodyTooLarge, RateLimited,
     )
 )]
@@ -46,11 +76,30 @@ async fn create_template(
     State(state): State<AppState>,
     ApiAccount(account_id): ApiAccount,
     idempotency: Idempotency,
-    ApiBody(body): ApiBody<TemplateInput>,
+    RawQuery(query): RawQuery,
+    request: Request,
 ) -> Result<Answer, ApiError> {
     let id = TemplateId::new();
     let answer = Answer::success("Template created successfully", TemplateCreated { id });
     let receipt = idempotency.receipt(&answer);
+    if is_pdf(request.headers()) {
+        let _admission = UploadAdmission::take(&state, account_id, request.extensions()).await?;
+        let bytes = read_pdf(request.into_body()).await?;
+        let title = query_once(query.as_deref(), "title");
+        templates::create_from_pdf(
+            &state.db.pool,
+            &state.store,
+            account_id,
+            id,
+            title.as_deref(),
+            bytes.into(),
+            &state.gates.pdf,
+            receipt.as_ref(),
+        )
+        .await?;
+        return Ok(answer);
+    }
+    let ApiBody(body) = ApiBody::<TemplateInput>::from_request(request, &state).await?;
     templates::create(
         &state.db.pool,
         account_id,
@@ -63,12 +112,27 @@ async fn create_template(
     Ok(answer)
 }
 
-/// List the account's templates that are not archived, newest first.
+/// The values of the template list's `sortBy` (the OpenAPI document's; the parser is
+/// `TemplateListQuery`).
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "camelCase")]
+#[allow(dead_code)]
+enum TemplateSortByParam {
+    DateCreated,
+    DateModified,
+    Title,
+}
+
+/// List the account's templates that are not archived: newest first unless sorted otherwise,
+/// those whose title holds `search` (case-insensitively) when it is given.
 #[utoipa::path(
     get, path = "/templates", tag = "templates", security(("api_key" = [])),
     params(
         ("page" = Option<i64>, Query, minimum = 1, maximum = 2147483647, description = "Page number, from 1; default 1"),
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 100, description = "Templates per page, 1 to 100; default 10"),
+        ("search" = Option<String>, Query, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$", description = "Only templates whose title contains this text, compared case-insensitively"),
+        ("sortBy" = inline(Option<TemplateSortByParam>), Query, description = "dateCreated (default), dateModified or title; any case is accepted"),
+        ("sortOrder" = inline(Option<SortOrderParam>), Query, description = "ASC or DESC (default); any case is accepted"),
     ),
     responses(
         (status = 200, description = "Templates retrieved successfully", body = Envelope<TemplateList>),
@@ -79,10 +143,9 @@ async fn create_template(
 async fn list_templates(
     State(state): State<AppState>,
     ApiAccount(account_id): ApiAccount,
-    ListParams { query, .. }: ListParams,
+    TemplateListParams { query, .. }: TemplateListParams,
 ) -> Result<Response, ApiError> {
-    let (found, total) =
-        store::templates::list(&state.db.pool, account_id, query.page, query.limit).await?;
+    let (found, total) = store::templates::list(&state.db.pool, account_id, &query).await?;
     Ok(success(
         "Templates retrieved successfully",
         TemplateList {
@@ -93,6 +156,40 @@ async fn list_templates(
             total_pages: query.total_pages(total),
         },
     ))
+}
+
+/// Update a template: what the body names is replaced (`title`; the defaults `message`,
+/// `description`, `expiryDays`, `reminders`, `language`, each cleared by `null`; `roles` with
+/// their fields, as a whole list), the rest is kept. Fields are placed as
+/// `POST /documents/{id}/fields` places them, on the template's pages. Documents already made
+/// from the template are not changed.
+#[utoipa::path(
+    patch, path = "/templates/{id}", tag = "templates", security(("api_key" = [])),
+    params(("id" = uuid::Uuid, Path, description = "Template id")),
+    request_body = TemplateUpdateInput,
+    responses(
+        (status = 200, description = "Template updated successfully", body = Envelope<Empty>),
+        (status = 400, description = "Invalid request body or validation error (a label or role name given twice, readOnly on a field that is not TEXT, each named in errors) / Page <n> is out of range (document has <pages> pages) / Field is outside the bounds of page <n> (the template's PDF; the field named in errors)", body = Envelope<Empty>),
+        (status = 404, description = "Template not found", body = Envelope<Empty>),
+        (status = 409, description = "Template is archived", body = Envelope<Empty>),
+        Unauthenticated, BodyTooLarge, RateLimited,
+    )
+)]
+async fn update_template(
+    State(state): State<AppState>,
+    ApiAccount(account_id): ApiAccount,
+    TemplatePath(id): TemplatePath,
+    ApiBody(body): ApiBody<TemplateUpdateInput>,
+) -> Result<Answer, ApiError> {
+    templates::update(
+        &state.db.pool,
+        account_id,
+        id,
+        body,
+        state.notifier.reminders,
+    )
+    .await?;
+    Ok(Answer::success("Template updated successfully", Empty {}))
 }
 
 /// One template with its roles and their fields.
@@ -138,9 +235,11 @@ async fn archive_template(
     Ok(Answer::success("Template archived successfully", Empty {}))
 }
 
-/// Make a document from a template, with a person for each of its roles, and send it at once
-/// with `"send": true`. One transaction: the document (CREATED), its recipients and fields,
-/// and the send (SENT, invitations, `document.sent`) as `POST /documents/{id}/send` does it.
+/// Make a document from a template, with a person for each of its roles and the values of its
+/// TEXT fields by label (every read-only field's, and any editable field's), and send it at
+/// once with `"send": true`. One transaction: the document (CREATED), its recipients and
+/// fields, and the send (SENT, invitations, `document.sent`) as `POST /documents/{id}/send`
+/// does it.
 #[utoipa::path(
     post, path = "/templates/{id}/documents", tag = "templates", security(("api_key" = [])),
     params(("id" = uuid::Uuid, Path, description = "Template id")),

@@ -355,9 +355,9 @@ const HELD_ROWS_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 #[tracing::instrument(name = "bulk_sends::run", skip_all, fields(bulk_send.id = %id))]
 pub async fn run(pool: &PgPool, id: BulkSendId, notifier: &Notifier) -> Result<RunOutcome> {
     loop {
-        // lane: the jobs this chunk queues (e-mails, SMS, webhooks of its documents) belong in
-        // the bulk lane, `jobs::in_bulk_lane(make_chunk(…))`, once infra::jobs has it.
-        match make_chunk(pool, id, notifier).await? {
+        // The jobs a chunk queues (its documents' e-mails, SMS and webhooks) are taken after
+        // interactive work of their queues.
+        match jobs::in_bulk_lane(make_chunk(pool, id, notifier)).await? {
             Chunk::Made => {}
             // Another transaction holds the rest: a run of this job presumed dead whose
             // connection is not gone yet, or (rarely) a second run. Its rows are made, or

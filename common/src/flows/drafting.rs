@@ -2,6 +2,7 @@
 //! outbox rows and jobs in one transaction under the document's row lock.
 
 use chrono::Utc;
+use signet_pdf::PageSize;
 use sqlx::{PgConnection, PgPool, Postgres, Transaction};
 
 use crate::{
@@ -195,9 +196,10 @@ pub async fn add_fields(
     commit_update(tx, account_id, document_id, &message, actor, receipt).await
 }
 
-/// Checks that a field's box lies on its page.
-fn check_bounds(
-    document: &Document,
+/// Checks that a field's box lies on its page of a PDF with these pages (a document's or a
+/// template's).
+pub(crate) fn check_bounds(
+    page_sizes: &[PageSize],
     page: i64,
     x: f64,
     y: f64,
@@ -207,10 +209,10 @@ fn check_bounds(
     let page_size = page
         .checked_sub(1)
         .and_then(|index| usize::try_from(index).ok())
-        .and_then(|index| document.page_sizes.get(index))
+        .and_then(|index| page_sizes.get(index))
         .ok_or(Rule::PageOutOfRange {
             page,
-            pages: document.pages,
+            pages: page_sizes.len() as i32,
         })?;
     // Half a point of slack absorbs rounding in clients that convert from other units.
     const SLACK: f64 = 0.5;
@@ -225,7 +227,7 @@ fn check_bounds(
 }
 
 /// Where a broken [`check_bounds`] is: the page number, or the box of element `at`.
-fn bounds_problem(problems: &mut Problems, at: &str, rule: Rule) {
+pub(crate) fn bounds_problem(problems: &mut Problems, at: &str, rule: Rule) {
     let field = match rule {
         Rule::PageOutOfRange { .. } => format!("{at}.page"),
         _ => at.to_owned(),
@@ -253,7 +255,7 @@ fn new_fields(
             problems.broken(rule, format!("[{i}].recipientEmail"), reason);
         }
         let bounds = check_bounds(
-            document,
+            &document.page_sizes,
             field.page,
             field.x,
             field.y,
@@ -276,6 +278,8 @@ fn new_fields(
             y: field.y,
             width: field.width,
             height: field.height,
+            value: None,
+            read_only: false,
         });
     }
     new_fields
@@ -335,7 +339,14 @@ pub async fn arrange_fields(
         if problems.touch(&at) {
             continue;
         }
-        if let Err(rule) = check_bounds(&document, i64::from(field.page), x, y, width, height) {
+        if let Err(rule) = check_bounds(
+            &document.page_sizes,
+            i64::from(field.page),
+            x,
+            y,
+            width,
+            height,
+        ) {
             bounds_problem(&mut problems, &at, rule);
             continue;
         }

@@ -106,7 +106,8 @@ pub async fn consent(
 }
 
 /// Signs: every field of the recipient gets a valid value, all at once. DATE fields are not
-/// the signer's to fill: they get the signing date, whatever was sent for them.
+/// the signer's to fill: they get the signing date, whatever was sent for them. Read-only
+/// fields keep the value the document was made with, and may not be sent.
 #[tracing::instrument(name = "signing::submit", skip_all)]
 pub async fn submit(
     pool: &PgPool,
@@ -277,8 +278,10 @@ fn require_can_act(document: &Document, recipient: &Recipient) -> Result<()> {
     Ok(())
 }
 
-/// Every field of the recipient but DATE exactly once, each value valid for its type. A value
-/// sent for a DATE field is ignored: the server sets it ([`fields::fill_signing_dates`]).
+/// Every field of the recipient but DATE and read-only ones exactly once, each value valid for
+/// its type. A value sent for a DATE field is ignored: the server sets it
+/// ([`fields::fill_signing_dates`]). A value sent for a read-only field is refused: it was
+/// set when the document was made from a template, and the signer may not change it.
 fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(FieldId, String)>> {
     let mut problems = Vec::new();
     let mut values = Vec::with_capacity(own.len());
@@ -292,6 +295,13 @@ fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(FieldId, St
             problems.push(Problem::new(format!("{path}.id"), "given more than once"));
             continue;
         }
+        if field.read_only {
+            problems.push(Problem::new(
+                format!("{path}.id"),
+                "read-only: its value was set by the sender and cannot be changed",
+            ));
+            continue;
+        }
         if field.field_type == FieldType::Date {
             continue;
         }
@@ -300,7 +310,10 @@ fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(FieldId, St
             Err(reason) => problems.push(Problem::new(format!("{path}.value"), reason)),
         }
     }
-    for field in own.iter().filter(|f| f.field_type != FieldType::Date) {
+    for field in own
+        .iter()
+        .filter(|f| f.field_type != FieldType::Date && !f.read_only)
+    {
         if !input.fields.iter().any(|g| g.id == field.id) {
             problems.push(Problem::new(
                 "fields",
@@ -318,7 +331,9 @@ fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(FieldId, St
     }
 }
 
-fn normalise_value(field_type: FieldType, raw: &str) -> std::result::Result<String, String> {
+/// A value for a field of `field_type`, trimmed, as it is stored and stamped; or why it cannot
+/// be. The one rule for a signer's value and for a value prefilled from a template.
+pub fn normalise_value(field_type: FieldType, raw: &str) -> std::result::Result<String, String> {
     let value = raw.trim();
     if value.is_empty() {
         return Err("must not be empty".into());

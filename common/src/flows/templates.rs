@@ -1,8 +1,8 @@
-//! Templates (issue #32, docs/templates.md): made from a DRAFT document, listed, archived, and
-//! instantiated as a document, sent at once if asked, in one transaction through the drafting
-//! flows' own parts.
+//! Templates (issue #32, docs/templates.md): made from a DRAFT document or an uploaded PDF,
+//! updated, listed, archived, and instantiated as a document, sent at once if asked, in one
+//! transaction through the drafting flows' own parts.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{Duration, SecondsFormat, Utc};
 use sqlx::{PgPool, types::Json};
@@ -10,17 +10,17 @@ use sqlx::{PgPool, types::Json};
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Error, Problems, Result, Rule},
-    flows::drafting,
-    infra::notify::Notifier,
+    flows::{drafting, signing},
+    infra::{files::FileStore, notify::Notifier, pdf_sandbox::PdfSandbox},
     model::{
-        AccountId, Actor, DocumentId, DocumentStatus, FieldId, ReminderDefaults, TemplateFieldId,
-        TemplateId, TemplateRoleId,
+        AccountId, Actor, DocumentId, DocumentStatus, Field, FieldId, FieldType, RecipientId,
+        ReminderDefaults, TemplateFieldId, TemplateId, TemplateRoleId,
     },
     store::{
-        documents, fields,
+        accounts, documents, fields,
         fields::NewField,
         idempotency::Receipt,
-        recipients,
+        pending_files, recipients,
         templates::{
             self, NewRole, NewTemplate, NewTemplateField, Template, TemplateDefaults,
             TemplateField, TemplateRole,
@@ -29,12 +29,249 @@ use crate::{
     wire::{
         body::Parsed,
         inputs::{self, RecipientInput, SendInput, SendRequest, has_control_chars},
-        templates::{InstantiateInput, TemplateInput},
+        templates::{
+            FieldMarkInput, InstantiateInput, TemplateInput, TemplateRoleInput, TemplateUpdateInput,
+        },
     },
 };
 
 /// The most characters of a role's name.
 pub const MAX_ROLE_NAME_CHARS: usize = 100;
+/// The most roles of a template, as the most recipients of a document.
+pub const MAX_ROLES: usize = inputs::MAX_RECIPIENTS_PER_DOCUMENT;
+/// The title of a template uploaded without one.
+pub const UNTITLED: &str = "Untitled template";
+
+/// Makes template `id` from an uploaded PDF, checked in the sandbox as a document's upload is
+/// and stored under the template's own key; it has no roles until an update gives them. A
+/// title not given, or blank, is [`UNTITLED`].
+#[tracing::instrument(name = "templates::create_from_pdf", skip_all)]
+#[allow(clippy::too_many_arguments)]
+pub async fn create_from_pdf(
+    pool: &PgPool,
+    store: &FileStore,
+    account_id: AccountId,
+    id: TemplateId,
+    title: Option<&str>,
+    bytes: Vec<u8>,
+    sandbox: &PdfSandbox,
+    receipt: Option<&Receipt>,
+) -> Result<()> {
+    let title = title.map(str::trim).filter(|t| !t.is_empty());
+    let title = inputs::validate_title(title.unwrap_or(UNTITLED))?;
+    let inspected = sandbox.inspect(&bytes, ()).await?;
+    accounts::find(pool, account_id).await?;
+    let file_key = FileStore::template_key(account_id, id);
+    // As for a document's upload: recorded before the write, so that a file whose template is
+    // never committed is found and removed by the sweep.
+    pending_files::record_for_template(pool, &file_key, id).await?;
+    if let Err(e) = store.put(&file_key, bytes.into()).await {
+        let _ = pending_files::forget(pool, &file_key).await;
+        return Err(e.into());
+    }
+    let created = async {
+        let mut tx = pool.begin().await?;
+        templates::insert(
+            &mut tx,
+            &NewTemplate {
+                id,
+                account_id,
+                title: &title,
+                file_key: &file_key,
+                sha256: &inspected.sha256,
+                page_sizes: &inspected.page_sizes,
+                source_document_id: None,
+                defaults: TemplateDefaults::default(),
+            },
+            &[],
+            &[],
+        )
+        .await?;
+        pending_files::settle(&mut tx, &file_key).await?;
+        drafting::store_receipt(&mut tx, receipt).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+    .await;
+    if created.is_err() && store.remove(&file_key).await.is_ok() {
+        let _ = pending_files::forget(pool, &file_key).await;
+    }
+    created
+}
+
+/// Replaces what `input` names of the account's template (title, defaults, roles with their
+/// fields as a whole list), in one transaction; documents made from it keep their copies.
+#[tracing::instrument(name = "templates::update", skip_all)]
+pub async fn update(
+    pool: &PgPool,
+    account_id: AccountId,
+    id: TemplateId,
+    input: Parsed<TemplateUpdateInput>,
+    reminder_defaults: ReminderDefaults,
+) -> Result<()> {
+    let mut problems = Problems::of_reading(input.problems);
+    let input = input.value;
+    let mut tx = pool.begin().await?;
+    let mut template = match templates::lock(&mut tx, account_id, id).await {
+        Ok(template) if template.archived_at.is_some() => {
+            return Err(problems.before(Error::TemplateArchived));
+        }
+        Ok(template) => template,
+        Err(refusal) => return Err(problems.before(refusal)),
+    };
+    if let Some(title) = input.title.as_deref() {
+        template.title = title_or(Some(title), &template.title, &mut problems);
+    }
+    inputs::validate_send_defaults(
+        input.message.as_ref().and_then(Option::as_deref),
+        input.description.as_ref().and_then(Option::as_deref),
+        input.expiry_days.flatten(),
+        input.reminders.as_ref().and_then(Option::as_ref),
+        reminder_defaults,
+        &mut problems,
+    );
+    let roles = input
+        .roles
+        .map(|roles| new_roles(&template.page_sizes, roles, &mut problems));
+    problems.into_result()?;
+    if let Some(message) = input.message {
+        template.message = message;
+    }
+    if let Some(description) = input.description {
+        template.description = description;
+    }
+    if let Some(days) = input.expiry_days {
+        template.expiry_days = days.map(|d| d as i32);
+    }
+    if let Some(reminders) = input.reminders {
+        template.reminders = reminders.map(Json);
+    }
+    if let Some(language) = input.language {
+        template.language.0 = language;
+    }
+    templates::update(&mut tx, &template).await?;
+    if let Some((roles, fields)) = roles {
+        templates::replace_roles(&mut tx, id, &roles, &fields).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The roles and fields an update sets, each checked: a role's name (unique), its signing
+/// order, each field's label (unique in the template), its place on a page of the PDF (as a
+/// document's field is placed), `readOnly` only on a TEXT field.
+fn new_roles(
+    page_sizes: &[signet_pdf::PageSize],
+    input: Vec<TemplateRoleInput>,
+    problems: &mut Problems,
+) -> (Vec<NewRole>, Vec<NewTemplateField>) {
+    if input.len() > MAX_ROLES {
+        problems.invalid("roles", format!("at most {MAX_ROLES} roles"));
+    }
+    let fields_given: usize = input.iter().map(|r| r.fields.len()).sum();
+    if fields_given > inputs::MAX_FIELDS_PER_DOCUMENT {
+        problems.invalid(
+            "roles",
+            format!(
+                "a template has at most {} fields",
+                inputs::MAX_FIELDS_PER_DOCUMENT
+            ),
+        );
+    }
+    let mut roles: Vec<NewRole> = Vec::with_capacity(input.len());
+    let mut fields: Vec<NewTemplateField> = Vec::with_capacity(fields_given);
+    let mut labels: HashMap<String, String> = HashMap::new();
+    for (i, role) in input.into_iter().enumerate() {
+        let at = format!("roles[{i}]");
+        let name = role.name.trim().to_owned();
+        if name.is_empty() || has_control_chars(&name) || name.chars().count() > MAX_ROLE_NAME_CHARS
+        {
+            problems.invalid(
+                format!("{at}.name"),
+                format!("a role's name has 1 to {MAX_ROLE_NAME_CHARS} characters, without control characters"),
+            );
+        } else if roles.iter().any(|r| r.name == name) {
+            problems.invalid(
+                format!("{at}.name"),
+                format!("{name} is the name of an earlier role: role names are unique"),
+            );
+        }
+        let signing_order = match role.signing_order {
+            Some(order) if !(1..=inputs::MAX_SIGNING_ORDER).contains(&order) => {
+                problems.invalid(
+                    format!("{at}.signingOrder"),
+                    format!(
+                        "must be a whole number from 1 to {}",
+                        inputs::MAX_SIGNING_ORDER
+                    ),
+                );
+                None
+            }
+            order => order.map(|o| o as i32),
+        };
+        let role_id = TemplateRoleId::new();
+        for (j, field) in role.fields.into_iter().enumerate() {
+            let at = format!("{at}.fields[{j}]");
+            let label = match check_label(&field.label) {
+                Err(reason) => {
+                    problems.invalid(format!("{at}.label"), reason);
+                    String::new()
+                }
+                Ok(label) => {
+                    if let Some(earlier) = labels.insert(label.clone(), at.clone()) {
+                        problems.invalid(
+                            format!("{at}.label"),
+                            format!("{label} is also the label of {earlier}: labels are unique in the template"),
+                        );
+                    }
+                    label
+                }
+            };
+            let read_only = field.read_only.unwrap_or(false);
+            if read_only && field.field_type != FieldType::Text {
+                problems.invalid(
+                    format!("{at}.readOnly"),
+                    "only a TEXT field can be read-only",
+                );
+            }
+            let width = field.width.unwrap_or(inputs::DEFAULT_FIELD_WIDTH);
+            let height = field.height.unwrap_or(inputs::DEFAULT_FIELD_HEIGHT);
+            let mut sized = true;
+            for (name, value) in [("width", width), ("height", height)] {
+                if !(value.is_finite() && value > 0.0) {
+                    problems.invalid(format!("{at}.{name}"), "must be greater than 0");
+                    sized = false;
+                }
+            }
+            if sized
+                && let Err(rule) =
+                    drafting::check_bounds(page_sizes, field.page, field.x, field.y, width, height)
+            {
+                drafting::bounds_problem(problems, &at, rule);
+            }
+            fields.push(NewTemplateField {
+                id: TemplateFieldId::new(),
+                role_id,
+                label,
+                field_type: field.field_type,
+                page: field.page.clamp(1, i64::from(i32::MAX)) as i32,
+                x: field.x,
+                y: field.y,
+                width,
+                height,
+                read_only,
+            });
+        }
+        roles.push(NewRole {
+            id: role_id,
+            name,
+            role: role.role,
+            signing_order,
+            language: role.language.map(|l| l.tag().to_owned()),
+        });
+    }
+    (roles, fields)
+}
 
 /// Makes template `id` from a DRAFT document of the account: its PDF (shared, not copied),
 /// its recipients as roles and their fields, labelled `<role>.<type>.<n>`.
@@ -114,34 +351,14 @@ pub async fn create(
         reminder_defaults,
         &mut problems,
     );
+    let source_fields = fields::list(&mut tx, document.id).await?;
+    let new_fields = template_fields(
+        &source_fields,
+        &role_of,
+        input.fields.unwrap_or_default(),
+        &mut problems,
+    );
     problems.into_result()?;
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    let new_fields: Vec<NewTemplateField> = fields::list(&mut tx, document.id)
-        .await?
-        .into_iter()
-        .filter_map(|field| {
-            let (role_id, name) = role_of.get(&field.recipient_id)?;
-            let stem = format!(
-                "{}.{}",
-                label_safe(name),
-                field.field_type.as_str().to_lowercase()
-            );
-            let n = counts.entry(stem.clone()).or_default();
-            *n += 1;
-            Some(NewTemplateField {
-                id: TemplateFieldId::new(),
-                role_id: *role_id,
-                label: format!("{stem}.{n}"),
-                field_type: field.field_type,
-                page: field.page,
-                x: field.x,
-                y: field.y,
-                width: field.width,
-                height: field.height,
-                read_only: false,
-            })
-        })
-        .collect();
     templates::insert(
         &mut tx,
         &NewTemplate {
@@ -186,6 +403,137 @@ fn title_or(given: Option<&str>, default: &str, problems: &mut Problems) -> Stri
             problems.invalid("title", "not a valid title");
             String::new()
         }
+    }
+}
+
+/// The most characters of a field's label.
+pub const MAX_LABEL_CHARS: usize = 100;
+
+/// A field's label as given, trimmed, or why it cannot be one: 1 to 100 letters, digits, `_`,
+/// `-`, `.` and spaces (a CSV header and a JSON key name the field by it). Uniqueness in the
+/// template is the caller's to check.
+pub fn check_label(given: &str) -> std::result::Result<String, String> {
+    let label = given.trim();
+    let allowed = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' ');
+    if label.is_empty() || label.chars().count() > MAX_LABEL_CHARS || !label.chars().all(allowed) {
+        return Err(format!(
+            "a label has 1 to {MAX_LABEL_CHARS} characters: letters, digits, _, -, . and spaces"
+        ));
+    }
+    Ok(label.to_owned())
+}
+
+/// The document's fields as the template's: labelled and marked as `marks` says, by the
+/// field's id; the others labelled `<role>.<type>.<n>` and read-only as the document's field
+/// is. Every label is unique in the template; only TEXT fields are read-only.
+fn template_fields(
+    source: &[Field],
+    role_of: &HashMap<RecipientId, (TemplateRoleId, String)>,
+    marks: BTreeMap<String, FieldMarkInput>,
+    problems: &mut Problems,
+) -> Vec<NewTemplateField> {
+    let mut mark_of: HashMap<FieldId, (String, FieldMarkInput)> = HashMap::new();
+    for (key, mark) in marks {
+        let found = key
+            .parse::<FieldId>()
+            .ok()
+            .filter(|id| source.iter().any(|f| f.id == *id));
+        match found {
+            Some(id) if mark_of.contains_key(&id) => problems.invalid(
+                format!("fields.{key}"),
+                "names the same field as another key (the id written differently)",
+            ),
+            Some(id) => {
+                mark_of.insert(id, (key, mark));
+            }
+            None => problems.invalid(format!("fields.{key}"), "not a field of the document"),
+        }
+    }
+    // Labels given first, so that a generated one that takes a given one is the problem named.
+    let mut labels: Vec<Option<String>> = vec![None; source.len()];
+    let mut taken: HashMap<String, String> = HashMap::new();
+    for (i, field) in source.iter().enumerate() {
+        let Some((key, mark)) = mark_of.get(&field.id) else {
+            continue;
+        };
+        if mark.read_only == Some(true) && field.field_type != FieldType::Text {
+            problems.invalid(
+                format!("fields.{key}.readOnly"),
+                format!(
+                    "only a TEXT field can be read-only: a {} field is {}",
+                    field.field_type.as_str(),
+                    own_value(field.field_type)
+                ),
+            );
+        }
+        let Some(given) = &mark.label else {
+            continue;
+        };
+        let path = format!("fields.{key}.label");
+        match check_label(given) {
+            Ok(label) => match taken.get(&label) {
+                Some(other) => problems.invalid(
+                    path,
+                    format!("the label {label} is given to another field too ({other})"),
+                ),
+                None => {
+                    taken.insert(label.clone(), path);
+                    labels[i] = Some(label);
+                }
+            },
+            Err(reason) => problems.invalid(path, reason),
+        }
+    }
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut found = Vec::with_capacity(source.len());
+    for (i, field) in source.iter().enumerate() {
+        let Some((role_id, name)) = role_of.get(&field.recipient_id) else {
+            continue;
+        };
+        let mark = mark_of.get(&field.id);
+        let label = match labels[i].take() {
+            Some(label) => label,
+            None => {
+                let stem = format!(
+                    "{}.{}",
+                    label_safe(name),
+                    field.field_type.as_str().to_lowercase()
+                );
+                let n = counts.entry(stem.clone()).or_default();
+                *n += 1;
+                let label = format!("{stem}.{n}");
+                if let Some(other) = taken.get(&label) {
+                    problems.invalid(
+                        other.clone(),
+                        format!("the label {label} is the one another field of the template is given by default: choose another"),
+                    );
+                }
+                label
+            }
+        };
+        found.push(NewTemplateField {
+            id: TemplateFieldId::new(),
+            role_id: *role_id,
+            label,
+            field_type: field.field_type,
+            page: field.page,
+            x: field.x,
+            y: field.y,
+            width: field.width,
+            height: field.height,
+            read_only: mark
+                .and_then(|(_, m)| m.read_only)
+                .unwrap_or(field.read_only && field.field_type == FieldType::Text),
+        });
+    }
+    found
+}
+
+/// Why a field of this type takes no value but its signer's (or the server's).
+fn own_value(field_type: FieldType) -> &'static str {
+    match field_type {
+        FieldType::Date => "set to the signing date",
+        _ => "its signer's own",
     }
 }
 
@@ -236,6 +584,10 @@ pub async fn instantiate(
         Ok(template) => template,
         Err(refusal) => return Err(problems.before(refusal)),
     };
+    if let Err(unready) = ready(&template) {
+        problems.extend_at("", unready);
+        return problems.into_result();
+    }
     let plan = match plan(&template, input.value, notifier.reminders) {
         Ok(plan) => plan,
         Err(found) => {
@@ -273,6 +625,32 @@ pub async fn usable(
         roles,
         fields,
     })
+}
+
+/// Whether documents can be made from the template: it has roles (one uploaded as a PDF has
+/// none until an update gives them) and each has a field, as a send needs.
+pub fn ready(usable: &Usable) -> std::result::Result<(), Problems> {
+    let mut problems = Problems::default();
+    if usable.roles.is_empty() {
+        problems.broken(
+            Rule::NoRecipients,
+            "roles",
+            "the template has no roles: give it roles and fields with PATCH /templates/{id}",
+        );
+    }
+    for role in &usable.roles {
+        if !usable.fields.iter().any(|f| f.role_id == role.id) {
+            problems.broken(
+                Rule::RecipientWithoutFields,
+                format!("roles.{}", role.name),
+                format!("the template's role {} has no field", role.name),
+            );
+        }
+    }
+    match problems.is_empty() {
+        true => Ok(()),
+        false => Err(problems),
+    }
 }
 
 /// What one instantiation makes, checked: no problem was found making it.
@@ -386,21 +764,43 @@ pub fn plan(
     })
 }
 
-/// The prefilled values by label, each checked against its field. Not built yet beyond the
-/// labels: every label must be one of the template's.
+/// The prefilled values by label, each checked against its field: a TEXT field's, by the rule
+/// of a signer's value; every read-only field has one.
 fn prefilled_values(
     template_fields: &[TemplateField],
-    values: std::collections::BTreeMap<String, String>,
+    values: BTreeMap<String, String>,
     problems: &mut Problems,
 ) -> Vec<(usize, String)> {
     let mut found = Vec::with_capacity(values.len());
-    for (label, value) in values {
-        match template_fields.iter().position(|f| f.label == label) {
-            Some(index) => found.push((index, value)),
-            None => problems.invalid(
-                format!("values.{label}"),
-                "not a field label of this template",
-            ),
+    for (label, value) in &values {
+        let path = format!("values.{label}");
+        let Some(index) = template_fields.iter().position(|f| &f.label == label) else {
+            problems.invalid(path, "not a field label of this template");
+            continue;
+        };
+        let field_type = template_fields[index].field_type;
+        if field_type != FieldType::Text {
+            problems.invalid(
+                path,
+                format!(
+                    "only a TEXT field takes a prefilled value: a {} field is {}",
+                    field_type.as_str(),
+                    own_value(field_type)
+                ),
+            );
+            continue;
+        }
+        match signing::normalise_value(field_type, value) {
+            Ok(value) => found.push((index, value)),
+            Err(reason) => problems.invalid(path, reason),
+        }
+    }
+    for field in template_fields.iter().filter(|f| f.read_only) {
+        if !values.contains_key(&field.label) {
+            problems.invalid(
+                format!("values.{}", field.label),
+                "required: a read-only field is stamped with the value the document is made with",
+            );
         }
     }
     found
@@ -438,9 +838,12 @@ pub async fn make(
     effects::record_in_trail(&mut *tx, subject, DocumentEvent::Created, actor).await?;
     let new_recipients = drafting::new_recipients(0, plan.people.into_iter());
     recipients::insert_many(&mut *tx, account_id, document_id, &new_recipients).await?;
+    let mut values: HashMap<usize, String> = plan.values.into_iter().collect();
+    let prefilled = values.len();
     let new_fields: Vec<NewField> = template_fields
         .iter()
-        .filter_map(|field| {
+        .enumerate()
+        .filter_map(|(i, field)| {
             let index = roles.iter().position(|r| r.id == field.role_id)?;
             Some(NewField {
                 id: FieldId::new(),
@@ -451,16 +854,21 @@ pub async fn make(
                 y: field.y,
                 width: field.width,
                 height: field.height,
+                value: values.remove(&i),
+                read_only: field.read_only,
             })
         })
         .collect();
     fields::insert_many(&mut *tx, account_id, document_id, &new_fields).await?;
-    let made = format!(
+    let mut made = format!(
         "Made from template {}: {} recipients, {} fields",
         template.id,
         new_recipients.len(),
         new_fields.len()
     );
+    if prefilled > 0 {
+        made.push_str(&format!(", {prefilled} prefilled"));
+    }
     effects::record_in_trail(&mut *tx, subject, DocumentEvent::DraftChanged(made), actor).await?;
     if let Some(request) = plan.send {
         let everyone = recipients::list(&mut *tx, document_id).await?;
@@ -482,4 +890,27 @@ pub async fn make(
 #[tracing::instrument(name = "templates::archive", skip_all)]
 pub async fn archive(pool: &PgPool, account_id: AccountId, id: TemplateId) -> Result<()> {
     templates::archive(pool, account_id, id).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_is_letters_digits_and_a_few_marks() {
+        assert_eq!(check_label(" Company "), Ok("Company".into()));
+        assert_eq!(
+            check_label("Tenant.signature.1"),
+            Ok("Tenant.signature.1".into())
+        );
+        assert_eq!(check_label("Miete_2-Straße"), Ok("Miete_2-Straße".into()));
+        assert_eq!(check_label("租金"), Ok("租金".into()));
+        for refused in ["", "   ", "Rent!", "a/b", "x\ty", "Rent,", &"x".repeat(101)] {
+            assert!(check_label(refused).is_err(), "{refused:?}");
+        }
+        assert!(
+            check_label(&"é".repeat(100)).is_ok(),
+            "characters, not bytes"
+        );
+    }
 }

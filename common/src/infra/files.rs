@@ -22,7 +22,7 @@ use crate::{
         config::{FileStoreConfig, S3Config},
         secrets,
     },
-    model::{AccountId, DocumentId},
+    model::{AccountId, DocumentId, TemplateId},
 };
 
 pub use object_store::Error as StoreError;
@@ -131,6 +131,11 @@ impl FileStore {
 
     pub fn original_key(account_id: AccountId, document_id: DocumentId) -> String {
         format!("{account_id}/{document_id}/original.pdf")
+    }
+
+    /// The key of a PDF uploaded as a template (documents made from it share it).
+    pub fn template_key(account_id: AccountId, template_id: TemplateId) -> String {
+        format!("{account_id}/templates/{template_id}/original.pdf")
     }
 
     /// Stores `bytes` under `key`, whole or not at all.

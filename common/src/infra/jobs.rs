@@ -1,6 +1,6 @@
 //! Job payloads and their queues. Jobs carry ids, never snapshots; handlers are idempotent.
 
-use std::time::Duration;
+use std::{future::Future, time::Duration};
 
 use apalis::{
     layers::tracing::{OtelTraceContext, TracingContext},
@@ -105,6 +105,7 @@ pub async fn enqueue_after<J: Job>(
             // continues the trace of the request (or job) that queued it.
             let task = TaskBuilder::new(args)
                 .max_attempts(J::MAX_ATTEMPTS)
+                .priority(Lane::current().priority())
                 .metadata(&TracingContext::from(OtelTraceContext::current()));
             if delay.is_zero() {
                 task.build()
@@ -115,4 +116,38 @@ pub async fn enqueue_after<J: Job>(
         .collect();
     apalis_postgres::queries::push_tasks(conn, J::QUEUE, tasks).await?;
     Ok(())
+}
+
+/// Which work a job is queued for. Workers take every queue's jobs by priority, then by age:
+/// jobs queued in the bulk lane (a bulk send's documents: their e-mails, SMS and webhooks) are
+/// taken after every other job of their queue that is due, so one account's 10,000 invitations
+/// do not delay another's single send (issue #32; docs/templates.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    Interactive,
+    Bulk,
+}
+
+tokio::task_local! {
+    static LANE: Lane;
+}
+
+impl Lane {
+    /// The lane of the task running: `Bulk` inside `in_bulk_lane`, else `Interactive`. Like
+    /// the trace context, it travels with the work that queues jobs, not through every call.
+    pub fn current() -> Self {
+        LANE.try_with(|lane| *lane).unwrap_or(Lane::Interactive)
+    }
+
+    fn priority(self) -> usize {
+        match self {
+            Lane::Interactive => 1,
+            Lane::Bulk => 0,
+        }
+    }
+}
+
+/// Runs `work` so that every job it queues is in the bulk lane.
+pub async fn in_bulk_lane<F: Future>(work: F) -> F::Output {
+    LANE.scope(Lane::Bulk, work).await
 }

@@ -315,7 +315,7 @@ impl ListSql {
 }
 
 /// `%term%` with the LIKE metacharacters of the term taken literally.
-fn like_pattern(term: &str) -> String {
+pub(crate) fn like_pattern(term: &str) -> String {
     let escaped = term
         .replace('\\', "\\\\")
         .replace('%', "\\%")

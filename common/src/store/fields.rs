@@ -15,11 +15,15 @@ pub struct NewField {
     pub y: f64,
     pub width: f64,
     pub height: f64,
+    /// A value prefilled from a template (TEXT fields only); `None` for a field to fill.
+    pub value: Option<String>,
+    /// The prefilled value is stamped as given: the signer does not fill the field.
+    pub read_only: bool,
 }
 
 pub async fn list(conn: &mut PgConnection, document_id: DocumentId) -> Result<Vec<Field>> {
     Ok(sqlx::query_as(
-        "SELECT id, recipient_id, type, page, x, y, width, height, value FROM fields
+        "SELECT id, recipient_id, type, page, x, y, width, height, value, read_only FROM fields
          WHERE document_id = $1 ORDER BY created_at, id",
     )
     .bind(document_id)
@@ -90,23 +94,32 @@ pub async fn insert_many(
     let measure = |f: fn(&NewField) -> f64| fields.iter().map(f).collect::<Vec<_>>();
     // clock_timestamp() per row keeps the request's order when listing by created_at.
     sqlx::query(
-        "INSERT INTO fields (id, account_id, document_id, recipient_id, type, page, x, y, width, height, created_at)
-         SELECT id, $1, $2, recipient_id, type, page, x, y, width, height, clock_timestamp()
+        "INSERT INTO fields (id, account_id, document_id, recipient_id, type, page, x, y, width,
+                             height, value, filled_at, read_only, created_at)
+         SELECT id, $1, $2, recipient_id, type, page, x, y, width, height, value,
+                CASE WHEN value IS NULL THEN NULL ELSE now() END, read_only, clock_timestamp()
          FROM UNNEST($3::uuid[], $4::uuid[], $5::text[], $6::int[], $7::float8[], $8::float8[],
-                     $9::float8[], $10::float8[]) WITH ORDINALITY
-              AS t(id, recipient_id, type, page, x, y, width, height, n)
+                     $9::float8[], $10::float8[], $11::text[], $12::bool[]) WITH ORDINALITY
+              AS t(id, recipient_id, type, page, x, y, width, height, value, read_only, n)
          ORDER BY n",
     )
     .bind(account_id)
     .bind(document_id)
     .bind(fields.iter().map(|f| f.id).collect::<Vec<_>>())
     .bind(fields.iter().map(|f| f.recipient_id).collect::<Vec<_>>())
-    .bind(fields.iter().map(|f| f.field_type.as_str()).collect::<Vec<_>>())
+    .bind(
+        fields
+            .iter()
+            .map(|f| f.field_type.as_str())
+            .collect::<Vec<_>>(),
+    )
     .bind(fields.iter().map(|f| f.page).collect::<Vec<_>>())
     .bind(measure(|f| f.x))
     .bind(measure(|f| f.y))
     .bind(measure(|f| f.width))
     .bind(measure(|f| f.height))
+    .bind(fields.iter().map(|f| f.value.clone()).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.read_only).collect::<Vec<_>>())
     .execute(conn)
     .await?;
     Ok(())

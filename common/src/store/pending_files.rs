@@ -4,7 +4,10 @@
 use sqlx::{PgConnection, PgPool};
 use std::time::Duration;
 
-use crate::{error::Result, model::DocumentId};
+use crate::{
+    error::Result,
+    model::{DocumentId, TemplateId},
+};
 
 /// Records that `key` is about to be written for `document_id`, committed before the write:
 /// if what refers to the file is never committed, the sweep finds the file by this row.
@@ -17,6 +20,12 @@ pub async fn record(pool: &PgPool, key: &str, document_id: DocumentId) -> Result
     .execute(pool)
     .await?;
     Ok(())
+}
+
+/// Records that `key` is about to be written for template `template_id` (the sweep keeps a
+/// file any template refers to, whatever the row's id).
+pub async fn record_for_template(pool: &PgPool, key: &str, template_id: TemplateId) -> Result<()> {
+    record(pool, key, DocumentId(template_id.0)).await
 }
 
 /// Marks the file as referred to, in the transaction that makes the reference.

@@ -10,7 +10,10 @@ use crate::{
         AccountId, DocumentId, FieldType, RecipientRole, StoredLanguage, TemplateFieldId,
         TemplateId, TemplateRoleId,
     },
-    wire::inputs::RemindersInput,
+    wire::{
+        inputs::RemindersInput,
+        query::{SortOrder, TemplateListQuery, TemplateSortBy},
+    },
 };
 
 const COLUMNS: &str = "id, account_id, title, file_key, sha256, page_sizes, source_document_id, \
@@ -133,13 +136,23 @@ pub async fn insert(
     .bind(new.defaults.language)
     .execute(&mut *conn)
     .await?;
+    insert_roles_and_fields(conn, new.id, roles, fields).await
+}
+
+/// Inserts roles (in the order given) and their fields of template `id`.
+async fn insert_roles_and_fields(
+    conn: &mut PgConnection,
+    id: TemplateId,
+    roles: &[NewRole],
+    fields: &[NewTemplateField],
+) -> Result<()> {
     sqlx::query(
         "INSERT INTO template_roles (id, template_id, name, role, signing_order, language, position)
          SELECT id, $1, name, role, signing_order, language, position - 1
          FROM UNNEST($2::uuid[], $3::text[], $4::text[], $5::int[], $6::text[])
               WITH ORDINALITY AS t(id, name, role, signing_order, language, position)",
     )
-    .bind(new.id)
+    .bind(id)
     .bind(roles.iter().map(|r| r.id).collect::<Vec<_>>())
     .bind(roles.iter().map(|r| r.name.clone()).collect::<Vec<_>>())
     .bind(roles.iter().map(|r| r.role.as_str()).collect::<Vec<_>>())
@@ -156,7 +169,7 @@ pub async fn insert(
               WITH ORDINALITY AS t(id, role_id, label, type, page, x, y, width, height,
                                    read_only, position)",
     )
-    .bind(new.id)
+    .bind(id)
     .bind(fields.iter().map(|f| f.id).collect::<Vec<_>>())
     .bind(fields.iter().map(|f| f.role_id).collect::<Vec<_>>())
     .bind(fields.iter().map(|f| f.label.clone()).collect::<Vec<_>>())
@@ -216,31 +229,99 @@ pub async fn roles_and_fields(
     Ok((roles, fields))
 }
 
-/// A page of the account's templates not archived, newest first, and how many there are.
+/// A page of the account's templates not archived, in the query's order, whose title holds
+/// its search term (case-insensitively), and how many there are.
 pub async fn list(
     pool: &PgPool,
     account_id: AccountId,
-    page: i64,
-    limit: i64,
+    query: &TemplateListQuery,
 ) -> Result<(Vec<Template>, i64)> {
+    let column = match query.sort_by {
+        TemplateSortBy::DateCreated => "created_at",
+        TemplateSortBy::DateModified => "updated_at",
+        TemplateSortBy::Title => "title",
+    };
+    let direction = match query.sort_order {
+        SortOrder::Asc => "ASC",
+        SortOrder::Desc => "DESC",
+    };
+    let pattern = query.search.as_deref().map(super::documents::like_pattern);
+    // Each shape is its own statement, so no plan has to serve both "searched" and not.
+    let search = if pattern.is_some() {
+        "AND title ILIKE $2 ESCAPE '\\'"
+    } else {
+        ""
+    };
     let found = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM templates
-         WHERE account_id = $1 AND archived_at IS NULL
-         ORDER BY created_at DESC, id DESC
-         LIMIT $2 OFFSET $3"
+         WHERE account_id = $1 AND archived_at IS NULL {search}
+         ORDER BY {column} {direction}, id {direction}
+         LIMIT $3 OFFSET $4"
     )))
     .bind(account_id)
-    .bind(limit)
-    .bind((page - 1).saturating_mul(limit))
+    .bind(&pattern)
+    .bind(query.limit)
+    .bind(query.offset())
     .fetch_all(pool)
     .await?;
-    let (total,): (i64,) = sqlx::query_as(
-        "SELECT count(*) FROM templates WHERE account_id = $1 AND archived_at IS NULL",
-    )
+    let (total,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM templates
+         WHERE account_id = $1 AND archived_at IS NULL {search}"
+    )))
     .bind(account_id)
+    .bind(&pattern)
     .fetch_one(pool)
     .await?;
     Ok((found, total))
+}
+
+/// The account's template, locked until the transaction ends.
+pub async fn lock(
+    conn: &mut PgConnection,
+    account_id: AccountId,
+    id: TemplateId,
+) -> Result<Template> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM templates WHERE id = $1 AND account_id = $2 FOR UPDATE"
+    )))
+    .bind(id)
+    .bind(account_id)
+    .fetch_optional(conn)
+    .await?
+    .ok_or(Error::TemplateNotFound)
+}
+
+/// Writes the template's title and defaults as `template` holds them, and its `updated_at`.
+pub async fn update(conn: &mut PgConnection, template: &Template) -> Result<()> {
+    sqlx::query(
+        "UPDATE templates SET title = $2, message = $3, description = $4, expiry_days = $5,
+                              reminders = $6, language = $7, updated_at = now()
+         WHERE id = $1",
+    )
+    .bind(template.id)
+    .bind(&template.title)
+    .bind(&template.message)
+    .bind(&template.description)
+    .bind(template.expiry_days)
+    .bind(&template.reminders)
+    .bind(template.language.0.map(|l| l.tag()))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Replaces the template's roles and their fields with these.
+pub async fn replace_roles(
+    conn: &mut PgConnection,
+    id: TemplateId,
+    roles: &[NewRole],
+    fields: &[NewTemplateField],
+) -> Result<()> {
+    sqlx::query("DELETE FROM template_roles WHERE template_id = $1")
+        .bind(id)
+        .execute(&mut *conn)
+        .await?;
+    insert_roles_and_fields(conn, id, roles, fields).await
 }
 
 /// Archives the account's template (again is no change).

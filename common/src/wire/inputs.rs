@@ -174,7 +174,9 @@ pub struct CancelInput {
 
 /// An integer as JSON Schema counts them: `3` or `3.0` (a number whose fraction is zero), which
 /// some JSON encoders write for whole floats.
-fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<i64, D::Error> {
     deserializer.deserialize_i64(WholeNumber)
 }
 

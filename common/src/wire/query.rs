@@ -1,4 +1,5 @@
-//! The document list's query parameters: defaults, parsing and paging arithmetic.
+//! The document and template lists' query parameters: defaults, parsing and paging
+//! arithmetic.
 
 use crate::{
     error::{Error, Problem},
@@ -147,6 +148,86 @@ impl ListQuery {
     }
 }
 
+/// What the template list is ordered by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TemplateSortBy {
+    DateCreated,
+    DateModified,
+    Title,
+}
+
+/// The template list's query parameters: the document list's `page`, `limit`, `search` and
+/// `sortOrder` (read by the same rules), and its own `sortBy`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateListQuery {
+    pub page: i64,
+    pub limit: i64,
+    /// A substring of the title, compared case-insensitively.
+    pub search: Option<String>,
+    pub sort_by: TemplateSortBy,
+    pub sort_order: SortOrder,
+}
+
+impl Default for TemplateListQuery {
+    fn default() -> Self {
+        Self::from(ListQuery::default())
+    }
+}
+
+impl From<ListQuery> for TemplateListQuery {
+    fn from(query: ListQuery) -> Self {
+        Self {
+            page: query.page,
+            limit: query.limit,
+            search: query.search,
+            sort_by: TemplateSortBy::DateCreated,
+            sort_order: query.sort_order,
+        }
+    }
+}
+
+impl TemplateListQuery {
+    /// Parses query-string pairs as [`ListQuery::from_pairs`] does; `status` is not one of
+    /// this list's parameters and `sortBy` is one of `dateCreated`, `dateModified`, `title`.
+    pub fn from_pairs(pairs: &[(String, String)]) -> Result<Self, Error> {
+        let shared: Vec<(String, String)> = pairs
+            .iter()
+            .filter(|(name, _)| name != "status" && name != "sortBy")
+            .cloned()
+            .collect();
+        let mut query = Self::from(ListQuery::from_pairs(&shared)?);
+        let mut sort_by = pairs.iter().filter(|(name, _)| name == "sortBy");
+        if let Some((_, value)) = sort_by.next() {
+            if sort_by.next().is_some() {
+                return Err(Error::InvalidQuery(Problem::new(
+                    "sortBy",
+                    "must be given once",
+                )));
+            }
+            query.sort_by = match value.trim().to_ascii_uppercase().as_str() {
+                "DATECREATED" => TemplateSortBy::DateCreated,
+                "DATEMODIFIED" => TemplateSortBy::DateModified,
+                "TITLE" => TemplateSortBy::Title,
+                _ => {
+                    return Err(Error::InvalidQuery(Problem::new(
+                        "sortBy",
+                        "must be one of dateCreated, dateModified, title",
+                    )));
+                }
+            };
+        }
+        Ok(query)
+    }
+
+    pub fn offset(&self) -> i64 {
+        (self.page - 1) * self.limit
+    }
+
+    pub fn total_pages(&self, total: i64) -> i64 {
+        (total + self.limit - 1) / self.limit
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,5 +303,35 @@ mod tests {
             [0, 1, 10, 11, 25].map(|t| q.total_pages(t)),
             [0, 1, 1, 2, 3]
         );
+    }
+
+    #[test]
+    fn the_template_list_reads_its_own_sort_and_the_shared_parameters() {
+        let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let q = TemplateListQuery::from_pairs(&pairs(&[
+            ("sortBy", "title"),
+            ("sortOrder", "asc"),
+            ("search", "Lease"),
+            ("page", "2"),
+            ("status", "whatever"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            (q.sort_by, q.sort_order, q.search.as_deref(), q.offset()),
+            (TemplateSortBy::Title, SortOrder::Asc, Some("Lease"), 10)
+        );
+        for bad in [
+            &[("sortBy", "documentName")][..],
+            &[("sortBy", "title"), ("sortBy", "title")],
+        ] {
+            match TemplateListQuery::from_pairs(&pairs(bad)) {
+                Err(Error::InvalidQuery(problem)) => assert_eq!(problem.field, "sortBy"),
+                other => panic!("{bad:?}: {other:?}"),
+            }
+        }
     }
 }

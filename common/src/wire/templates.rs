@@ -11,7 +11,7 @@ use crate::{
     model::{DocumentId, FieldType, RecipientRole, TemplateId},
     store::templates::{Template, TemplateField, TemplateRole},
     wire::{
-        inputs::{RemindersInput, optional_whole_number},
+        inputs::{RemindersInput, optional_whole_number, whole_number},
         views::{Pixels, Timestamp},
     },
 };
@@ -34,6 +34,11 @@ pub struct TemplateInput {
     /// characters and is unique in the template.
     #[serde(default)]
     pub roles: Option<BTreeMap<String, String>>,
+    /// Labels and marks the fields, by the document field's `id`
+    /// (`{"<field id>": {"label": "Rent", "readOnly": true}}`); a field not named here is
+    /// labelled `<role>.<type>.<n>` and keeps its document field's `readOnly`.
+    #[serde(default)]
+    pub fields: Option<BTreeMap<String, FieldMarkInput>>,
     /// Default `message` of a send of a document made from it, by the send's rules
     #[serde(default)]
     #[schema(max_length = 5000)]
@@ -52,6 +57,136 @@ pub struct TemplateInput {
     /// Default `language` of a send of a document made from it
     #[serde(default)]
     pub language: Option<Language>,
+}
+
+/// How a field of the document becomes a field of the template.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"label": "Rent", "readOnly": true}))]
+pub struct FieldMarkInput {
+    /// Unique in the template; 1 to 100 letters, digits, `_`, `-`, `.` and spaces (the values
+    /// of a document made from it name the field by it). Default: `<role>.<type>.<n>`
+    #[serde(default)]
+    #[schema(min_length = 1, max_length = 100)]
+    pub label: Option<String>,
+    /// `true` (TEXT fields only): a document made from the template must give the field's
+    /// value, which is stamped as given; its signer does not fill it. Default: `false`, or the
+    /// document field's own `readOnly`
+    #[serde(default)]
+    pub read_only: Option<bool>,
+}
+
+/// The body of `PATCH /templates/{id}`: what it names is replaced, what it leaves out is
+/// kept; a default given as `null` is cleared.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"title": "Lease", "message": null, "expiryDays": 14, "roles": [{"name": "Tenant", "role": "SIGNER", "fields": [{"label": "Tenant.signature.1", "type": "SIGNATURE", "page": 1, "x": 72, "y": 640, "width": 200, "height": 50}, {"label": "Company", "type": "TEXT", "page": 1, "x": 72, "y": 560, "readOnly": true}]}]}))]
+pub struct TemplateUpdateInput {
+    /// At most 500 characters, as a document's title
+    #[serde(default)]
+    #[schema(max_length = 500)]
+    pub title: Option<String>,
+    /// Default `message` of a send, by the send's rules; `null` clears it
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>, max_length = 5000)]
+    pub message: Option<Option<String>>,
+    /// Default `description` of a send, by the send's rules; `null` clears it
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>, max_length = 5000)]
+    pub description: Option<Option<String>>,
+    /// Default expiry of a send: this many days after it; `null` clears it
+    #[serde(default, deserialize_with = "nullable_whole_number")]
+    #[schema(value_type = Option<i64>, minimum = 1, maximum = 365)]
+    pub expiry_days: Option<Option<i64>>,
+    /// Default `reminders` of a send, by the send's rules; `null` clears it
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<RemindersInput>)]
+    pub reminders: Option<Option<RemindersInput>>,
+    /// Default `language` of a send; `null` clears it
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<Language>)]
+    pub language: Option<Option<Language>>,
+    /// Every role of the template, each with its fields, in order: the list replaces the
+    /// template's roles and fields as a whole. Role names are unique in the template; field
+    /// labels too.
+    #[serde(default)]
+    #[schema(max_items = 100)]
+    pub roles: Option<Vec<TemplateRoleInput>>,
+}
+
+/// A role of a template as `PATCH /templates/{id}` sets it.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"name": "Tenant", "role": "SIGNER", "fields": [{"label": "Tenant.signature.1", "type": "SIGNATURE", "page": 1, "x": 72, "y": 640}]}))]
+pub struct TemplateRoleInput {
+    /// 1 to 100 characters, unique in the template (`Tenant`)
+    #[schema(min_length = 1, max_length = 100, pattern = r"\S")]
+    pub name: String,
+    pub role: RecipientRole,
+    /// As a recipient's `signingOrder`
+    #[serde(default, deserialize_with = "optional_whole_number")]
+    #[schema(minimum = 1, maximum = 1000)]
+    pub signing_order: Option<i64>,
+    /// The default language of the e-mails to whoever takes the role
+    #[serde(default)]
+    pub language: Option<Language>,
+    /// The role's fields; every role needs one before a document is made from the template
+    #[serde(default)]
+    #[schema(max_items = 1000)]
+    pub fields: Vec<TemplateFieldInput>,
+}
+
+/// A field of a role as `PATCH /templates/{id}` places it: on a page of the template's PDF, as
+/// `POST /documents/{id}/fields` places a field on a document's.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"label": "Company", "type": "TEXT", "page": 1, "x": 72, "y": 560, "readOnly": true}))]
+pub struct TemplateFieldInput {
+    /// Unique in the template: 1 to 100 letters, digits, `_`, `-`, `.` and spaces (`Company`,
+    /// `Tenant.signature.1`); what `values` and the bulk CSV's header name it by
+    // No `pattern`: "letters" are Unicode's, which the regular expressions of JSON Schema
+    // tools do not agree on.
+    #[schema(min_length = 1, max_length = 100)]
+    pub label: String,
+    #[serde(rename = "type")]
+    pub field_type: FieldType,
+    /// 1-indexed page, at most the template's page count
+    #[serde(deserialize_with = "whole_number")]
+    #[schema(minimum = 1, example = 1)]
+    pub page: i64,
+    /// Points from the left edge; the box must lie on the page
+    #[schema(minimum = 0)]
+    pub x: f64,
+    /// Points from the top edge
+    #[schema(minimum = 0)]
+    pub y: f64,
+    /// Default 200
+    #[serde(default)]
+    #[schema(exclusive_minimum = 0)]
+    pub width: Option<f64>,
+    /// Default 50
+    #[serde(default)]
+    #[schema(exclusive_minimum = 0)]
+    pub height: Option<f64>,
+    /// TEXT fields only: a value the document is made with is stamped as given and the signer
+    /// does not fill the field. Default `false`
+    #[serde(default)]
+    pub read_only: Option<bool>,
+}
+
+/// A property that may be absent (kept), `null` (cleared) or a value.
+fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+fn nullable_whole_number<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Option<i64>>, D::Error> {
+    optional_whole_number(deserializer).map(Some)
 }
 
 /// Who takes a role of the template in the document made from it.
@@ -85,7 +220,10 @@ pub struct InstantiateInput {
     pub title: Option<String>,
     /// Every role of the template, by its name, with the person who takes it
     pub roles: BTreeMap<String, RolePersonInput>,
-    /// Prefilled values, by field label (`{"Company": "Acme"}`)
+    /// Prefilled values of TEXT fields, by field label (`{"Company": "Acme"}`), each by the
+    /// rules of a signer's TEXT value (1 to 1000 characters, trimmed, no control characters).
+    /// Every read-only field needs one: it is stamped as given. An editable field's value is
+    /// shown to its signer, who may change it.
     #[serde(default)]
     pub values: Option<BTreeMap<String, String>>,
     /// `true`: send the document at once, as `POST /documents/{id}/send` does with `message`,
@@ -111,7 +249,8 @@ pub struct InstantiateInput {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateFieldView {
-    /// Unique in the template: `<role>.<type>.<n>` (`Tenant.signature.1`)
+    /// Unique in the template: as given when it was made, else `<role>.<type>.<n>`
+    /// (`Tenant.signature.1`)
     pub label: String,
     #[serde(rename = "type")]
     pub field_type: FieldType,

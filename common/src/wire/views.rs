@@ -169,6 +169,10 @@ pub struct FieldView {
     pub y: Pixels,
     pub width: Pixels,
     pub height: Pixels,
+    /// Additive: `true` for a TEXT field made from a template with a value its signer may not
+    /// change (it is stamped as given); `false` for every other field
+    #[serde(rename = "readOnly")]
+    pub read_only: bool,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -262,6 +266,7 @@ impl From<&Field> for FieldView {
             y: Pixels(f.y),
             width: Pixels(f.width),
             height: Pixels(f.height),
+            read_only: f.read_only,
         }
     }
 }

@@ -18,6 +18,7 @@ sign-field-name = { $kind }، الصفحة { $page }
 sign-field-to-fill = مطلوب، لم يُملأ بعد
 sign-field-filled = مكتمل
 sign-field-date-auto = يُضاف تلقائيًا عند التوقيع
+sign-field-read-only = ملأه المرسل، ولا يمكن تغييره
 sign-dialog-type = الكتابة بلوحة المفاتيح
 sign-dialog-draw = أو الرسم بالإصبع أو القلم أو الماوس
 sign-dialog-pad = منطقة الرسم: { $kind }

@@ -18,6 +18,7 @@ sign-field-name = { $kind }, Seite { $page }
 sign-field-to-fill = Pflichtfeld, noch nicht ausgefüllt
 sign-field-filled = ausgefüllt
 sign-field-date-auto = wird beim Unterschreiben automatisch eingetragen
+sign-field-read-only = vom Absender ausgefüllt, nicht änderbar
 sign-dialog-type = Eintippen
 sign-dialog-draw = Oder mit dem Finger, einem Stift oder der Maus zeichnen
 sign-dialog-pad = Zeichenfläche: { $kind }

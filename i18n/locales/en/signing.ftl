@@ -18,6 +18,7 @@ sign-field-name = { $kind }, page { $page }
 sign-field-to-fill = required, not filled in yet
 sign-field-filled = filled in
 sign-field-date-auto = set when you sign
+sign-field-read-only = filled in by the sender; you cannot change it
 sign-dialog-type = Type it
 sign-dialog-draw = Or draw it with a finger, pen or mouse
 sign-dialog-pad = Drawing area for your { $kind }

@@ -18,6 +18,7 @@ sign-field-name = { $kind }, página { $page }
 sign-field-to-fill = obligatorio, aún sin completar
 sign-field-filled = completado
 sign-field-date-auto = se completa automáticamente al firmar
+sign-field-read-only = completado por el remitente, no se puede cambiar
 sign-dialog-type = Escribir con el teclado
 sign-dialog-draw = O dibuje con el dedo, un lápiz o el ratón
 sign-dialog-pad = Área de dibujo: { $kind }

@@ -18,6 +18,7 @@ sign-field-name = { $kind }, page { $page }
 sign-field-to-fill = obligatoire, pas encore rempli
 sign-field-filled = rempli
 sign-field-date-auto = ajoutée automatiquement au moment de la signature
+sign-field-read-only = rempli par l’expéditeur, non modifiable
 sign-dialog-type = Saisir au clavier
 sign-dialog-draw = Ou dessinez avec le doigt, un stylet ou la souris
 sign-dialog-pad = Zone de dessin : { $kind }

@@ -18,6 +18,7 @@ sign-field-name = { $kind }, página { $page }
 sign-field-to-fill = obrigatório, ainda não preenchido
 sign-field-filled = preenchido
 sign-field-date-auto = preenchida automaticamente ao assinar
+sign-field-read-only = preenchido pelo remetente, não pode ser alterado
 sign-dialog-type = Escrever com o teclado
 sign-dialog-draw = Ou desenhe com o dedo, uma caneta ou o mouse
 sign-dialog-pad = Área de desenho: { $kind }

@@ -18,6 +18,7 @@ sign-field-name = { $kind }，第 { $page } 页
 sign-field-to-fill = 必填，尚未填写
 sign-field-filled = 已填写
 sign-field-date-auto = 签署时自动填写
+sign-field-read-only = 发件人已填写，您无需填写
 sign-dialog-type = 键盘输入
 sign-dialog-draw = 或用手指、触控笔或鼠标手写
 sign-dialog-pad = { $kind }手写区域

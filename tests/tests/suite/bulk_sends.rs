@@ -215,6 +215,18 @@ async fn a_thousand_rows_are_refused_for_their_bad_rows_then_sent_once_each() {
     .await
     .unwrap();
     assert_eq!(sent, 1000);
+    let lanes: Vec<(i32, i64)> = sqlx::query_as(
+        "SELECT priority, count(*) FROM apalis.jobs WHERE job_type = 'signet.dispatch_email'
+         GROUP BY priority",
+    )
+    .fetch_all(&app.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        lanes,
+        [(0, 1000)],
+        "every invitation queued in the bulk lane"
+    );
 
     let invitations = mailbox
         .wait_for(1000, WAIT, |m| m.subject.contains("sent you"))

@@ -510,3 +510,55 @@ async fn sweeps_on_several_processes_expire_each_document_once_and_every_process
     .unwrap();
     assert_eq!(per_document, vec![(1, 1, 2); DOCUMENTS]);
 }
+
+/// Jobs queued in the bulk lane are taken after the other due jobs of their queue, whatever
+/// their age: apalis's own fetch (`apalis.get_jobs`, what every worker calls) hands out the
+/// single send queued after a bulk send's invitations first.
+#[tokio::test]
+async fn a_bulk_lane_job_is_taken_after_an_interactive_one_queued_later() {
+    use signet_common::{
+        infra::jobs::{self, DispatchEmail, Job},
+        model::EmailId,
+    };
+    let app = TestApp::spawn().await;
+    let bulk: Vec<DispatchEmail> = (0..3)
+        .map(|_| DispatchEmail {
+            email_id: EmailId::new(),
+        })
+        .collect();
+    let single = DispatchEmail {
+        email_id: EmailId::new(),
+    };
+    let mut conn = app.db.pool.acquire().await.unwrap();
+    jobs::in_bulk_lane(jobs::enqueue(&mut conn, &bulk))
+        .await
+        .unwrap();
+    jobs::enqueue(&mut conn, std::slice::from_ref(&single))
+        .await
+        .unwrap();
+    // The bulk jobs are due earlier: the interactive one is newer.
+    sqlx::query("UPDATE apalis.jobs SET run_at = run_at - interval '1 minute' WHERE priority = 0")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO apalis.workers (id, worker_type, storage_name) VALUES ('probe', $1, 'probe')",
+    )
+    .bind(DispatchEmail::QUEUE)
+    .execute(&mut *conn)
+    .await
+    .unwrap();
+    let taken = |count: i32| {
+        sqlx::query_scalar::<_, Vec<u8>>("SELECT job FROM apalis.get_jobs('probe', $1, $2)")
+            .bind(DispatchEmail::QUEUE)
+            .bind(count)
+    };
+    let first = taken(1).fetch_all(&mut *conn).await.unwrap();
+    let first: Vec<DispatchEmail> = first
+        .iter()
+        .map(|job| serde_json::from_slice(job).unwrap())
+        .collect();
+    assert_eq!(first, vec![single]);
+    let rest = taken(10).fetch_all(&mut *conn).await.unwrap();
+    assert_eq!(rest.len(), bulk.len(), "then the bulk lane's, all of them");
+}

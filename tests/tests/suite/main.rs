@@ -36,6 +36,8 @@ mod sender_workflow;
 mod signing_flow;
 mod signing_page;
 mod sms;
+mod template_editing;
+mod template_prefill;
 mod templates;
 mod upgrades;
 mod uploads;

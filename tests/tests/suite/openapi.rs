@@ -53,6 +53,7 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         ("POST", "/templates"),
         ("GET", "/templates"),
         ("GET", "/templates/{id}"),
+        ("PATCH", "/templates/{id}"),
         ("POST", "/templates/{id}/archive"),
         ("POST", "/templates/{id}/documents"),
         // Additive (issue #32): bulk send.
@@ -161,9 +162,18 @@ async fn every_example_in_the_document_is_accepted() {
                 if path == "/templates" {
                     body["documentId"] = json!(doc);
                 }
-                let (status, answer) = app
-                    .post(&path.replace("{id}", &doc.to_string()), &key, &body)
-                    .await;
+                let method_of_operation =
+                    Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+                let (status, answer) = read(
+                    app.call(
+                        method_of_operation,
+                        &path.replace("{id}", &doc.to_string()),
+                        Some(&key),
+                        Some(&body),
+                    )
+                    .await,
+                )
+                .await;
                 // A bulk send is accepted to be made by the workers.
                 let accepted = if path.ends_with("/bulk-sends") {
                     202
@@ -178,6 +188,7 @@ async fn every_example_in_the_document_is_accepted() {
     let bodies =
         ["recipients", "fields", "send", "cancel"].map(|o| format!("post /documents/{{id}}/{o}"));
     assert!(bodies.iter().all(|b| sent.contains(b)), "{sent:?}");
+    assert!(sent.contains("patch /templates/{id}"), "{sent:?}");
 }
 
 /// A document in the state `path`'s operation needs, made through the API with the document's
@@ -205,9 +216,9 @@ async fn state_for(
         "fields" => 1,
         "send" => 2,
         "cancel" | "remind" => 3,
-        // `POST /templates` takes the DRAFT in its body; `…/{id}/documents`, a template made
-        // from it with the role its example names.
-        "templates" | "documents" | "bulk-sends" => 2,
+        // `POST /templates` takes the DRAFT in its body; `…/{id}/documents`,
+        // `…/{id}/bulk-sends` and `PATCH /templates/{id}`, a template made from it with the role its example names.
+        "templates" | "documents" | "bulk-sends" | "{id}" => 2,
         other => panic!("no state is known for POST …/{other}: say here what it needs"),
     };
     for (step, body) in &steps[..needed] {
@@ -216,7 +227,7 @@ async fn state_for(
             .await;
         assert_eq!(status, 200, "{step}: {answer}");
     }
-    if operation == "documents" || operation == "bulk-sends" {
+    if ["documents", "bulk-sends", "{id}"].contains(&operation) {
         let body =
             json!({"documentId": doc, "roles": {recipient["email"].as_str().unwrap(): "Tenant"}});
         let (status, answer) = app.post("/templates", key, &body).await;

@@ -64,6 +64,30 @@ async fn every_console_page_fits_a_phone() {
     let links = invitations(&mailbox, 2).await;
     assert_eq!(sign(&app, &links[signer], &["Carol"]).await.0, 200);
     wait_for_status(&app, &key, completed, "COMPLETED").await;
+    // A template made from a draft, for the templates list and the template's page.
+    let draft = app
+        .document(account, "Lease", &[signet_tests::LETTER])
+        .await;
+    let steps = [
+        (
+            "recipients",
+            serde_json::json!([{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]),
+        ),
+        (
+            "fields",
+            serde_json::json!([{"recipientEmail": "ann@example.com", "type": "TEXT", "page": 1, "x": 72, "y": 72}]),
+        ),
+    ];
+    for (step, body) in &steps {
+        let (status, answer) = app
+            .post(&format!("/documents/{draft}/{step}"), &key, body)
+            .await;
+        assert_eq!(status, 200, "{step}: {answer}");
+    }
+    let body = serde_json::json!({"documentId": draft, "roles": {"ann@example.com": "Tenant"}});
+    let (status, template) = app.post("/templates", &key, &body).await;
+    assert_eq!(status, 200, "{template}");
+    let template = template["data"]["id"].as_str().unwrap().to_owned();
     let shots = screenshots_dir();
     let title = "Phone upload: Quarterly_report_for_the_board_with_every_appendix_attached.pdf";
 
@@ -77,6 +101,10 @@ async fn every_console_page_fits_a_phone() {
         .env(
             "COMPLETED_URL",
             format!("{}/app/documents/{completed}", app.base),
+        )
+        .env(
+            "TEMPLATE_URL",
+            format!("{}/app/templates/{template}", app.base),
         )
         .env("SHOTS", &shots)
         .findings()
@@ -133,6 +161,8 @@ async fn every_console_page_fits_a_phone() {
         "api-settings",
         "verify",
         "sign-in",
+        "templates",
+        "template",
     ]
     .iter()
     .flat_map(|page| [format!("phone {page}"), format!("desktop {page}")])

@@ -57,6 +57,9 @@ mod security;
 mod signing_flow;
 #[path = "../suite/sms.rs"]
 mod sms;
+// A template uploaded as a PDF is stored under its own key: through the bucket too.
+#[path = "../suite/template_editing.rs"]
+mod template_editing;
 #[path = "../suite/upgrades.rs"]
 mod upgrades;
 #[path = "../suite/uploads.rs"]
@@ -90,6 +93,9 @@ const LEFT_OUT: &[&str] = &[
     // Templates share the original of the document they were made from: rows and e-mails, and
     // the file the sweep keeps is checked against the local store (uses sender_workflow's draft).
     "templates",
+    // Prefilled values are rows; the final PDFs are stored and read back through the paths
+    // signing_flow checks here.
+    "template_prefill",
     // The page's PDF comes through the same download link the browser journey, which runs
     // here, already checks against a bucket.
     "signing_page",

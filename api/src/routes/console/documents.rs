@@ -106,9 +106,20 @@ async fn refused_or(
 ) -> Result<Response, Failure> {
     match outcome.map_err(Into::into) {
         Ok(_) => Ok(Redirect::to(&format!("/app/documents/{id}")).into_response()),
-        Err(
-            error @ (ApiError::Rule(..) | ApiError::InvalidBody(_) | ApiError::RateLimited { .. }),
-        ) => {
+        Err(error) => refused_on_page(state, console, id, error).await,
+    }
+}
+
+/// The document page with why `error` refused a change, when the API would have answered it
+/// with a 400 (or a 429); else the error page.
+pub(super) async fn refused_on_page(
+    state: &AppState,
+    console: &Console,
+    id: DocumentId,
+    error: ApiError,
+) -> Result<Response, Failure> {
+    match error {
+        error @ (ApiError::Rule(..) | ApiError::InvalidBody(_) | ApiError::RateLimited { .. }) => {
             let message = match &error {
                 ApiError::RateLimited { retry_after_secs } => {
                     format!("{error}; try again in {retry_after_secs} seconds")
@@ -132,13 +143,13 @@ async fn refused_or(
             )
             .await
         }
-        Err(error) => Err(error.into()),
+        error => Err(error.into()),
     }
 }
 
 /// Runs `action`, a console action that makes Signet send e-mail, once it is counted against
 /// the account's usage like an API request (docs/console.md); over the limit, it does not run.
-async fn counted<T>(
+pub(super) async fn counted<T>(
     state: &AppState,
     console: &Console,
     action: impl Future<Output = signet_common::error::Result<T>>,

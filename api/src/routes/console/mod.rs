@@ -5,6 +5,7 @@
 //! - `session`: the signed-in account (`Console`), cookies, CSRF, sign-in and sign-out.
 //! - `settings`: the API key, usage, webhook URL, signing secret, delivery log and replay.
 //! - `documents`: the list, document page, recipients, fields, send, cancel, resend.
+//! - `templates`: the templates list and page, using a template, making one from a draft.
 //! - `upload`: uploading a PDF from the documents page.
 //! - `verify`: the public page that checks a final PDF's seal (`/verify`, no sign-in).
 //! - `failure`: how a refused or failed console request is shown.
@@ -14,6 +15,7 @@ mod documents;
 mod failure;
 mod session;
 mod settings;
+mod templates;
 mod upload;
 mod verify;
 mod views;
@@ -87,4 +89,15 @@ pub fn router() -> Router<AppState> {
             "/app/documents/{id}/recipients/{recipient}/remove",
             post(documents::remove_recipient),
         )
+        .route(
+            "/app/documents/{id}/template",
+            post(templates::make_from_document),
+        )
+        .route("/app/templates", get(templates::list))
+        .route("/app/templates/{id}", get(templates::detail))
+        .route(
+            "/app/templates/{id}/documents",
+            post(templates::instantiate),
+        )
+        .route("/app/templates/{id}/archive", post(templates::archive))
 }

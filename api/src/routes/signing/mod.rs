@@ -14,7 +14,10 @@ use signet_common::{
     Error,
     flows::signing::{self, SigningSession},
     infra::secrets::SigningToken,
-    model::{DocumentId, DocumentStatus, RecipientRole, RecipientStatus, reader_language},
+    model::{
+        DocumentId, DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus,
+        reader_language,
+    },
     wire::{
         inputs::{ConsentInput, DeclineInput, SubmitInput},
         views::{FieldView, Timestamp},
@@ -46,9 +49,29 @@ pub fn router() -> Router<AppState> {
 struct SessionView {
     document: SessionDocument,
     recipient: SessionRecipient,
-    fields: Vec<FieldView>,
+    fields: Vec<SessionField>,
     /// Whether this link can still sign or decline.
     can_sign: bool,
+}
+
+/// A field of the signer's, with the value of a TEXT field so far: prefilled from a template
+/// (read-only, or for the signer to keep or change) until they sign, then theirs.
+#[derive(Serialize)]
+struct SessionField {
+    #[serde(flatten)]
+    field: FieldView,
+    value: Option<String>,
+}
+
+impl From<&Field> for SessionField {
+    fn from(f: &Field) -> Self {
+        Self {
+            field: FieldView::from(f),
+            value: (f.field_type == FieldType::Text)
+                .then(|| f.value.clone())
+                .flatten(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -97,7 +120,7 @@ impl SessionView {
                 status: r.status,
                 consented_at: r.consented_at.map(Timestamp),
             },
-            fields: session.fields.iter().map(FieldView::from).collect(),
+            fields: session.fields.iter().map(SessionField::from).collect(),
             can_sign: session.can_act(),
         }
     }

@@ -43,7 +43,7 @@ text-overflow:ellipsis;font-size:11px;color:#1d2330;padding:0 2px;margin:0;borde
 .field.filled{border-style:solid}.field.todo{border-style:dashed}\
 .field:focus-visible{outline:3px solid #1d2330;outline-offset:2px}\
 .field.current{box-shadow:0 0 0 3px #1d2330}\
-.field.date{cursor:default}\
+.field.date,.field.fixed{cursor:default}\
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}\
 .toolbar{position:sticky;bottom:0;z-index:2;display:flex;flex-wrap:wrap;gap:8px;align-items:center;\
 background:#fff;padding:10px 16px;box-shadow:0 -1px 3px #0003;border-radius:8px 8px 0 0}\
@@ -99,6 +99,12 @@ struct PageField {
     y: f64,
     width: f64,
     height: f64,
+    /// Stamped with `value` as the document was made: drawn with it, not to be filled.
+    #[serde(rename = "readOnly")]
+    read_only: bool,
+    /// A TEXT field's value prefilled from a template: read-only, or shown for the signer to
+    /// keep or change.
+    value: Option<String>,
     /// "Signature": what its box shows while empty.
     kind: String,
     /// "Signature, page 2": what screen readers and error messages call it.
@@ -152,6 +158,10 @@ impl SigningPage<'_> {
                     y: f.y,
                     width: f.width,
                     height: f.height,
+                    read_only: f.read_only,
+                    value: (f.field_type == FieldType::Text)
+                        .then(|| f.value.clone())
+                        .flatten(),
                     kind: self.kind(f.field_type),
                     empty: self
                         .language
@@ -168,13 +178,14 @@ impl SigningPage<'_> {
         let fields = self.fields();
         let to_fill = fields
             .iter()
-            .filter(|f| f.field_type != FieldType::Date)
+            .filter(|f| f.field_type != FieldType::Date && !f.read_only)
             .count();
         let l = self.language;
         let words: serde_json::Map<String, serde_json::Value> = [
             "sign-field-to-fill",
             "sign-field-filled",
             "sign-field-date-auto",
+            "sign-field-read-only",
             "sign-error-heading",
             "sign-error-dialog-empty",
             "sign-error-network",

@@ -162,6 +162,18 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                     }
                     button.primary type="submit" { "Send" }
                 }
+                form.card method="post" action=(format!("/app/documents/{}/template", document.id)) id="make-template" {
+                    (csrf_field(csrf))
+                    h2 { "Make a template" }
+                    p { small { "Keeps this PDF, its recipients as roles and their fields, to make documents like it for other people. This document is not changed." } }
+                    label for="template-title" { "Title of the template" }
+                    input type="text" id="template-title" name="title" maxlength="500" value=(document.title);
+                    @for (i, r) in recipients.iter().enumerate() {
+                        label for=(format!("template-role-{i}")) { "Role of " (isolated(&r.name)) " (e.g. Tenant)" }
+                        input type="text" id=(format!("template-role-{i}")) name=(format!("role:{}", r.email)) maxlength="100" value=(r.name);
+                    }
+                    button.secondary type="submit" { "Make a template" }
+                }
             }
         }
         section.card id="audit" {

@@ -24,6 +24,7 @@ pub(super) fn nav(csrf: &str) -> Markup {
     html! {
         nav.top {
             a href="/app/documents" { "Documents" }
+            a href="/app/templates" { "Templates" }
             a href="/app/settings/api" { "API settings" }
             span style="flex:1" {}
             form method="post" action="/app/sign-out" { (csrf_field(csrf)) button type="submit" { "Sign out" } }

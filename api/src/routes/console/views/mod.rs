@@ -7,6 +7,7 @@ mod field_placement;
 mod frame;
 mod settings;
 mod sign_in;
+mod templates;
 mod verify;
 
 pub(super) use document_list::{DocumentList, document_list};
@@ -15,4 +16,5 @@ pub(super) use field_placement::{Placement, field_placement};
 pub(super) use frame::{error_page, form_expired, page};
 pub(super) use settings::{Flash, Settings, settings};
 pub(super) use sign_in::sign_in;
+pub(super) use templates::{TemplateList, TemplatePage, template_list, template_page};
 pub(super) use verify::{Verdict, verify};
