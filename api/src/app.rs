@@ -28,8 +28,7 @@ use crate::{
 
 /// The whole HTTP surface.
 pub fn router(state: AppState) -> Router {
-    let (documents, openapi) =
-        routes::openapi::split(routes::documents::router().merge(routes::templates::router()));
+    let (documents, openapi) = routes::openapi::split(routes::openapi::documented());
     let authenticated = documents
         .route_layer(middleware::from_fn_with_state(
             state.clone(),

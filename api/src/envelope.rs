@@ -39,6 +39,7 @@ pub fn success<T: Serialize>(message: &str, data: T) -> Response {
 
 /// A successful answer made before its effect, so that the effect's transaction can store it.
 pub struct Answer {
+    status: StatusCode,
     body: Bytes,
 }
 
@@ -46,6 +47,19 @@ impl Answer {
     /// The body, as an idempotent write stores it.
     pub(crate) fn body(&self) -> &Bytes {
         &self.body
+    }
+
+    /// The status, as an idempotent write stores it.
+    pub(crate) fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// 202, code DEFAULT: taken, to be done by the workers.
+    pub fn accepted<T: Serialize>(message: &str, data: T) -> Self {
+        Self {
+            status: StatusCode::ACCEPTED,
+            ..Self::success(message, data)
+        }
     }
 
     /// 200, code DEFAULT.
@@ -57,6 +71,7 @@ impl Answer {
             errors: None,
         };
         Self {
+            status: StatusCode::OK,
             body: serde_json::to_vec(&envelope)
                 .expect("an envelope serialises")
                 .into(),
@@ -66,7 +81,7 @@ impl Answer {
 
 impl IntoResponse for Answer {
     fn into_response(self) -> Response {
-        json_response(StatusCode::OK, self.body)
+        json_response(self.status, self.body)
     }
 }
 

@@ -38,6 +38,10 @@ pub enum ApiError {
     TemplateNotFound,
     #[error("Template is archived")]
     TemplateArchived,
+    #[error("Bulk send not found")]
+    BulkSendNotFound,
+    #[error("Bulk send is already completed: every row was made")]
+    BulkSendCompleted,
     #[error("File link is invalid or has expired")]
     InvalidFileLink,
     /// A byte range outside a file of this many bytes (`GET /files/{id}`).
@@ -76,10 +80,12 @@ impl ApiError {
             Self::RouteNotFound
             | Self::DocumentNotFound
             | Self::TemplateNotFound
+            | Self::BulkSendNotFound
             | Self::SigningLinkNotFound => StatusCode::NOT_FOUND,
-            Self::Conflict(_) | Self::IdempotencyKeyInFlight | Self::TemplateArchived => {
-                StatusCode::CONFLICT
-            }
+            Self::Conflict(_)
+            | Self::IdempotencyKeyInFlight
+            | Self::TemplateArchived
+            | Self::BulkSendCompleted => StatusCode::CONFLICT,
             Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -136,6 +142,8 @@ impl From<Error> for ApiError {
             Error::DocumentNotFound => Self::DocumentNotFound,
             Error::TemplateNotFound => Self::TemplateNotFound,
             Error::TemplateArchived => Self::TemplateArchived,
+            Error::BulkSendNotFound => Self::BulkSendNotFound,
+            Error::BulkSendCompleted => Self::BulkSendCompleted,
             Error::Invalid(problems) => Self::InvalidBody(problems),
             Error::InvalidQuery(problem) => Self::InvalidQuery(problem),
             Error::Rule(rule) => Self::Rule(rule, Vec::new()),

@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use signet_common::{
     Problem,
     infra::limits::{KeyPermit, Running},
-    model::{AccountId, Actor, DocumentId, RecipientId, TemplateId},
+    model::{AccountId, Actor, BulkSendId, DocumentId, RecipientId, TemplateId},
     wire::{
         body::{self, Parsed},
         query::{ListQuery, TemplateListQuery},
@@ -70,6 +70,42 @@ impl<T: DeserializeOwned> FromRequest<AppState> for ApiBody<T> {
             )]));
         }
         body::parse(&bytes).map(Self).map_err(ApiError::InvalidBody)
+    }
+}
+
+/// A body that is JSON (`application/json`) or CSV (`text/csv`), at most the route's limit.
+pub enum JsonOrCsv {
+    Json(Bytes),
+    Csv(Bytes),
+}
+
+impl<S: Send + Sync> FromRequest<S> for JsonOrCsv {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let mime = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .map(|v| v.trim().to_ascii_lowercase())
+            .unwrap_or_default();
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            match rejection.status() {
+                StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+                _ => ApiError::InvalidBody(vec![Problem::new("", rejection.body_text())]),
+            }
+        })?;
+        if mime == "application/json" || mime.ends_with("+json") {
+            Ok(Self::Json(bytes))
+        } else if mime == "text/csv" {
+            Ok(Self::Csv(bytes))
+        } else {
+            Err(ApiError::InvalidBody(vec![Problem::new(
+                "",
+                "Content-Type must be application/json or text/csv",
+            )]))
+        }
     }
 }
 
@@ -223,6 +259,20 @@ impl<S: Send + Sync> FromRequestParts<S> for TemplatePath {
             .await
             .map(Self)
             .ok_or(ApiError::TemplateNotFound)
+    }
+}
+
+/// The `{id}` of a bulk send route; anything that is not a UUID names no bulk send.
+pub struct BulkSendPath(pub BulkSendId);
+
+impl<S: Send + Sync> FromRequestParts<S> for BulkSendPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        path_id(parts, state, "id")
+            .await
+            .map(Self)
+            .ok_or(ApiError::BulkSendNotFound)
     }
 }
 

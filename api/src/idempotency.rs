@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use axum::{
     body::Body,
-    extract::{FromRequestParts, Request, State},
+    extract::{FromRequestParts, MatchedPath, Request, State},
     http::{HeaderMap, HeaderValue, Method, StatusCode, header, request::Parts},
     middleware::Next,
     response::{IntoResponse, Response},
@@ -29,7 +29,7 @@ use crate::{
     envelope::{Answer, json_response},
     error::ApiError,
     extract::{ApiAccount, UploadAdmission, takes_pdf_body},
-    state::{BODY_LIMIT_BYTES, REQUEST_TIMEOUT},
+    state::{REQUEST_TIMEOUT, body_limit},
 };
 
 pub const HEADER: &str = "idempotency-key";
@@ -52,7 +52,7 @@ impl Idempotency {
         self.0.as_ref().map(|request| Receipt {
             request: request.clone(),
             answer: StoredAnswer {
-                status: StatusCode::OK.as_u16(),
+                status: answer.status().as_u16(),
                 body: answer.body().to_vec(),
             },
         })
@@ -90,7 +90,11 @@ pub async fn idempotent(State(state): State<AppState>, req: Request, next: Next)
     };
     let limit = match admission {
         Some(_) => signet_pdf::MAX_UPLOAD_BYTES,
-        None => BODY_LIMIT_BYTES,
+        None => body_limit(
+            req.extensions()
+                .get::<MatchedPath>()
+                .map_or("", MatchedPath::as_str),
+        ),
     };
     let (parts, body) = req.into_parts();
     let Ok(body) = axum::body::to_bytes(body, limit).await else {

@@ -17,6 +17,17 @@ use signet_common::{
 
 pub const BASE_PATH: &str = "/external/api/v1";
 pub const BODY_LIMIT_BYTES: usize = 1024 * 1024;
+/// A bulk send's rows: 10,000 rows of a few roles and values fit several times over.
+pub const BULK_SEND_BODY_LIMIT_BYTES: usize = 16 * 1024 * 1024;
+
+/// The body limit of the route matched as `path` (`/external/api/v1/templates/{id}/bulk-sends`).
+pub fn body_limit(path: &str) -> usize {
+    if path.ends_with("/bulk-sends") {
+        BULK_SEND_BODY_LIMIT_BYTES
+    } else {
+        BODY_LIMIT_BYTES
+    }
+}
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Clone)]

@@ -500,5 +500,5 @@ async fn record_webhook(
     let link = notifier.payload_links.url(document_id, now);
     let body =
         WebhookPayload::new(event, now, &document, link, &recipients, &fields, failure).to_json();
-    webhooks::insert(conn, account_id, document_id, event, &body).await
+    webhooks::insert(conn, account_id, Some(document_id), event, &body).await
 }

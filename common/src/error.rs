@@ -188,6 +188,11 @@ pub enum Error {
     TemplateNotFound,
     #[error("Template is archived")]
     TemplateArchived,
+    #[error("Bulk send not found")]
+    BulkSendNotFound,
+    /// Cancelling a bulk send whose every row is made already.
+    #[error("Bulk send is already completed: every row was made")]
+    BulkSendCompleted,
     #[error("account {0} not found")]
     AccountNotFound(crate::model::AccountId),
     #[error("invalid input: {}", describe(.0))]

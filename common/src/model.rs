@@ -112,6 +112,8 @@ typed_id! {
     TemplateRoleId;
     /// The id of a field of a template (a row of `template_fields`).
     TemplateFieldId;
+    /// The id of a bulk send (a template made into many sent documents, a row each).
+    BulkSendId;
 }
 
 impl ReminderLinkId {
@@ -126,6 +128,14 @@ text_enum!(
     DocumentStatus { Draft, Sent, Completed, Declined, Expired, Cancelled }
 );
 text_enum!(RecipientRole { Signer, Viewer });
+text_enum!(
+    /// RUNNING → COMPLETED (every row SENT or FAILED), or RUNNING → CANCELLED.
+    BulkSendStatus { Running, Completed, Cancelled }
+);
+text_enum!(
+    /// PENDING → SENT (its document made and sent), FAILED (refused when made) or CANCELLED.
+    BulkRowStatus { Pending, Sent, Failed, Cancelled }
+);
 text_enum!(RecipientStatus {
     Pending,
     Viewed,
@@ -205,6 +215,9 @@ pub enum WebhookEvent {
     GroupInvited,
     #[strum(serialize = "recipient.delivery_failed")]
     DeliveryFailed,
+    /// Every row of a bulk send was made (or failed); not about one document.
+    #[strum(serialize = "bulk_send.completed")]
+    BulkSendCompleted,
 }
 
 impl DocumentStatus {

@@ -7,7 +7,7 @@
 
 use signet_common::infra::{
     config::WorkerConcurrency,
-    jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, DispatchSms},
+    jobs::{CheckCompletion, CreateBulkSend, DeliverWebhook, DispatchEmail, DispatchSms},
 };
 
 use crate::registration::Registration;
@@ -22,17 +22,21 @@ pub enum JobKind {
     Webhook,
     /// SMS through the provider (`DispatchSms`): I/O-bound, at the provider's pace.
     Sms,
+    /// Bulk sends: each row made into a sent document, in chunks (`CreateBulkSend`):
+    /// database-bound.
+    Bulk,
     /// The cron sweep: expiry, due reminders, stalled completions queued again, finished jobs
     /// removed.
     Sweep,
 }
 
 impl JobKind {
-    pub const ALL: [JobKind; 5] = [
+    pub const ALL: [JobKind; 6] = [
         JobKind::Email,
         JobKind::Completion,
         JobKind::Webhook,
         JobKind::Sms,
+        JobKind::Bulk,
         JobKind::Sweep,
     ];
 
@@ -43,6 +47,7 @@ impl JobKind {
             JobKind::Completion => Registration::queued::<CheckCompletion>(),
             JobKind::Webhook => Registration::queued::<DeliverWebhook>(),
             JobKind::Sms => Registration::queued::<DispatchSms>(),
+            JobKind::Bulk => Registration::queued::<CreateBulkSend>(),
             JobKind::Sweep => Registration::sweep(),
         }
     }
@@ -121,7 +126,7 @@ mod tests {
         assert_eq!(kinds.queue_labels(), ["dispatch-email", "deliver-webhook"]);
         assert_eq!(
             JobKinds::all().names(),
-            "email,completion,webhook,sms,sweep"
+            "email,completion,webhook,sms,bulk,sweep"
         );
         assert!(JobKinds::new([JobKind::Sweep]).queue_labels().is_empty());
     }

@@ -103,7 +103,9 @@ pub enum StartError {
     FileStore(String),
     #[error("PDF_SANDBOX_PROGRAM: {0}")]
     PdfSandbox(String),
-    #[error("--jobs / WORKER_JOBS names no kind of work (email, completion, webhook, sms, sweep)")]
+    #[error(
+        "--jobs / WORKER_JOBS names no kind of work (email, completion, webhook, sms, bulk, sweep)"
+    )]
     NoJobs,
     #[error("workers stopped with an error: {0}")]
     Monitor(String),

@@ -1,4 +1,5 @@
 pub mod assets;
+pub mod bulk_sends;
 pub mod console;
 pub mod documents;
 pub mod files;

@@ -212,9 +212,17 @@ fn add_links(doc: &mut Value) {
     }
 }
 
+/// Every documented route of the external API: the router serves these and the document
+/// describes them.
+pub fn documented() -> OpenApiRouter<AppState> {
+    super::documents::router()
+        .merge(super::templates::router())
+        .merge(super::bulk_sends::router())
+}
+
 /// The OpenAPI document of the external API.
 pub fn document() -> utoipa::openapi::OpenApi {
-    split(super::documents::router().merge(super::templates::router())).1
+    split(documented()).1
 }
 
 /// `GET /openapi.json` (public: integrators read it before they have a key).

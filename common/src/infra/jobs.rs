@@ -11,7 +11,7 @@ use sqlx::PgConnection;
 
 use crate::{
     error::Result,
-    model::{DocumentId, EmailId, SmsId, WebhookDeliveryId},
+    model::{BulkSendId, DocumentId, EmailId, SmsId, WebhookDeliveryId},
 };
 
 pub trait Job: Serialize + DeserializeOwned + Send + Sync + 'static {
@@ -26,6 +26,7 @@ pub const QUEUES: &[&str] = &[
     CheckCompletion::QUEUE,
     DeliverWebhook::QUEUE,
     DispatchSms::QUEUE,
+    CreateBulkSend::QUEUE,
 ];
 
 /// Render and send one row of `outbound_emails`.
@@ -70,6 +71,18 @@ pub struct DeliverWebhook {
 impl Job for DeliverWebhook {
     const QUEUE: &'static str = "signet.deliver_webhook";
     const MAX_ATTEMPTS: usize = 5;
+}
+
+/// Make and send the documents of a bulk send's rows still PENDING, in chunks, then complete it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateBulkSend {
+    pub bulk_send_id: BulkSendId,
+}
+
+impl Job for CreateBulkSend {
+    const QUEUE: &'static str = "signet.create_bulk_send";
+    // Each attempt resumes with the rows still PENDING; a row refused is FAILED, not retried.
+    const MAX_ATTEMPTS: usize = 10;
 }
 
 /// Pushes jobs on the caller's connection, so they commit or roll back with the business write

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod api_keys;
 pub mod audit;
+pub mod bulk_sends;
 pub mod console_sessions;
 pub mod documents;
 pub mod emails;

@@ -15,11 +15,12 @@ use crate::{
     },
 };
 
-/// Inserts a delivery of `event` with the exact body to send, and queues its job.
+/// Inserts a delivery of `event` with the exact body to send, and queues its job. An event
+/// about no one document (`bulk_send.completed`) has no `document_id`.
 pub async fn insert(
     conn: &mut PgConnection,
     account_id: AccountId,
-    document_id: DocumentId,
+    document_id: Option<DocumentId>,
     event: WebhookEvent,
     body: &str,
 ) -> Result<()> {

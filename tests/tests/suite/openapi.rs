@@ -56,6 +56,10 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         ("PATCH", "/templates/{id}"),
         ("POST", "/templates/{id}/archive"),
         ("POST", "/templates/{id}/documents"),
+        // Additive (issue #32): bulk send.
+        ("POST", "/templates/{id}/bulk-sends"),
+        ("GET", "/bulk-sends/{id}"),
+        ("POST", "/bulk-sends/{id}/cancel"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_owned(), p.to_owned()))
@@ -66,9 +70,18 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
     );
 
     let template = template_for(&app, account, &key).await;
+    let body = json!({"rows": [{"Ann.name": "Ann", "Ann.email": "ann@example.com"}],
+        "message": "Please sign.", "expiryDate": "2099-01-01T00:00:00Z"});
+    let (status, accepted) = app
+        .post(&format!("/templates/{template}/bulk-sends"), &key, &body)
+        .await;
+    assert_eq!(status, 202, "{accepted}");
+    let bulk_send: uuid::Uuid = accepted["data"]["id"].as_str().unwrap().parse().unwrap();
     for (method, path) in &operations {
         let id = if path.starts_with("/templates/") {
             template
+        } else if path.starts_with("/bulk-sends/") {
+            bulk_send
         } else {
             doc
         };
@@ -161,7 +174,13 @@ async fn every_example_in_the_document_is_accepted() {
                     .await,
                 )
                 .await;
-                assert_eq!(status, 200, "{method} {path} with {body}: {answer}");
+                // A bulk send is accepted to be made by the workers.
+                let accepted = if path.ends_with("/bulk-sends") {
+                    202
+                } else {
+                    200
+                };
+                assert_eq!(status, accepted, "{method} {path} with {body}: {answer}");
                 sent.insert(format!("{method} {path}"));
             }
         }
@@ -197,9 +216,9 @@ async fn state_for(
         "fields" => 1,
         "send" => 2,
         "cancel" | "remind" => 3,
-        // `POST /templates` takes the DRAFT in its body; `…/{id}/documents` and
-        // `PATCH /templates/{id}`, a template made from it with the role its example names.
-        "templates" | "documents" | "{id}" => 2,
+        // `POST /templates` takes the DRAFT in its body; `…/{id}/documents`,
+        // `…/{id}/bulk-sends` and `PATCH /templates/{id}`, a template made from it with the role its example names.
+        "templates" | "documents" | "bulk-sends" | "{id}" => 2,
         other => panic!("no state is known for POST …/{other}: say here what it needs"),
     };
     for (step, body) in &steps[..needed] {
@@ -208,7 +227,7 @@ async fn state_for(
             .await;
         assert_eq!(status, 200, "{step}: {answer}");
     }
-    if operation == "documents" || operation == "{id}" {
+    if ["documents", "bulk-sends", "{id}"].contains(&operation) {
         let body =
             json!({"documentId": doc, "roles": {recipient["email"].as_str().unwrap(): "Tenant"}});
         let (status, answer) = app.post("/templates", key, &body).await;

@@ -99,6 +99,9 @@ const LEFT_OUT: &[&str] = &[
     // The page's PDF comes through the same download link the browser journey, which runs
     // here, already checks against a bucket.
     "signing_page",
+    // Bulk sends are rows, jobs and e-mails; their documents share the template's original,
+    // stored through the paths templates checks (and a thousand documents is not cheap).
+    "bulk_sends",
 ];
 
 /// Every module of `suite` runs here too, unless it is left out on purpose above.

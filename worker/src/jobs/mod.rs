@@ -11,6 +11,7 @@
 //! remembered and recorded once it is back (`record_or_remember`, `record_late`).
 
 pub mod check_completion;
+pub mod create_bulk_send;
 pub mod deliver_webhook;
 pub mod dispatch_email;
 pub mod dispatch_sms;

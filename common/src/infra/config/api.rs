@@ -22,6 +22,9 @@ pub struct ApiSettings {
     pub usage_window_secs: i64,
     #[serde(rename = "API_USAGE_DEFAULT_LIMIT", deserialize_with = "de::parsed")]
     pub usage_default_limit: i32,
+    /// The most rows one bulk send takes (`POST /templates/{id}/bulk-sends`).
+    #[serde(rename = "BULK_SEND_MAX_ROWS", deserialize_with = "de::positive_usize")]
+    pub bulk_send_max_rows: usize,
 }
 
 fn usage_window<'de, D: serde::Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
@@ -36,6 +39,7 @@ impl Default for ApiSettings {
             trusted_proxies: Vec::new(),
             usage_window_secs: 3600,
             usage_default_limit: 1000,
+            bulk_send_max_rows: 10_000,
         }
     }
 }

@@ -12,6 +12,7 @@ fn defaults_apply_when_unset_or_empty() {
     assert_eq!(c.api.public_url, "http://localhost:8080");
     assert_eq!(c.api.usage_window_secs, 3600);
     assert_eq!(c.api.usage_default_limit, 1000);
+    assert_eq!(c.api.bulk_send_max_rows, 10_000);
     assert_eq!(c.webhook.retry_schedule.len(), 7);
     assert!(c.files.url_secret_generated);
     assert!(c.mail.smtp_url.is_none());
@@ -91,6 +92,7 @@ fn worker_concurrency_per_kind_falls_back_to_worker_concurrency() {
             completion: 3,
             webhook: 20,
             sms: 3,
+            bulk: 3,
         }
     );
     for name in [

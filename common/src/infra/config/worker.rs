@@ -32,7 +32,7 @@ pub struct WorkerSettings {
 
 /// Jobs of each kind a worker process runs at once. `WORKER_EMAIL_CONCURRENCY`,
 /// `WORKER_COMPLETION_CONCURRENCY`, `WORKER_WEBHOOK_CONCURRENCY` and
-/// `WORKER_SMS_CONCURRENCY`; an unset one falls back to
+/// `WORKER_SMS_CONCURRENCY` and `WORKER_BULK_CONCURRENCY`; an unset one falls back to
 /// `WORKER_CONCURRENCY`, then to its default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WorkerConcurrency {
@@ -46,6 +46,9 @@ pub struct WorkerConcurrency {
     /// Default: the jobs pool, since each SMS being sent holds its row lock while the provider
     /// answers.
     pub sms: usize,
+    /// Default: 2. Each bulk send being made holds one connection for a chunk of its rows at a
+    /// time; more bulk sends at once share the database with everything else.
+    pub bulk: usize,
 }
 
 #[derive(Deserialize)]
@@ -67,6 +70,8 @@ struct WorkerVars {
     webhook_concurrency: Option<usize>,
     #[serde(rename = "WORKER_SMS_CONCURRENCY", deserialize_with = "set_positive")]
     sms_concurrency: Option<usize>,
+    #[serde(rename = "WORKER_BULK_CONCURRENCY", deserialize_with = "set_positive")]
+    bulk_concurrency: Option<usize>,
     #[serde(
         rename = "WORKER_HEARTBEAT_SECS",
         deserialize_with = "de::positive_secs"
@@ -93,6 +98,7 @@ impl Default for WorkerVars {
             completion_concurrency: None,
             webhook_concurrency: None,
             sms_concurrency: None,
+            bulk_concurrency: None,
             heartbeat: Duration::from_secs(30),
             shutdown_timeout: Duration::from_secs(30),
             poll_interval: Duration::from_millis(1000),
@@ -122,6 +128,7 @@ impl WorkerSettings {
                 completion: or_default(v.completion_concurrency, cores),
                 webhook: or_default(v.webhook_concurrency, jobs_pool),
                 sms: or_default(v.sms_concurrency, jobs_pool),
+                bulk: or_default(v.bulk_concurrency, 2),
             },
             heartbeat: v.heartbeat,
             shutdown_timeout: v.shutdown_timeout,
