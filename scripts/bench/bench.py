@@ -9,7 +9,8 @@ aiosmtpd first. Settings (environment):
   BENCH_CONNECTIONS  wrk's open connections to the API (default 32)
   BENCH_SIZES        documents in the list accounts (default 100,100000,1000000)
   BENCH_ONLY         comma-separated case groups to run: lists (search: only its searches),
-                     hot,detail,send,sms,seal,email,completion,expiry (default all)
+                     hot,detail,send,sms,seal,email,completion,expiry,bulk (default all)
+  BENCH_BULK_ROWS    rows of the bulk case's bulk send (default 10000)
   DATABASE_URL       admin URL; the benchmark creates and drops its own database signet_bench
   DATABASE_MAX_CONNECTIONS  the API's and worker's pool (default 8); pgbench gets as many
 
@@ -41,6 +42,7 @@ SIZES = [int(s) for s in os.environ.get("BENCH_SIZES", "100,100000,1000000").spl
 POOL = int(os.environ.get("DATABASE_MAX_CONNECTIONS", "8"))
 ONLY = set(filter(None, os.environ.get("BENCH_ONLY", "").split(",")))
 ADMIN_URL = os.environ.get("DATABASE_URL", "postgres://signet:signet@127.0.0.1:5432/signet")
+BULK_ROWS = int(os.environ.get("BENCH_BULK_ROWS", "10000"))
 WORK = Path(tempfile.mkdtemp(prefix="signet-bench-"))
 
 results = []  # (group, case, api figure, sql figure, ratio, note)
@@ -725,6 +727,71 @@ def expiry(api):
     return worker, sink
 
 
+def bulk(api):
+    """A bulk send of BULK_ROWS rows from a one-signer template, created and sent by the `bulk`
+    kind and dispatched to a loopback SMTP sink, while another account sends one document at a
+    time: rows/s, and the other account's send → SMTP accepted while the bulk send runs."""
+    acct = account("bulk")
+    draft = prepared_document(api, acct, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
+    status, body = api.call("POST", "/templates", acct["key"], {"documentId": draft})
+    assert status == 200, body
+    template = body["data"]["id"]
+    status, body = api.call("GET", f"/templates/{template}", acct["key"])
+    role = body["data"]["roles"][0]["name"]
+    rows = [{f"{role}.name": f"Bulk Signer {i}", f"{role}.email": f"bulk{i}@bench.test"}
+            for i in range(BULK_ROWS)]
+    other = account("bulk-other")
+    other_template = prepared_document(api, other, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
+    singles = iter(seed_drafts(other_template, other, 2000))
+    sink = SmtpSink()
+    worker = start_worker(sink.port)
+    started = time.time()
+    status, body = api.call("POST", f"/templates/{template}/bulk-sends", acct["key"],
+                            {"rows": rows, **SEND_BODY})
+    assert status == 202, body
+    accepted_in = time.time() - started
+    bulk_id = body["data"]["id"]
+    latencies = []
+    while True:
+        status, body = api.call("GET", f"/bulk-sends/{bulk_id}", acct["key"])
+        assert status == 200, body
+        progress = body["data"]
+        if progress["status"] != "RUNNING":
+            made = time.time()
+            break
+        if time.time() - started > 1800:
+            raise SystemExit("the bulk send did not finish within 30 minutes")
+        doc = next(singles)
+        message_id = send_and_await_invitation(api, other, doc, sink)
+        created_at = float(psql(
+            f"SELECT extract(epoch FROM created_at) FROM outbound_emails WHERE document_id = '{doc}'"))
+        latencies.append((sink.accepted()[message_id] - created_at) * 1000)
+        time.sleep(0.2)
+    assert progress["sent"] == BULK_ROWS, progress
+    while int(psql(f"SELECT count(*) FROM outbound_emails WHERE account_id = '{acct['id']}'"
+                   " AND status = 'PENDING'")) > 0:
+        if time.time() - started > 1800:
+            raise SystemExit("the bulk send's invitations did not leave within 30 minutes")
+        doc = next(singles)
+        message_id = send_and_await_invitation(api, other, doc, sink)
+        created_at = float(psql(
+            f"SELECT extract(epoch FROM created_at) FROM outbound_emails WHERE document_id = '{doc}'"))
+        latencies.append((sink.accepted()[message_id] - created_at) * 1000)
+        time.sleep(0.2)
+    delivered = time.time()
+    record("bulk", f"POST /templates/{{id}}/bulk-sends, {BULK_ROWS:,} JSON rows (checked, stored, queued)",
+           f"{accepted_in * 1000:,.0f} ms")
+    record("bulk", f"bulk send of {BULK_ROWS:,} rows: documents made and sent",
+           f"{BULK_ROWS / (made - started):,.0f} rows/s", "POST → status COMPLETED; the worker's default kinds")
+    record("bulk", f"bulk send of {BULK_ROWS:,} rows: invitations accepted by the SMTP sink",
+           f"{BULK_ROWS / (delivered - started):,.0f} e-mails/s", "POST → the last invitation accepted")
+    record("bulk", f"another account's send → SMTP accepted while the bulk send runs ({len(latencies)} sends)",
+           f"p50 {percentile(latencies, 50):,.0f} ms, p95 {percentile(latencies, 95):,.0f} ms, "
+           f"max {max(latencies):,.0f} ms", "one at a time, 0.2 s apart; the bulk lane is taken after them")
+    worker.stop()
+    sink.process.stop()
+
+
 def main():
     log(f"work directory {WORK}")
     psql("DROP DATABASE IF EXISTS signet_bench WITH (FORCE)", ADMIN_URL)
@@ -761,6 +828,8 @@ def main():
         if wanted("expiry"):
             worker, sink = expiry(api)
             worker.stop()
+        if wanted("bulk"):
+            bulk(api)
         record("memory", "signet-api peak RSS after every case", f"{api.process.peak_rss_mib():.0f} MiB")
     finally:
         for process in Process.running:
