@@ -267,6 +267,8 @@ pub struct Document {
     /// their own); none: the operator's default.
     #[sqlx(try_from = "Option<String>")]
     pub language: StoredLanguage,
+    /// The template it was made from, for the record (it copied what it needs).
+    pub template_id: Option<TemplateId>,
 }
 
 /// A stored language tag, read as the language it names: none for no tag, and for a tag Signet

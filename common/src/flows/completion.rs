@@ -648,6 +648,7 @@ mod tests {
             final_file_key: None,
             final_sha256: None,
             language: StoredLanguage::default(),
+            template_id: None,
             cancel_reason: None,
             reminder_first_after_days: None,
             reminder_every_days: None,

@@ -73,6 +73,7 @@ pub async fn upload_document(
                 file_key: &file_key,
                 sha256: &inspected.sha256,
                 page_sizes: &inspected.page_sizes,
+                template_id: None,
             },
         )
         .await?;

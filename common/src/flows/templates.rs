@@ -834,6 +834,7 @@ pub async fn make(
             file_key: &template.file_key,
             sha256: &template.sha256,
             page_sizes: &template.page_sizes,
+            template_id: Some(template.id),
         },
     )
     .await?;

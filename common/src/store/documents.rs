@@ -8,14 +8,14 @@ use sqlx::{PgConnection, PgPool, types::Json};
 use crate::{
     error::{Error, Result},
     infra::secrets,
-    model::{AccountId, Document, DocumentId, DocumentStatus},
+    model::{AccountId, Document, DocumentId, DocumentStatus, TemplateId},
     wire::query::{ListQuery, SortBy, SortOrder},
 };
 
 const COLUMNS: &str = "id, account_id, code, title, status, file_key, sha256, pages, page_sizes, \
                        created_at, updated_at, sent_at, expiry_date, completed_at, send_message, \
                        send_description, final_file_key, final_sha256, language, cancel_reason, \
-                       reminder_first_after_days, reminder_every_days";
+                       reminder_first_after_days, reminder_every_days, template_id";
 
 pub struct NewDocument<'a> {
     pub id: DocumentId,
@@ -24,6 +24,8 @@ pub struct NewDocument<'a> {
     pub file_key: &'a str,
     pub sha256: &'a str,
     pub page_sizes: &'a [PageSize],
+    /// The template it is made from, if any.
+    pub template_id: Option<TemplateId>,
 }
 
 /// Inserts a DRAFT document with a fresh unique 8-character code.
@@ -32,8 +34,9 @@ pub async fn insert(conn: &mut PgConnection, new: &NewDocument<'_>) -> Result<Do
     // aborting the surrounding transaction.
     for _ in 0..8 {
         let inserted: Option<Document> = sqlx::query_as(AssertSqlSafe(format!(
-            "INSERT INTO documents (id, account_id, code, title, status, file_key, sha256, pages, page_sizes)
-             VALUES ($1, $2, $3, $4, 'DRAFT', $5, $6, $7, $8)
+            "INSERT INTO documents (id, account_id, code, title, status, file_key, sha256, pages,
+                                    page_sizes, template_id)
+             VALUES ($1, $2, $3, $4, 'DRAFT', $5, $6, $7, $8, $9)
              ON CONFLICT (code) DO NOTHING
              RETURNING {COLUMNS}"
         )))
@@ -45,6 +48,7 @@ pub async fn insert(conn: &mut PgConnection, new: &NewDocument<'_>) -> Result<Do
         .bind(new.sha256)
         .bind(new.page_sizes.len() as i32)
         .bind(Json(new.page_sizes))
+        .bind(new.template_id)
         .fetch_optional(&mut *conn)
         .await?;
         if let Some(document) = inserted {

@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 use crate::model::{
     AuditEntry, AuditEntryId, AuditEvent, DeliveryStatus, Document, DocumentId, DocumentStatus,
     Field, FieldId, FieldType, Recipient, RecipientId, RecipientRole, RecipientStatus, SmsStatus,
+    TemplateId,
 };
 
 /// An instant, serialised as RFC 3339 UTC with milliseconds: `2026-11-21T22:38:39.123Z`.
@@ -90,6 +91,10 @@ pub struct DocumentDetail {
     /// Additive: the automatic reminder schedule fixed on send; `null` when the document
     /// sends none (or is a DRAFT).
     pub reminders: Option<ReminderSchedule>,
+    /// Additive: the template the document was made from, for the record; `null` otherwise.
+    #[serde(rename = "templateId")]
+    #[schema(value_type = Option<uuid::Uuid>)]
+    pub template_id: Option<TemplateId>,
 }
 
 /// The answer of `POST /documents/{id}/remind`.
@@ -252,6 +257,7 @@ impl DocumentDetail {
                     first_after_days,
                     every_days: doc.reminder_every_days.unwrap_or(0),
                 }),
+            template_id: doc.template_id,
         }
     }
 }

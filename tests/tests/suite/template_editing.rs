@@ -205,6 +205,11 @@ async fn a_template_from_a_pdf_is_given_roles_and_fields_and_then_used() {
     let doc = answer["data"]["id"].as_str().unwrap().to_owned();
     let (_, made) = app.get(&format!("/documents/{doc}"), &key).await;
     assert_eq!(made["data"]["status"], "SENT", "{made}");
+    assert_eq!(
+        made["data"]["templateId"],
+        template.as_str(),
+        "kept for the record"
+    );
     assert_eq!(made["data"]["title"], "Lease");
     assert_eq!(made["data"]["pages"], 4, "{made}");
     let mails = mailbox
