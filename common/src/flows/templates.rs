@@ -947,6 +947,36 @@ mod tests {
     }
 
     #[test]
+    fn a_blank_label_is_the_next_free_one_of_its_role_and_type() {
+        let field = |label: &str, field_type: &str| serde_json::json!({"label": label, "type": field_type, "page": 1, "x": 0, "y": 0});
+        let mut roles: Vec<TemplateRoleInput> = serde_json::from_value(serde_json::json!([
+            {"name": " Tenant ", "role": "SIGNER", "fields": [
+                field("Tenant.signature.2", "SIGNATURE"), field(" ", "SIGNATURE"),
+                field("", "SIGNATURE"), field("", "TEXT"), field("Rent", "TEXT"),
+            ]},
+            {"name": "Ann/Bob", "role": "VIEWER", "fields": [field("", "DATE")]},
+        ]))
+        .unwrap();
+        label_blank_fields(&mut roles);
+        let labels: Vec<&str> = roles
+            .iter()
+            .flat_map(|r| &r.fields)
+            .map(|f| f.label.as_str())
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "Tenant.signature.2",
+                "Tenant.signature.3",
+                "Tenant.signature.4",
+                "Tenant.text.1",
+                "Rent",
+                "Ann_Bob.date.1",
+            ]
+        );
+    }
+
+    #[test]
     fn a_generated_label_is_a_label_whatever_the_role_is_called() {
         let longest = "Ω".repeat(MAX_ROLE_NAME_CHARS);
         let label = format!("{}.signature.1000", label_safe(&longest));

@@ -47,7 +47,7 @@ async fn upload(
     (status, replayed, body)
 }
 
-async fn template_from_pdf(app: &TestApp, key: &str, title: Option<&str>) -> String {
+pub(crate) async fn template_from_pdf(app: &TestApp, key: &str, title: Option<&str>) -> String {
     let (status, _, answer) = upload(app, key, title, four_pages(), None).await;
     assert_eq!(status, 200, "{answer}");
     answer["data"]["id"].as_str().unwrap().to_owned()
@@ -632,12 +632,14 @@ async fn the_console_edits_a_template_s_roles_and_fields_on_the_placement_page()
     );
     let shown = app.get(&detail_path, &key).await.1;
     let roles_shown = &shown["data"]["roles"];
-    let summary: Vec<(
+    // (name, role, signingOrder, [(label, type, page, readOnly)]) of each role.
+    type Summary = (
         String,
         String,
         Option<i64>,
         Vec<(String, String, i64, bool)>,
-    )> = roles_shown
+    );
+    let summary: Vec<Summary> = roles_shown
         .as_array()
         .unwrap()
         .iter()

@@ -308,8 +308,11 @@ pub(super) async fn save_roles(
     Ok(success("Roles and fields saved", Empty {}))
 }
 
-/// The roles and fields as the placement page shows them, to name a problem by them.
-struct ShownRoles(Vec<(String, Vec<(String, FieldType, i64)>)>);
+/// A field as the placement page shows it: its label, type and page.
+type ShownField = (String, FieldType, i64);
+
+/// The roles (name, fields) as the placement page shows them, to name a problem by them.
+struct ShownRoles(Vec<(String, Vec<ShownField>)>);
 
 impl ShownRoles {
     fn of(roles: &[TemplateRoleInput]) -> Self {

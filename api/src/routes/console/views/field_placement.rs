@@ -46,6 +46,8 @@ struct Subject {
     /// The fields already saved, to show, move, resize and remove.
     saved: Vec<serde_json::Value>,
     file_url: String,
+    /// What stands in for the pages when the browser cannot draw them.
+    failed_text: &'static str,
     base: String,
     save_url: String,
 }
@@ -75,11 +77,23 @@ pub(in crate::routes::console) fn field_placement(view: Placement<'_>) -> Markup
             }
             label for="type" { "Field" }
             select id="type" { option { "SIGNATURE" } option { "INITIALS" } option { "DATE" } option { "TEXT" } }
-            p #placement-hint { small { "Click or tap a page to place a field; drag a field to move it, its corner to resize it; its × removes it. Nothing changes until you save." } }
+            p #placement-hint { small { "Click or tap a page to place a field; drag a field to move it, its corner to resize it; its × removes it." @if template { " Label the fields in the list under the pages." } " Nothing changes until you save." } }
             button.primary type="button" id="save" { @if template { "Save roles and fields" } @else { "Save fields" } }
             " " a.button.secondary href=(subject.base) { "Back" }
             p id="placement-status" role="status" style="white-space:pre-wrap" {}
         }
+        div #placement
+            data-kind=(subject.kind)
+            data-pdfjs-url=(format!("{}/pdf.min.mjs", assets::BASE))
+            data-worker-url=(format!("{}/pdf.worker.min.mjs", assets::BASE))
+            data-file-url=(subject.file_url)
+            data-failed-text=(subject.failed_text)
+            data-save-url=(subject.save_url)
+            data-done-url=(subject.base)
+            data-csrf=(csrf)
+            data-palette=(serde_json::to_string(&PALETTE).expect("serialisable"))
+            data-people=(serde_json::to_string(&subject.people).expect("serialisable"))
+            data-fields=(serde_json::to_string(&subject.saved).expect("serialisable")) {}
         @if template {
             section.card #fields-editor {
                 h2 { "Fields" }
@@ -87,18 +101,6 @@ pub(in crate::routes::console) fn field_placement(view: Placement<'_>) -> Markup
                 ol #field-list {}
             }
         }
-        div #placement
-            data-kind=(subject.kind)
-            data-pdfjs-url=(format!("{}/pdf.min.mjs", assets::BASE))
-            data-worker-url=(format!("{}/pdf.worker.min.mjs", assets::BASE))
-            data-file-url=(subject.file_url)
-            data-failed-text="These pages cannot be shown here, so fields cannot be placed on them. Reload the page; if it stays empty, upload the PDF again."
-            data-save-url=(subject.save_url)
-            data-done-url=(subject.base)
-            data-csrf=(csrf)
-            data-palette=(serde_json::to_string(&PALETTE).expect("serialisable"))
-            data-people=(serde_json::to_string(&subject.people).expect("serialisable"))
-            data-fields=(serde_json::to_string(&subject.saved).expect("serialisable")) {}
         script type="module" src=(format!("{}/place-fields.mjs", assets::BASE)) {}
     }
 }
@@ -135,6 +137,7 @@ fn subject(editing: &Editing<'_>) -> Subject {
                     })
                     .collect(),
                 file_url: format!("{file_link}&original=1"),
+                failed_text: "This document's pages cannot be shown here, so fields cannot be placed on them. Reload the page; if it stays empty, upload the PDF again.",
                 base: format!("/app/documents/{id}"),
                 save_url: format!("/app/documents/{id}/fields"),
             }
@@ -173,6 +176,7 @@ fn subject(editing: &Editing<'_>) -> Subject {
                     })
                     .collect(),
                 file_url: format!("/app/templates/{id}/file"),
+                failed_text: "This template's pages cannot be shown here, so fields cannot be placed on them. Reload the page; if it stays empty, make the template again from a PDF that opens.",
                 base: format!("/app/templates/{id}"),
                 save_url: format!("/app/templates/{id}/roles"),
             }
