@@ -90,7 +90,7 @@ select{padding:8px;font-size:16px;max-width:100%}.page{position:relative;margin:
 .field .remove{position:absolute;right:-8px;top:-8px;width:16px;height:16px;margin:0;padding:0;border:1px solid #1d2330;border-radius:50%;background:#fff;color:#1d2330;font-size:12px;line-height:14px}\
 @media (pointer:coarse){.field .resize{right:-12px;bottom:-12px;width:24px;height:24px;border-radius:50%}.field .remove{right:-12px;top:-12px;width:24px;height:24px;font-size:16px;line-height:22px}}\
 a.button{display:inline-block;padding:10px 18px;border-radius:4px;text-decoration:none;margin-top:12px}\
-.secondary{background:#fff;color:#1f4fd1;border:1px solid #1f4fd1}fieldset{border:1px solid #ccd;border-radius:4px;margin-top:12px}\
+.secondary{background:#fff;color:#1f4fd1;border:1px solid #1f4fd1}fieldset{border:1px solid #ccd;border-radius:4px;margin:12px 0 0;min-width:0}\
 label.inline{display:inline;font-weight:400}label.inline input{width:auto;min-width:24px;min-height:24px;vertical-align:middle}\
 @media (max-width:640px){main{padding:12px}.card{padding:12px}\
 table.stack thead{display:none}table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}\

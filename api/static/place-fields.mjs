@@ -1,16 +1,17 @@
-// Field placement on a DRAFT document: the pages rendered with pdf.js, with the fields already
-// saved; click (or tap) a page to drop a field for the chosen recipient and type, drag a field
-// to move it, drag its corner to resize it, remove it with its × (or a double-click, which a
-// finger cannot be relied on to give: hence the button). Save sends the saved fields kept (with
-// their boxes) and the new ones; saved fields left out are removed. New fields go through the
-// same rules as POST /documents/:id/fields.
+// Field placement on a DRAFT document's PDF or a template's (`data-kind`): the pages rendered
+// with pdf.js, with the fields already saved; click (or tap) a page to drop a field for the
+// chosen person and type, drag a field to move it, drag its corner to resize it, remove it with
+// its × (or a double-click, which a finger cannot be relied on to give: hence the button).
+// A document's people are its recipients; Save sends the saved fields kept (with their boxes)
+// and the new ones; saved fields left out are removed, new ones go through the same rules as
+// POST /documents/:id/fields. A template's people are its roles, edited on the page
+// (template-roles.mjs), and Save sends every role with its fields, as PATCH /templates/:id.
 // Coordinates are PDF points from the top-left of the displayed page (the API's pixels); only
 // the display scales (`view.scale` CSS px per point), never what is stored.
 import { renderPages } from "./pages.mjs";
 
 const root = document.getElementById("placement");
-const { saveUrl, csrf, doneUrl } = root.dataset;
-const recipients = JSON.parse(root.dataset.recipients);
+const { saveUrl, csrf, doneUrl, kind } = root.dataset;
 const saved = JSON.parse(root.dataset.fields || "[]");
 
 // As large as on a desktop, 1.25 px per point, or smaller where the screen is narrower: a page
@@ -20,9 +21,14 @@ const fit = (pageWidth) => Math.min(MAX_SCALE, (root.clientWidth - 4) / pageWidt
 const DEFAULT = { width: 200, height: 50 };
 const MINIMUM = 8;
 const fields = [];
-const recipientSelect = document.getElementById("recipient");
+const personSelect = document.getElementById("recipient");
 const typeSelect = document.getElementById("type");
 const status = document.getElementById("placement-status");
+// Every drawn field's box is named again (`field.show()`) when its person's name changes.
+const placement = { fields, personSelect, status, drop: (field) => field.drop() };
+const subject = kind === "template"
+  ? (await import("./template-roles.mjs")).templateRoles(root, placement)
+  : recipientsOf(root);
 
 // One per page: its frame and canvas, its size in points, its scale, and how to lay out each
 // of its fields again.
@@ -39,10 +45,15 @@ const pages = await renderPages(root, root.dataset, (natural) => fit(natural.wid
     const x = (event.clientX - bounds.left) / view.scale;
     const y = (event.clientY - bounds.top) / view.scale;
     const { size } = view;
+    if (!personSelect.value) {
+      status.className = "error";
+      status.textContent = "Add a role first: each field is for one.";
+      return;
+    }
     // A click on a line puts the field on it: the box's bottom edge at the pointer, so that the
     // stamped signature stands on the line instead of being struck through by it.
     add(view, {
-      recipientEmail: recipientSelect.value,
+      person: personSelect.value,
       type: typeSelect.value,
       page: number,
       x: Math.max(0, Math.min(x, size.width - DEFAULT.width)),
@@ -77,27 +88,29 @@ new ResizeObserver(() => {
 
 function add(view, field) {
   const { frame, size } = view;
-  const recipient = recipients.find((r) => r.email === field.recipientEmail);
   const box = document.createElement("div");
   box.className = "field";
   if (field.id) box.dataset.id = field.id;
-  // The name in a <bdi> (balanced by the server), so it cannot reorder the label around it.
+  // The name in a <bdi> (balanced), so it cannot reorder the label around it.
   const name = document.createElement("bdi");
-  name.textContent = recipient.name;
-  box.replaceChildren(`${field.type} · `, name);
   const handle = document.createElement("div");
   handle.className = "resize";
   handle.title = "Drag to resize";
-  handle.style.background = recipient.color;
   const remove = document.createElement("button");
   remove.type = "button";
   remove.className = "remove";
   remove.textContent = "×";
   remove.setAttribute("aria-label", "Remove this field");
   remove.title = "Remove this field";
-  box.append(handle, remove);
-  box.style.borderColor = recipient.color;
-  box.style.background = `${recipient.color}33`;
+  field.show = () => {
+    const person = subject.person(field.person);
+    name.textContent = person.shown;
+    box.replaceChildren(`${field.type} · `, name, handle, remove);
+    handle.style.background = person.color;
+    box.style.borderColor = person.color;
+    box.style.background = `${person.color}33`;
+  };
+  field.show();
   const place = () => {
     box.style.left = `${field.x * view.scale}px`;
     box.style.top = `${field.y * view.scale}px`;
@@ -135,23 +148,37 @@ function add(view, field) {
     fields.splice(fields.indexOf(field), 1);
     view.layouts.splice(view.layouts.indexOf(place), 1);
     box.remove();
+    subject.dropped(field);
   };
+  field.drop = drop;
   // Not a drag of the box: the button keeps the pointer, so that its click comes.
   remove.addEventListener("pointerdown", (down) => down.stopPropagation());
   remove.addEventListener("click", drop);
   box.addEventListener("dblclick", drop);
   frame.append(box);
   fields.push(field);
+  subject.added(field);
+}
+
+// A document's people: its recipients, as the page was given them, by e-mail.
+function recipientsOf(root) {
+  const people = JSON.parse(root.dataset.people).map((p) => ({ ...p, shown: p.name }));
+  return {
+    person: (key) => people.find((p) => p.key === key),
+    added() {},
+    dropped() {},
+    body: (box) => ({
+      keep: fields.filter((f) => f.id).map((f) => ({ id: f.id, ...box(f) })),
+      add: fields.filter((f) => !f.id).map((f) => ({ recipientEmail: f.person, type: f.type, page: f.page, ...box(f) })),
+    }),
+  };
 }
 
 document.getElementById("save").addEventListener("click", async () => {
   // Hundredths of a point: a saved field that was not touched keeps its box exactly.
   const round = (value) => Math.round(value * 100) / 100;
   const box = (f) => ({ x: round(f.x), y: round(f.y), width: round(f.width), height: round(f.height) });
-  const body = {
-    keep: fields.filter((f) => f.id).map((f) => ({ id: f.id, ...box(f) })),
-    add: fields.filter((f) => !f.id).map((f) => ({ recipientEmail: f.recipientEmail, type: f.type, page: f.page, ...box(f) })),
-  };
+  const body = subject.body(box);
   const response = await fetch(saveUrl, {
     method: "POST",
     headers: { "content-type": "application/json", "x-csrf-token": csrf },

@@ -41,6 +41,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../static/place-fields.mjs"),
     ),
     (
+        "template-roles.mjs",
+        "text/javascript",
+        include_bytes!("../../static/template-roles.mjs"),
+    ),
+    (
         "copy.mjs",
         "text/javascript",
         include_bytes!("../../static/copy.mjs"),

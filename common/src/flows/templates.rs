@@ -157,6 +157,35 @@ pub async fn update(
     Ok(())
 }
 
+/// Gives each field left without a label (blank) the one a template made from a draft would
+/// give it, `<role>.<type>.<n>`: `n` counts the role's fields of that type, skipping labels
+/// the template's other fields have. What is left is checked by [`update`] as given.
+pub fn label_blank_fields(roles: &mut [TemplateRoleInput]) {
+    let mut taken: std::collections::HashSet<String> = roles
+        .iter()
+        .flat_map(|r| &r.fields)
+        .map(|f| f.label.trim().to_owned())
+        .filter(|l| !l.is_empty())
+        .collect();
+    for role in roles {
+        let name = label_safe(role.name.trim());
+        let mut counts: HashMap<FieldType, usize> = HashMap::new();
+        for field in &mut role.fields {
+            let n = counts.entry(field.field_type).or_default();
+            *n += 1;
+            if !field.label.trim().is_empty() {
+                continue;
+            }
+            let stem = format!("{name}.{}", field.field_type.as_str().to_lowercase());
+            while taken.contains(&format!("{stem}.{n}")) {
+                *n += 1;
+            }
+            field.label = format!("{stem}.{n}");
+            taken.insert(field.label.clone());
+        }
+    }
+}
+
 /// The roles and fields an update sets, each checked: a role's name (unique), its signing
 /// order, each field's label (unique in the template), its place on a page of the PDF (as a
 /// document's field is placed), `readOnly` only on a TEXT field.
@@ -915,6 +944,36 @@ mod tests {
         assert!(
             check_label(&"é".repeat(100)).is_ok(),
             "characters, not bytes"
+        );
+    }
+
+    #[test]
+    fn a_blank_label_is_the_next_free_one_of_its_role_and_type() {
+        let field = |label: &str, field_type: &str| serde_json::json!({"label": label, "type": field_type, "page": 1, "x": 0, "y": 0});
+        let mut roles: Vec<TemplateRoleInput> = serde_json::from_value(serde_json::json!([
+            {"name": " Tenant ", "role": "SIGNER", "fields": [
+                field("Tenant.signature.2", "SIGNATURE"), field(" ", "SIGNATURE"),
+                field("", "SIGNATURE"), field("", "TEXT"), field("Rent", "TEXT"),
+            ]},
+            {"name": "Ann/Bob", "role": "VIEWER", "fields": [field("", "DATE")]},
+        ]))
+        .unwrap();
+        label_blank_fields(&mut roles);
+        let labels: Vec<&str> = roles
+            .iter()
+            .flat_map(|r| &r.fields)
+            .map(|f| f.label.as_str())
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "Tenant.signature.2",
+                "Tenant.signature.3",
+                "Tenant.signature.4",
+                "Tenant.text.1",
+                "Rent",
+                "Ann_Bob.date.1",
+            ]
         );
     }
 

@@ -183,3 +183,131 @@ async fn from_upload_to_signed_pdf_in_a_browser() {
         assert!(shots.join(format!("{shot}.png")).exists(), "{shot}");
     }
 }
+
+/// Issue #32 item 5: a template made from a PDF is given roles and fields on the placement page
+/// in a real browser, by clicks and a drag, with a label and a read-only mark typed in its
+/// list; a blank role name is refused on the page, named, and nothing saved until it is fixed.
+#[tokio::test]
+async fn a_template_s_roles_and_fields_are_placed_in_a_browser() {
+    let app = TestApp::spawn().await;
+    let password = "a long browser password";
+    let (account, email) = app.console_account(password).await;
+    let key = signet_common::store::api_keys::generate(&app.db.pool, account.into())
+        .await
+        .unwrap()
+        .key;
+    let template =
+        crate::template_editing::template_from_pdf(&app, &key, Some("Browser template")).await;
+    let shots = screenshots_dir();
+    let findings = BrowserScript::new("template-placement.mjs")
+        .env("BASE", &app.base)
+        .env("EMAIL", &email)
+        .env("PASSWORD", password)
+        .env(
+            "TEMPLATE_URL",
+            format!("{}/app/templates/{template}", app.base),
+        )
+        .env("SHOTS", &shots)
+        .findings()
+        .await;
+    assert!(
+        findings.get("error").is_none(),
+        "the template placement failed: {}\n{findings}",
+        findings["error"]
+    );
+    assert_eq!(
+        findings["consoleErrors"],
+        serde_json::json!([]),
+        "{findings}"
+    );
+    assert_eq!(
+        findings["refusedLoads"].as_array().map(Vec::len),
+        Some(1),
+        "{findings}"
+    );
+    assert!(
+        findings["nextStep"]
+            .as_str()
+            .unwrap()
+            .contains("give the template its roles and fields"),
+        "{findings}"
+    );
+    assert_eq!(
+        findings["roleChoices"],
+        serde_json::json!(["Tenant", "(no name)"]),
+        "{findings}"
+    );
+    assert_eq!(
+        findings["readOnlyBoxes"], 1,
+        "only the TEXT field: {findings}"
+    );
+    assert_eq!(findings["rowsAfterRemove"], 3, "{findings}");
+    let refusal = findings["refusal"].as_str().unwrap();
+    assert!(
+        refusal.contains("Role 2, name: a role's name has 1 to 100 characters"),
+        "{findings}"
+    );
+    assert_eq!(findings["urlAfterRefusal"], findings["placementUrl"]);
+    assert!(
+        findings["renamedBox"]
+            .as_str()
+            .unwrap()
+            .contains("Landlord"),
+        "the field's box follows its role's new name: {findings}"
+    );
+    assert!(
+        findings["afterSave"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/app/templates/{template}")),
+        "{findings}"
+    );
+    assert!(
+        findings["templatePage"]
+            .as_str()
+            .unwrap()
+            .contains("Landlord.signature.1"),
+        "{findings}"
+    );
+
+    // What the page saved, as the API shows it.
+    let (_, detail) = app.get(&format!("/templates/{template}"), &key).await;
+    let roles = &detail["data"]["roles"];
+    assert_eq!(
+        (
+            roles[0]["name"].as_str(),
+            roles[0]["role"].as_str(),
+            roles[0]["signingOrder"].as_i64()
+        ),
+        (Some("Tenant"), Some("SIGNER"), Some(1)),
+        "{detail}"
+    );
+    let tenant = roles[0]["fields"].as_array().unwrap();
+    assert_eq!(tenant.len(), 2, "{detail}");
+    assert_eq!(
+        (tenant[0]["label"].as_str(), tenant[0]["type"].as_str()),
+        (Some("Tenant.signature.1"), Some("SIGNATURE"))
+    );
+    // The click's point is the field's bottom edge: 120 px down at 1.25 px per point.
+    let bottom = tenant[0]["y"].as_f64().unwrap() + tenant[0]["height"].as_f64().unwrap();
+    assert!((bottom - 96.0).abs() <= 1.0, "{detail}");
+    assert_eq!(
+        (
+            tenant[1]["label"].as_str(),
+            tenant[1]["type"].as_str(),
+            tenant[1]["readOnly"].as_bool()
+        ),
+        (Some("Rent"), Some("TEXT"), Some(true))
+    );
+    assert_eq!(roles[1]["name"], "Landlord", "{detail}");
+    let landlord = &roles[1]["fields"][0];
+    assert_eq!(landlord["label"], "Landlord.signature.1");
+    let dragged = &findings["draggedTo"];
+    assert!(
+        (landlord["x"].as_f64().unwrap() - dragged["x"].as_f64().unwrap()).abs() <= 0.01
+            && (landlord["y"].as_f64().unwrap() - dragged["y"].as_f64().unwrap()).abs() <= 0.01
+            && dragged["y"].as_f64().unwrap() > 96.0,
+        "saved where the page showed it after the drag: {landlord} vs {dragged}"
+    );
+    assert!(shots.join("template-placement.png").exists());
+}

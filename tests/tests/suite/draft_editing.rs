@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::console::Browser;
 
 /// The value of the HTML attribute `data-<name>="…"`, unescaped.
-fn data_attribute(html: &str, name: &str) -> String {
+pub(crate) fn data_attribute(html: &str, name: &str) -> String {
     let marker = format!("data-{name}=\"");
     let start = html.find(&marker).expect("the attribute") + marker.len();
     let raw = &html[start..start + html[start..].find('"').unwrap()];

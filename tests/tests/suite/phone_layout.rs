@@ -163,6 +163,7 @@ async fn every_console_page_fits_a_phone() {
         "sign-in",
         "templates",
         "template",
+        "template-placement",
     ]
     .iter()
     .flat_map(|page| [format!("phone {page}"), format!("desktop {page}")])

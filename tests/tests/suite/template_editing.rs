@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use signet_tests::{LETTER, Mailbox, TestApp, WorkerProcess, fixtures_dir, read};
 use uuid::Uuid;
 
-use crate::console::Browser;
+use crate::{console::Browser, draft_editing::data_attribute};
 
 const WAIT: Duration = Duration::from_secs(120);
 
@@ -47,7 +47,7 @@ async fn upload(
     (status, replayed, body)
 }
 
-async fn template_from_pdf(app: &TestApp, key: &str, title: Option<&str>) -> String {
+pub(crate) async fn template_from_pdf(app: &TestApp, key: &str, title: Option<&str>) -> String {
     let (status, _, answer) = upload(app, key, title, four_pages(), None).await;
     assert_eq!(status, 200, "{answer}");
     answer["data"]["id"].as_str().unwrap().to_owned()
@@ -532,4 +532,201 @@ async fn the_console_makes_a_template_from_a_draft_and_uses_it() {
     assert_eq!(archived.status, 303, "{}", archived.body);
     let list = browser.get("/app/templates").await;
     assert!(!list.body.contains("Console lease"), "{}", list.body);
+}
+
+/// Issue #32 item 5: a template made from a PDF is given its roles and fields on the console's
+/// placement page, whose script saves `{"roles": [...]}` (as PATCH takes it) with the CSRF
+/// token in a header; a field off its page is refused, named by its role and field, and
+/// nothing changes; an archived template's placement page is its error page.
+#[tokio::test]
+async fn the_console_edits_a_template_s_roles_and_fields_on_the_placement_page() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let template = template_from_pdf(&app, &key, Some("Console roles")).await;
+    let mut browser = Browser::signed_in_as(&app, account).await;
+    let location = format!("/app/templates/{template}");
+
+    // Without roles, the template's page leads to the placement page.
+    let page = browser.get(&location).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains("Add roles and place fields")
+            && page.body.contains(&format!(r#"href="{location}/place""#)),
+        "{}",
+        page.body
+    );
+    let place = browser.get(&format!("{location}/place")).await;
+    assert_eq!(place.status, 200, "{}", place.body);
+    assert_eq!(data_attribute(&place.body, "kind"), "template");
+    assert_eq!(data_attribute(&place.body, "people"), "[]");
+    let csrf = data_attribute(&place.body, "csrf");
+    let save_url = data_attribute(&place.body, "save-url");
+    assert_eq!(save_url, format!("{location}/roles"));
+    // The PDF the page draws, to the signed-in owner only.
+    let file_url = data_attribute(&place.body, "file-url");
+    let cookie: Vec<String> = browser
+        .cookies
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let cookie = cookie.join("; ");
+    let file = app
+        .client
+        .get(format!("{}{file_url}", app.base))
+        .header(reqwest::header::COOKIE, cookie.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(file.status(), 200);
+    assert_eq!(file.headers()["content-type"], "application/pdf");
+    assert_eq!(file.bytes().await.unwrap().to_vec(), four_pages());
+    let anonymous = app
+        .client
+        .get(format!("{}{file_url}", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(anonymous.status(), 200);
+
+    let save = |token: String, body: Value| {
+        app.client
+            .post(format!("{}{save_url}", app.base))
+            .header(reqwest::header::COOKIE, cookie.clone())
+            .header("x-csrf-token", token)
+            .json(&body)
+            .send()
+    };
+    // As template-roles.mjs sends it: every role, its fields with their boxes in hundredths of
+    // a point, a blank label where none was typed, readOnly on each TEXT field.
+    let roles = |x: f64| {
+        json!({"roles": [
+            {"name": "Tenant", "role": "SIGNER", "signingOrder": 1, "fields": [
+                {"label": "", "type": "SIGNATURE", "page": 1, "x": x, "y": 640.5, "width": 200, "height": 50},
+                {"label": "Rent", "type": "TEXT", "page": 2, "x": 72, "y": 500, "width": 150, "height": 30, "readOnly": true},
+                {"label": "", "type": "TEXT", "page": 2, "x": 72, "y": 560, "width": 150, "height": 30, "readOnly": false},
+            ]},
+            {"name": "Landlord", "role": "SIGNER", "signingOrder": 2, "fields": [
+                {"label": "", "type": "SIGNATURE", "page": 4, "x": 300, "y": 700, "width": 200, "height": 50},
+            ]},
+            {"name": "Agent", "role": "VIEWER", "fields": []},
+        ]})
+    };
+    let detail_path = format!("/templates/{template}");
+    let (status, forged) = read(save("forged".into(), roles(72.0)).await.unwrap()).await;
+    assert_eq!(status, 403, "{forged}");
+
+    // A field off its page: refused, named as the page shows it, and nothing saved.
+    let (status, refused) = read(save(csrf.clone(), roles(500.0)).await.unwrap()).await;
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["message"], "Field is outside the bounds of page 1");
+    assert_eq!(
+        refused["errors"][0]["field"],
+        "Role “Tenant”, field “Tenant.signature.1” (SIGNATURE on page 1)",
+        "{refused}"
+    );
+    assert_eq!(
+        app.get(&detail_path, &key).await.1["data"]["roles"],
+        json!([])
+    );
+
+    let (status, saved) = read(save(csrf.clone(), roles(72.0)).await.unwrap()).await;
+    assert_eq!(
+        (status, saved["message"].as_str()),
+        (200, Some("Roles and fields saved")),
+        "{saved}"
+    );
+    let shown = app.get(&detail_path, &key).await.1;
+    let roles_shown = &shown["data"]["roles"];
+    // (name, role, signingOrder, [(label, type, page, readOnly)]) of each role.
+    type Summary = (
+        String,
+        String,
+        Option<i64>,
+        Vec<(String, String, i64, bool)>,
+    );
+    let summary: Vec<Summary> = roles_shown
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_owned(),
+                r["role"].as_str().unwrap().to_owned(),
+                r["signingOrder"].as_i64(),
+                r["fields"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| {
+                        (
+                            f["label"].as_str().unwrap().to_owned(),
+                            f["type"].as_str().unwrap().to_owned(),
+                            f["page"].as_i64().unwrap(),
+                            f["readOnly"].as_bool().unwrap(),
+                        )
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    let field = |label: &str, kind: &str, page: i64, read_only: bool| {
+        (label.to_owned(), kind.to_owned(), page, read_only)
+    };
+    assert_eq!(
+        summary,
+        vec![
+            (
+                "Tenant".to_owned(),
+                "SIGNER".to_owned(),
+                Some(1),
+                vec![
+                    field("Tenant.signature.1", "SIGNATURE", 1, false),
+                    field("Rent", "TEXT", 2, true),
+                    field("Tenant.text.2", "TEXT", 2, false),
+                ]
+            ),
+            (
+                "Landlord".to_owned(),
+                "SIGNER".to_owned(),
+                Some(2),
+                vec![field("Landlord.signature.1", "SIGNATURE", 4, false)]
+            ),
+            ("Agent".to_owned(), "VIEWER".to_owned(), None, vec![]),
+        ],
+        "{shown}"
+    );
+    assert_eq!(roles_shown[0]["fields"][0]["y"], 640.5, "{shown}");
+
+    // Reopened, the page shows them to edit, and the template's page offers the edit.
+    let place = browser.get(&format!("{location}/place")).await;
+    let people: Value = serde_json::from_str(&data_attribute(&place.body, "people")).unwrap();
+    assert_eq!(people[1]["name"], "Landlord", "{people}");
+    let fields: Value = serde_json::from_str(&data_attribute(&place.body, "fields")).unwrap();
+    assert_eq!(
+        (fields[1]["label"].as_str(), fields[1]["readOnly"].as_bool()),
+        (Some("Rent"), Some(true)),
+        "{fields}"
+    );
+    let page = browser.get(&location).await;
+    assert!(page.body.contains("Edit roles and fields"), "{}", page.body);
+
+    // Archived: no edit offered, and the placement page is the error page.
+    let archived = browser
+        .post(&format!("{location}/archive"), &[("csrf", &page.csrf())])
+        .await;
+    assert_eq!(archived.status, 303, "{}", archived.body);
+    let page = browser.get(&location).await;
+    assert!(!page.body.contains("/place"), "{}", page.body);
+    let place = browser.get(&format!("{location}/place")).await;
+    assert_eq!(place.status, 409, "{}", place.body);
+    assert!(
+        place.body.contains("Template is archived"),
+        "{}",
+        place.body
+    );
+    let (status, refused) = read(save(csrf.clone(), roles(72.0)).await.unwrap()).await;
+    assert_eq!(
+        (status, refused["message"].as_str()),
+        (409, Some("Template is archived"))
+    );
 }

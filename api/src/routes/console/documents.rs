@@ -25,7 +25,7 @@ use signet_common::{
 use super::{
     failure::Failure,
     session::{Console, CsrfForm, NoFields},
-    views::{self, DocumentList, DocumentPage, Placement},
+    views::{self, DocumentList, DocumentPage, Editing, Placement},
 };
 use crate::{
     AppState,
@@ -248,10 +248,12 @@ pub(super) async fn place(
         drafting::document_detail(&state.db.pool, console.session.account_id, id).await?;
     let body = views::field_placement(Placement {
         csrf: console.csrf(),
-        document: &document,
-        recipients: &recipients,
-        fields: &fields,
-        file_link: &state.links.url(id, Utc::now()),
+        editing: Editing::Document {
+            document: &document,
+            recipients: &recipients,
+            fields: &fields,
+            file_link: &state.links.url(id, Utc::now()),
+        },
     });
     Ok(views::page(StatusCode::OK, "Place fields", body))
 }
@@ -277,13 +279,7 @@ pub(super) async fn save_fields(
     id: Result<DocumentPath, ApiError>,
     ApiJson(arrangement): ApiJson<Arrangement>,
 ) -> Result<Response, ApiError> {
-    let token = headers
-        .get("x-csrf-token")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    if console.check_token(token).is_err() {
-        return Err(ApiError::CsrfRejected);
-    }
+    console.check_header(&headers)?;
     let DocumentPath(id) = id?;
     drafting::arrange_fields(
         &state.db.pool,

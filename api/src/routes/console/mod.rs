@@ -5,7 +5,8 @@
 //! - `session`: the signed-in account (`Console`), cookies, CSRF, sign-in and sign-out.
 //! - `settings`: the API key, usage, webhook URL, signing secret, delivery log and replay.
 //! - `documents`: the list, document page, recipients, fields, send, cancel, resend.
-//! - `templates`: the templates list and page, using a template, making one from a draft.
+//! - `templates`: the templates list and page, its roles and fields on the placement page,
+//!   using a template, making one from a draft.
 //! - `upload`: uploading a PDF from the documents page.
 //! - `verify`: the public page that checks a final PDF's seal (`/verify`, no sign-in).
 //! - `failure`: how a refused or failed console request is shown.
@@ -100,4 +101,7 @@ pub fn router() -> Router<AppState> {
             post(templates::instantiate),
         )
         .route("/app/templates/{id}/archive", post(templates::archive))
+        .route("/app/templates/{id}/place", get(templates::place))
+        .route("/app/templates/{id}/file", get(templates::file))
+        .route("/app/templates/{id}/roles", post(templates::save_roles))
 }

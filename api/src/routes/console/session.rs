@@ -18,7 +18,7 @@ use signet_common::{
 };
 
 use super::{failure::Failure, views};
-use crate::{AppState, extract::ClientActor};
+use crate::{AppState, error::ApiError, extract::ClientActor};
 
 const SESSION_COOKIE: &str = "signet_session";
 /// Double-submit token for the sign-in form, which has no session yet.
@@ -149,6 +149,16 @@ impl Console {
         } else {
             Err(Failure::Forgery)
         }
+    }
+
+    /// The placement pages' JSON saves carry the token in an `x-csrf-token` header; they are
+    /// answered in the envelope, so a wrong one is the API's error, not a page.
+    pub(super) fn check_header(&self, headers: &axum::http::HeaderMap) -> Result<(), ApiError> {
+        let given = headers
+            .get("x-csrf-token")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
+        self.check_token(given).map_err(|_| ApiError::CsrfRejected)
     }
 
     /// The token the session's forms carry.

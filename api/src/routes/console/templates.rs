@@ -1,23 +1,26 @@
 //! The console's templates (issue #32): the list (search and paging), a template's page (its
-//! roles, fields and defaults; archive; "Use template"), and making one from a DRAFT's page.
+//! roles, fields and defaults; archive; "Use template"), its roles and fields edited on the
+//! placement page, and making one from a DRAFT's page.
 //! Same domain functions as the API; a form is made into the API's body and read as the API
 //! reads it, so that it needs what the API needs.
 
 use std::collections::{BTreeMap, HashMap};
 
 use axum::{
+    body::Body,
     extract::State,
-    http::StatusCode,
+    http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Redirect, Response},
 };
 use serde_json::{Map, Value, json};
 use signet_common::{
+    Problem,
     flows::templates,
-    model::{DocumentId, TemplateId},
+    model::{DocumentId, FieldType, TemplateId},
     store,
     wire::{
         body::{self, Parsed},
-        templates::{InstantiateInput, TemplateInput},
+        templates::{InstantiateInput, TemplateInput, TemplateRoleInput, TemplateUpdateInput},
     },
 };
 
@@ -25,12 +28,13 @@ use super::{
     documents::{counted, refused_on_page},
     failure::Failure,
     session::{Console, CsrfForm, NoFields},
-    views::{self, TemplateList, TemplatePage},
+    views::{self, Editing, Placement, TemplateList, TemplatePage},
 };
 use crate::{
     AppState,
+    envelope::{Empty, success},
     error::ApiError,
-    extract::{ClientActor, DocumentPath, TemplateListParams, TemplatePath},
+    extract::{ApiBody, ClientActor, DocumentPath, TemplateListParams, TemplatePath},
 };
 
 pub(super) async fn list(
@@ -214,6 +218,170 @@ pub(super) async fn archive(
     let TemplatePath(id) = id?;
     templates::archive(&state.db.pool, console.session.account_id, id).await?;
     Ok(Redirect::to("/app/templates").into_response())
+}
+
+/// The placement page for the template's roles and fields (place-fields.mjs with
+/// template-roles.mjs). An archived template takes no change: its error page.
+pub(super) async fn place(
+    State(state): State<AppState>,
+    console: Console,
+    id: Result<TemplatePath, ApiError>,
+) -> Result<Response, Failure> {
+    let TemplatePath(id) = id?;
+    let (template, roles, fields) =
+        templates::detail(&state.db.pool, console.session.account_id, id).await?;
+    if template.archived_at.is_some() {
+        return Err(ApiError::TemplateArchived.into());
+    }
+    let body = views::field_placement(Placement {
+        csrf: console.csrf(),
+        editing: Editing::Template {
+            template: &template,
+            roles: &roles,
+            fields: &fields,
+        },
+    });
+    Ok(views::page(StatusCode::OK, "Roles and fields", body))
+}
+
+/// The template's PDF, for the placement page to draw: to its owner's session only.
+pub(super) async fn file(
+    State(state): State<AppState>,
+    console: Console,
+    id: Result<TemplatePath, ApiError>,
+) -> Result<Response, Failure> {
+    let TemplatePath(id) = id?;
+    let (template, _, _) =
+        templates::detail(&state.db.pool, console.session.account_id, id).await?;
+    let file = state
+        .store
+        .open(&template.file_key, None)
+        .await
+        .map_err(signet_common::Error::from)?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/pdf".to_owned()),
+            (header::CACHE_CONTROL, "private, no-store".to_owned()),
+            (header::CONTENT_LENGTH, file.size.to_string()),
+        ],
+        Body::from_stream(file.stream),
+    )
+        .into_response())
+}
+
+/// Saves the placement page's roles, each with its fields, as the whole list `PATCH
+/// /templates/{id}` takes (`templates::update`, which checks them); a blank label is given
+/// `<role>.<type>.<n>` first. Answers in the envelope so the page can show the refusal, each
+/// problem named by the role and field the page shows.
+pub(super) async fn save_roles(
+    State(state): State<AppState>,
+    console: Console,
+    headers: HeaderMap,
+    id: Result<TemplatePath, ApiError>,
+    body: Result<ApiBody<TemplateUpdateInput>, ApiError>,
+) -> Result<Response, ApiError> {
+    console.check_header(&headers)?;
+    let TemplatePath(id) = id?;
+    let ApiBody(Parsed { value, problems }) = body?;
+    // Only the roles: the title and the defaults are not the page's to change.
+    let mut roles = value.roles;
+    if let Some(roles) = &mut roles {
+        templates::label_blank_fields(roles);
+    }
+    let shown = ShownRoles::of(roles.as_deref().unwrap_or_default());
+    let input = TemplateUpdateInput {
+        roles,
+        ..TemplateUpdateInput::default()
+    };
+    templates::update(
+        &state.db.pool,
+        console.session.account_id,
+        id,
+        Parsed {
+            value: input,
+            problems,
+        },
+        state.notifier.reminders,
+    )
+    .await
+    .map_err(|error| shown.name_problems(error.into()))?;
+    Ok(success("Roles and fields saved", Empty {}))
+}
+
+/// A field as the placement page shows it: its label, type and page.
+type ShownField = (String, FieldType, i64);
+
+/// The roles (name, fields) as the placement page shows them, to name a problem by them.
+struct ShownRoles(Vec<(String, Vec<ShownField>)>);
+
+impl ShownRoles {
+    fn of(roles: &[TemplateRoleInput]) -> Self {
+        Self(
+            roles
+                .iter()
+                .map(|role| {
+                    let fields = role
+                        .fields
+                        .iter()
+                        .map(|f| (f.label.trim().to_owned(), f.field_type, f.page));
+                    (role.name.trim().to_owned(), fields.collect())
+                })
+                .collect(),
+        )
+    }
+
+    /// `error` with each problem's `roles[0].fields[1].x` named as the page shows it: `Role
+    /// “Tenant”, field “Rent” (TEXT on page 1), x`.
+    fn name_problems(&self, error: ApiError) -> ApiError {
+        let named = |problems: Vec<Problem>| {
+            problems
+                .into_iter()
+                .map(|p| Problem::new(self.name(&p.field), p.reason))
+                .collect()
+        };
+        match error {
+            ApiError::InvalidBody(problems) => ApiError::InvalidBody(named(problems)),
+            ApiError::Rule(rule, problems) => ApiError::Rule(rule, named(problems)),
+            other => other,
+        }
+    }
+
+    fn name(&self, path: &str) -> String {
+        let indexed = |rest: &str, prefix: &str| -> Option<(usize, String)> {
+            let (index, rest) = rest.strip_prefix(prefix)?.split_once(']')?;
+            Some((index.parse().ok()?, rest.to_owned()))
+        };
+        let Some((i, rest)) = indexed(path, "roles[") else {
+            return path.to_owned();
+        };
+        let Some((name, fields)) = self.0.get(i) else {
+            return path.to_owned();
+        };
+        let quoted = |text: &str| format!("“{}”", signet_i18n::bidi::in_text(text, false));
+        let mut named = match name.is_empty() {
+            true => format!("Role {}", i + 1),
+            false => format!("Role {}", quoted(name)),
+        };
+        let mut rest = rest;
+        if let Some((j, after)) = indexed(&rest, ".fields[")
+            && let Some((label, field_type, page)) = fields.get(j)
+        {
+            named.push_str(&format!(
+                ", field {} ({field_type} on page {page})",
+                quoted(label)
+            ));
+            rest = after;
+        }
+        match rest.strip_prefix('.') {
+            Some("signingOrder") => named.push_str(", signing group"),
+            Some("readOnly") => named.push_str(", read-only"),
+            Some("role") => named.push_str(", signer or viewer"),
+            Some(property) => named.push_str(&format!(", {property}")),
+            None if rest.is_empty() => {}
+            None => named.push_str(&rest),
+        }
+        named
+    }
 }
 
 /// "Make a template" on a DRAFT's page: its `title` and a role name per recipient

@@ -1,7 +1,13 @@
 //! The placement page: the pages rendered with pdf.js, where `place-fields.mjs` does the work.
+//! One page for what has fields placed on its PDF: a DRAFT document (fields for its recipients)
+//! or a template (its roles, edited on the page, and their labelled fields).
 
 use maud::{Markup, html};
-use signet_common::model::{Document, Field, Recipient};
+use signet_common::{
+    flows::drafting::PALETTE,
+    model::{Document, Field, FieldType, Recipient},
+    store::templates::{Template, TemplateField, TemplateRole},
+};
 
 use super::frame::nav;
 use crate::{
@@ -11,65 +17,169 @@ use crate::{
 
 pub(in crate::routes::console) struct Placement<'a> {
     pub csrf: &'a str,
-    pub document: &'a Document,
-    pub recipients: &'a [Recipient],
-    pub fields: &'a [Field],
-    /// The signed link to the document's file.
-    pub file_link: &'a str,
+    pub editing: Editing<'a>,
+}
+
+/// What the page places fields on.
+pub(in crate::routes::console) enum Editing<'a> {
+    Document {
+        document: &'a Document,
+        recipients: &'a [Recipient],
+        fields: &'a [Field],
+        /// The signed link to the document's file.
+        file_link: &'a str,
+    },
+    Template {
+        template: &'a Template,
+        roles: &'a [TemplateRole],
+        fields: &'a [TemplateField],
+    },
+}
+
+/// What differs between a document's page and a template's, for the shared markup.
+struct Subject {
+    kind: &'static str,
+    heading: &'static str,
+    title: String,
+    /// Whom fields are placed for: `{key, name, color}` (a template's roles say more).
+    people: Vec<serde_json::Value>,
+    /// The fields already saved, to show, move, resize and remove.
+    saved: Vec<serde_json::Value>,
+    file_url: String,
+    /// What stands in for the pages when the browser cannot draw them.
+    failed_text: &'static str,
+    base: String,
+    save_url: String,
 }
 
 pub(in crate::routes::console) fn field_placement(view: Placement<'_>) -> Markup {
-    let Placement {
-        csrf,
-        document,
-        recipients,
-        fields,
-        file_link,
-    } = view;
-    let id = document.id;
-    let people: Vec<serde_json::Value> = recipients
-        .iter()
-        // The name is drawn in a <bdi> by the page's script: balanced for it here, as
-        // `html::isolated` does (signet_i18n::bidi::balanced).
-        .map(|r| {
-            let name = signet_i18n::bidi::balanced(&r.name);
-            serde_json::json!({"email": r.email, "name": name, "color": r.color_code})
-        })
-        .collect();
-    // The fields already saved, to show, move, resize and remove.
-    let saved: Vec<serde_json::Value> = fields
-        .iter()
-        .filter_map(|f| {
-            let recipient = recipients.iter().find(|r| r.id == f.recipient_id)?;
-            Some(serde_json::json!({
-                "id": f.id, "recipientEmail": recipient.email, "type": f.field_type,
-                "page": f.page, "x": f.x, "y": f.y, "width": f.width, "height": f.height,
-            }))
-        })
-        .collect();
+    let Placement { csrf, editing } = view;
+    let subject = subject(&editing);
+    let template = matches!(editing, Editing::Template { .. });
     html! {
         (nav(csrf))
-        h1 { "Place fields · " (isolated(&document.title)) }
+        h1 { (subject.heading) " · " (isolated(&subject.title)) }
+        @if template {
+            section.card #roles-editor {
+                h2 { "Roles" }
+                p { small { "Whoever a document made from the template is for takes a role: a signer signs its fields, a viewer receives a copy. Signers of a lower signing group sign first." } }
+                div #role-list {}
+                button.secondary type="button" id="add-role" { "Add a role" }
+            }
+        }
         div.card #toolbar {
-            label for="recipient" { "Recipient" }
-            select id="recipient" { @for r in recipients { option value=(r.email) { (isolated_text(&r.name, false)) " <" (isolated_text(&r.email, false)) ">" } } }
+            @if let Editing::Document { recipients, .. } = &editing {
+                label for="recipient" { "Recipient" }
+                select id="recipient" { @for r in *recipients { option value=(r.email) { (isolated_text(&r.name, false)) " <" (isolated_text(&r.email, false)) ">" } } }
+            } @else {
+                label for="recipient" { "Role" }
+                select id="recipient" {}
+            }
             label for="type" { "Field" }
             select id="type" { option { "SIGNATURE" } option { "INITIALS" } option { "DATE" } option { "TEXT" } }
-            p #placement-hint { small { "Click or tap a page to place a field; drag a field to move it, its corner to resize it; its × removes it. Nothing changes until you save." } }
-            button.primary type="button" id="save" { "Save fields" }
-            " " a.button.secondary href=(format!("/app/documents/{id}")) { "Back" }
+            p #placement-hint { small { "Click or tap a page to place a field; drag a field to move it, its corner to resize it; its × removes it." @if template { " Label the fields in the list under the pages." } " Nothing changes until you save." } }
+            button.primary type="button" id="save" { @if template { "Save roles and fields" } @else { "Save fields" } }
+            " " a.button.secondary href=(subject.base) { "Back" }
             p id="placement-status" role="status" style="white-space:pre-wrap" {}
         }
         div #placement
+            data-kind=(subject.kind)
             data-pdfjs-url=(format!("{}/pdf.min.mjs", assets::BASE))
             data-worker-url=(format!("{}/pdf.worker.min.mjs", assets::BASE))
-            data-file-url=(format!("{file_link}&original=1"))
-            data-failed-text="This document's pages cannot be shown here, so fields cannot be placed on them. Reload the page; if it stays empty, upload the PDF again."
-            data-save-url=(format!("/app/documents/{id}/fields"))
-            data-done-url=(format!("/app/documents/{id}"))
+            data-file-url=(subject.file_url)
+            data-failed-text=(subject.failed_text)
+            data-save-url=(subject.save_url)
+            data-done-url=(subject.base)
             data-csrf=(csrf)
-            data-recipients=(serde_json::to_string(&people).expect("serialisable"))
-            data-fields=(serde_json::to_string(&saved).expect("serialisable")) {}
+            data-palette=(serde_json::to_string(&PALETTE).expect("serialisable"))
+            data-people=(serde_json::to_string(&subject.people).expect("serialisable"))
+            data-fields=(serde_json::to_string(&subject.saved).expect("serialisable")) {}
+        @if template {
+            section.card #fields-editor {
+                h2 { "Fields" }
+                p { small { "A document made from the template takes a TEXT field's value by its label; a read-only one is stamped with that value and its signer does not fill it. A blank label becomes ‹role›.‹type›.‹n›." } }
+                ol #field-list {}
+            }
+        }
         script type="module" src=(format!("{}/place-fields.mjs", assets::BASE)) {}
+    }
+}
+
+fn subject(editing: &Editing<'_>) -> Subject {
+    // A name is drawn in a <bdi> by the page's script: balanced for it here, as
+    // `html::isolated` does (signet_i18n::bidi::balanced). A role's name is also edited in an
+    // input, where it must be as stored: it is given as it is too.
+    let balanced = |name: &str| signet_i18n::bidi::balanced(name).into_owned();
+    match *editing {
+        Editing::Document {
+            document,
+            recipients,
+            fields,
+            file_link,
+        } => {
+            let id = document.id;
+            Subject {
+                kind: "document",
+                heading: "Place fields",
+                title: document.title.clone(),
+                people: recipients
+                    .iter()
+                    .map(|r| serde_json::json!({"key": r.email, "name": balanced(&r.name), "color": r.color_code}))
+                    .collect(),
+                saved: fields
+                    .iter()
+                    .filter_map(|f| {
+                        let recipient = recipients.iter().find(|r| r.id == f.recipient_id)?;
+                        Some(serde_json::json!({
+                            "id": f.id, "person": recipient.email, "type": f.field_type,
+                            "page": f.page, "x": f.x, "y": f.y, "width": f.width, "height": f.height,
+                        }))
+                    })
+                    .collect(),
+                file_url: format!("{file_link}&original=1"),
+                failed_text: "This document's pages cannot be shown here, so fields cannot be placed on them. Reload the page; if it stays empty, upload the PDF again.",
+                base: format!("/app/documents/{id}"),
+                save_url: format!("/app/documents/{id}/fields"),
+            }
+        }
+        Editing::Template {
+            template,
+            roles,
+            fields,
+        } => {
+            let id = template.id;
+            let key = |i: usize| format!("r{i}");
+            Subject {
+                kind: "template",
+                heading: "Roles and fields",
+                title: template.title.clone(),
+                people: roles
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        serde_json::json!({
+                            "key": key(i), "name": r.name, "shown": balanced(&r.name),
+                            "color": PALETTE[i % PALETTE.len()], "role": r.role,
+                            "signingOrder": r.signing_order, "language": r.language.0.map(|l| l.tag()),
+                        })
+                    })
+                    .collect(),
+                saved: fields
+                    .iter()
+                    .filter_map(|f| {
+                        let i = roles.iter().position(|r| r.id == f.role_id)?;
+                        Some(serde_json::json!({
+                            "person": key(i), "label": f.label, "type": f.field_type,
+                            "readOnly": f.read_only && f.field_type == FieldType::Text,
+                            "page": f.page, "x": f.x, "y": f.y, "width": f.width, "height": f.height,
+                        }))
+                    })
+                    .collect(),
+                file_url: format!("/app/templates/{id}/file"),
+                failed_text: "This template's pages cannot be shown here, so fields cannot be placed on them. Reload the page; if it stays empty, make the template again from a PDF that opens.",
+                base: format!("/app/templates/{id}"),
+                save_url: format!("/app/templates/{id}/roles"),
+            }
+        }
     }
 }

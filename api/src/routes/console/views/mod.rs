@@ -12,7 +12,7 @@ mod verify;
 
 pub(super) use document_list::{DocumentList, document_list};
 pub(super) use document_page::{DocumentPage, cancel_page, document_page};
-pub(super) use field_placement::{Placement, field_placement};
+pub(super) use field_placement::{Editing, Placement, field_placement};
 pub(super) use frame::{error_page, form_expired, page};
 pub(super) use settings::{Flash, Settings, settings};
 pub(super) use sign_in::sign_in;

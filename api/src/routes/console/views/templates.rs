@@ -135,9 +135,16 @@ pub(in crate::routes::console) fn template_page(view: TemplatePage<'_>) -> Marku
                 dt { "Language" } dd { (template.language.0.map_or("the default", |l| l.name())) }
             }
         }
+        @if !archived && roles.is_empty() {
+            section.card.banner id="next-step" {
+                h2 { "Next: give the template its roles and fields" }
+                p { "Nothing can be made from it yet. Add a role for each person a document made from it is for (“Tenant”, “Landlord”), and place each role's fields on the pages." }
+                a.button.primary id="edit-roles" href=(format!("/app/templates/{}/place", template.id)) { "Add roles and place fields" }
+            }
+        }
         section.card id="roles" {
             h2 { "Roles" }
-            @if roles.is_empty() { p { "None yet: give the template roles and fields through the API (PATCH /templates/{id})." } }
+            @if roles.is_empty() { p { "None yet." } }
             @for role in roles {
                 h3 { (isolated(&role.name)) " · " (role_words(role.role))
                     @if let Some(order) = role.signing_order { " · signing group " (order) }
@@ -148,6 +155,9 @@ pub(in crate::routes::console) fn template_page(view: TemplatePage<'_>) -> Marku
                             @if f.read_only { " · read-only" } }
                     }
                 }
+            }
+            @if !archived && !roles.is_empty() {
+                a.button.secondary id="edit-roles" href=(format!("/app/templates/{}/place", template.id)) { "Edit roles and fields" }
             }
         }
         @if !archived && !roles.is_empty() {
