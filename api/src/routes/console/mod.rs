@@ -6,11 +6,13 @@
 //! - `settings`: the API key, usage, webhook URL, signing secret, delivery log and replay.
 //! - `documents`: the list, document page, recipients, fields, send, cancel, resend.
 //! - `templates`: the templates list and page, using a template, making one from a draft.
+//! - `bulk_sends`: "Send to a list" from a template (CSV preview, send), its progress, cancel.
 //! - `upload`: uploading a PDF from the documents page.
 //! - `verify`: the public page that checks a final PDF's seal (`/verify`, no sign-in).
 //! - `failure`: how a refused or failed console request is shown.
 //! - `views`: the pages' markup, apart from the handlers.
 
+mod bulk_sends;
 mod documents;
 mod failure;
 mod session;
@@ -100,4 +102,22 @@ pub fn router() -> Router<AppState> {
             post(templates::instantiate),
         )
         .route("/app/templates/{id}/archive", post(templates::archive))
+        .route(
+            "/app/templates/{id}/bulk-sends/preview",
+            post(bulk_sends::preview).layer(DefaultBodyLimit::max(bulk_sends::PREVIEW_BODY_LIMIT)),
+        )
+        .route(
+            "/app/templates/{id}/bulk-sends",
+            post(bulk_sends::create).layer(DefaultBodyLimit::max(bulk_sends::CONFIRM_BODY_LIMIT)),
+        )
+        .route(
+            "/app/templates/{id}/bulk-sends/header.csv",
+            get(bulk_sends::csv_header),
+        )
+        .route("/app/bulk-sends/{id}", get(bulk_sends::progress))
+        .route(
+            "/app/bulk-sends/{id}/progress.json",
+            get(bulk_sends::progress_json),
+        )
+        .route("/app/bulk-sends/{id}/cancel", post(bulk_sends::cancel))
 }
