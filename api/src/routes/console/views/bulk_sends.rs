@@ -199,7 +199,7 @@ pub(in crate::routes::console) fn bulk_progress(view: BulkProgress<'_>) -> Marku
             p.banner id="status" { strong { (view.status) } " · started " (time(view.created_at.0))
                 @if let Some(finished) = &view.finished_at { " · finished " (time(finished.0)) } }
             label for="bar" { "Rows done" }
-            progress id="bar" max=(view.total.max(1)) value=(done) { (done) " of " (view.total) }
+            progress id="bar" style="width:100%" max=(view.total.max(1)) value=(done) { (done) " of " (view.total) }
             p id="counts" aria-live="polite" {
                 span id="done" { (done) } " of " (count(view.total, "row", "rows")) " done: "
                 span id="created" { (view.created) } " made and sent, "
