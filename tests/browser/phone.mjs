@@ -2,7 +2,7 @@
 // desktop, in Debian's Chromium. Run by tests/tests/suite/browser.rs, which starts the stack,
 // prepares a SENT and a COMPLETED document and a webhook delivery, and passes in the
 // environment: BASE, EMAIL, PASSWORD, PDF (a file to upload), TITLE (its title), SENT_URL,
-// COMPLETED_URL, TEMPLATE_URL (a template with a role and a TEXT field), SHOTS (where screenshots go). On the phone the owner signs in, uploads, adds a
+// COMPLETED_URL, TEMPLATE_URL (a template with a role and a TEXT field), BULK_URL, SHOTS (where screenshots go). On the phone the owner signs in, uploads, adds a
 // recipient and places a field by tapping the page, all by touch. Prints one JSON line of
 // findings; the Rust test asserts on them and on the database.
 import { join } from "node:path";
@@ -36,7 +36,8 @@ const CONTROLS = {
   verify: ["#file", "form button[type=submit]"],
   templates: [...nav, "#search", "#filters button", "#templates a"],
   "template-placement": [...nav, ".role-name", ".role-kind", ".role-order", ".remove-role", "#add-role", "#recipient", "#type", "#save", "#toolbar a", "#placement .page canvas", ".field-label", ".field-read-only", "#field-list button"],
-  template: [...nav, "#edit-roles", "#use-title", "#use input[type=text][name^='role:']", "#use input[type=email]", "#use input[type=checkbox]", "#use-message", "#use-expiry", "#use button[type=submit]", "#archive button"],
+  template: [...nav, "#edit-roles", "#use-title", "#use input[type=text][name^='role:']", "#use input[type=email]", "#use input[type=checkbox]", "#use-message", "#use-expiry", "#use button[type=submit]", "#archive button", "#bulk-file", "#bulk-message", "#bulk-expiry", "#bulk-upload button[type=submit]"],
+  "bulk-send": [...nav, "main > p > a[href^='/app/templates/']"],
 };
 
 // What a page is like at this size: how wide it is against the screen (nothing may scroll the
@@ -123,7 +124,7 @@ try {
   await phone.screenshot({ path: join(env.SHOTS, "phone-placement-tapped.png") });
   await go(phone, phone.locator("#save").tap());
   findings.afterSave = phone.url();
-  for (const [name, url] of [["sent", env.SENT_URL], ["cancel-confirmation", `${env.SENT_URL}/cancel`], ["completed", env.COMPLETED_URL], ["api-settings", `${env.BASE}/app/settings/api`], ["documents", `${env.BASE}/app/documents`], ["verify", `${env.BASE}/verify`], ["templates", `${env.BASE}/app/templates`], ["template", env.TEMPLATE_URL], ["template-placement", `${env.TEMPLATE_URL}/place`]]) {
+  for (const [name, url] of [["sent", env.SENT_URL], ["cancel-confirmation", `${env.SENT_URL}/cancel`], ["completed", env.COMPLETED_URL], ["api-settings", `${env.BASE}/app/settings/api`], ["documents", `${env.BASE}/app/documents`], ["verify", `${env.BASE}/verify`], ["templates", `${env.BASE}/app/templates`], ["template", env.TEMPLATE_URL], ["template-placement", `${env.TEMPLATE_URL}/place`], ["bulk-send", env.BULK_URL]]) {
     await phone.goto(url);
     if (name === "template-placement") await statusSays(phone, "a page to place a field");
     await inspect(phone, "phone", name);
@@ -132,7 +133,7 @@ try {
   // The same pages on a desktop: as before, nothing scrolls sideways and the placement page is
   // drawn at 1.25 px per point.
   const desktop = await signedIn("desktop");
-  for (const [name, url] of [["documents", `${env.BASE}/app/documents`], ["draft", findings.draftUrl], ["placement", findings.placementUrl], ["sent", env.SENT_URL], ["cancel-confirmation", `${env.SENT_URL}/cancel`], ["completed", env.COMPLETED_URL], ["api-settings", `${env.BASE}/app/settings/api`], ["verify", `${env.BASE}/verify`], ["templates", `${env.BASE}/app/templates`], ["template", env.TEMPLATE_URL], ["template-placement", `${env.TEMPLATE_URL}/place`]]) {
+  for (const [name, url] of [["documents", `${env.BASE}/app/documents`], ["draft", findings.draftUrl], ["placement", findings.placementUrl], ["sent", env.SENT_URL], ["cancel-confirmation", `${env.SENT_URL}/cancel`], ["completed", env.COMPLETED_URL], ["api-settings", `${env.BASE}/app/settings/api`], ["verify", `${env.BASE}/verify`], ["templates", `${env.BASE}/app/templates`], ["template", env.TEMPLATE_URL], ["template-placement", `${env.TEMPLATE_URL}/place`], ["bulk-send", env.BULK_URL]]) {
     await desktop.goto(url);
     if (name === "template-placement") await statusSays(desktop, "a page to place a field");
     if (name === "placement") {

@@ -51,6 +51,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../static/copy.mjs"),
     ),
     (
+        "bulk-progress.mjs",
+        "text/javascript",
+        include_bytes!("../../static/bulk-progress.mjs"),
+    ),
+    (
         "sign-page.mjs",
         "text/javascript",
         include_bytes!("../../static/sign-page.mjs"),

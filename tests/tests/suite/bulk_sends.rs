@@ -18,7 +18,12 @@ use crate::{
 const SEND: &str = "message=Please%20sign&expiryDate=2099-01-01T00:00:00Z";
 
 /// A template of the account with a role per person of `roles` (`(email on the draft, role)`).
-async fn template(app: &TestApp, account: Uuid, key: &str, roles: &[(&str, &str)]) -> String {
+pub(crate) async fn template(
+    app: &TestApp,
+    account: Uuid,
+    key: &str,
+    roles: &[(&str, &str)],
+) -> String {
     let people: Vec<(&str, &str, Option<i64>)> = roles
         .iter()
         .map(|(email, _)| (*email, "SIGNER", None))

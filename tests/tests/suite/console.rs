@@ -12,7 +12,7 @@ const PASSWORD: &str = "correct horse battery staple";
 
 /// A browser: keeps the cookies the console sets.
 pub(crate) struct Browser<'a> {
-    app: &'a TestApp,
+    pub(crate) app: &'a TestApp,
     pub(crate) cookies: HashMap<String, String>,
 }
 

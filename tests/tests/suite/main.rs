@@ -5,6 +5,7 @@ mod audit_chain;
 mod bidi_isolation;
 mod bring_up;
 mod browser;
+mod bulk_console;
 mod bulk_sends;
 mod concurrency;
 mod console;

@@ -88,6 +88,17 @@ async fn every_console_page_fits_a_phone() {
     let (status, template) = app.post("/templates", &key, &body).await;
     assert_eq!(status, 200, "{template}");
     let template = template["data"]["id"].as_str().unwrap().to_owned();
+    // A bulk send of it, for its progress page.
+    let rows = serde_json::json!({
+        "rows": [{"Tenant.name": "Ann", "Tenant.email": "ann@example.com"}],
+        "message": "Please sign",
+        "expiryDate": "2099-01-01T00:00:00Z",
+    });
+    let (status, bulk) = app
+        .post(&format!("/templates/{template}/bulk-sends"), &key, &rows)
+        .await;
+    assert_eq!(status, 202, "{bulk}");
+    let bulk = bulk["data"]["id"].as_str().unwrap().to_owned();
     let shots = screenshots_dir();
     let title = "Phone upload: Quarterly_report_for_the_board_with_every_appendix_attached.pdf";
 
@@ -106,6 +117,7 @@ async fn every_console_page_fits_a_phone() {
             "TEMPLATE_URL",
             format!("{}/app/templates/{template}", app.base),
         )
+        .env("BULK_URL", format!("{}/app/bulk-sends/{bulk}", app.base))
         .env("SHOTS", &shots)
         .findings()
         .await;
@@ -164,6 +176,7 @@ async fn every_console_page_fits_a_phone() {
         "templates",
         "template",
         "template-placement",
+        "bulk-send",
     ]
     .iter()
     .flat_map(|page| [format!("phone {page}"), format!("desktop {page}")])

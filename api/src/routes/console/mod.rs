@@ -7,11 +7,13 @@
 //! - `documents`: the list, document page, recipients, fields, send, cancel, resend.
 //! - `templates`: the templates list and page, its roles and fields on the placement page,
 //!   using a template, making one from a draft.
+//! - `bulk_sends`: "Send to a list" from a template (CSV preview, send), its progress, cancel.
 //! - `upload`: uploading a PDF from the documents page.
 //! - `verify`: the public page that checks a final PDF's seal (`/verify`, no sign-in).
 //! - `failure`: how a refused or failed console request is shown.
 //! - `views`: the pages' markup, apart from the handlers.
 
+mod bulk_sends;
 mod documents;
 mod failure;
 mod session;
@@ -104,4 +106,22 @@ pub fn router() -> Router<AppState> {
         .route("/app/templates/{id}/place", get(templates::place))
         .route("/app/templates/{id}/file", get(templates::file))
         .route("/app/templates/{id}/roles", post(templates::save_roles))
+        .route(
+            "/app/templates/{id}/bulk-sends/preview",
+            post(bulk_sends::preview).layer(DefaultBodyLimit::max(bulk_sends::PREVIEW_BODY_LIMIT)),
+        )
+        .route(
+            "/app/templates/{id}/bulk-sends",
+            post(bulk_sends::create).layer(DefaultBodyLimit::max(bulk_sends::CONFIRM_BODY_LIMIT)),
+        )
+        .route(
+            "/app/templates/{id}/bulk-sends/header.csv",
+            get(bulk_sends::csv_header),
+        )
+        .route("/app/bulk-sends/{id}", get(bulk_sends::progress))
+        .route(
+            "/app/bulk-sends/{id}/progress.json",
+            get(bulk_sends::progress_json),
+        )
+        .route("/app/bulk-sends/{id}/cancel", post(bulk_sends::cancel))
 }

@@ -1,6 +1,7 @@
 //! The console's pages: markup only. Handlers gather the data and pick the status; these
 //! functions turn it into HTML inside the shared frame (`crate::html::layout`).
 
+mod bulk_sends;
 mod document_list;
 mod document_page;
 mod field_placement;
@@ -10,6 +11,9 @@ mod sign_in;
 mod templates;
 mod verify;
 
+pub(super) use bulk_sends::{
+    BulkPreview, BulkProgress, Preview, bulk_columns, bulk_preview, bulk_progress,
+};
 pub(super) use document_list::{DocumentList, document_list};
 pub(super) use document_page::{DocumentPage, cancel_page, document_page};
 pub(super) use field_placement::{Editing, Placement, field_placement};

@@ -192,6 +192,7 @@ pub(in crate::routes::console) fn template_page(view: TemplatePage<'_>) -> Marku
                 button.primary type="submit" { "Make the document" }
             }
         }
+        @if !archived && !roles.is_empty() { (super::bulk_sends::send_to_a_list(csrf, template, roles, fields)) }
         @if !archived {
             form.card method="post" action=(format!("/app/templates/{}/archive", template.id)) id="archive" {
                 (csrf_field(csrf))
