@@ -607,6 +607,14 @@ def send_and_await_invitation(api, acct, doc, sink, within=60):
     return message_id
 
 
+def send_to_smtp_ms(api, acct, doc, sink):
+    """Sends a one-signer document; milliseconds from its outbox row to the sink's acceptance."""
+    message_id = send_and_await_invitation(api, acct, doc, sink)
+    created_at = float(psql(
+        f"SELECT extract(epoch FROM created_at) FROM outbound_emails WHERE document_id = '{doc}'"))
+    return (sink.accepted()[message_id] - created_at) * 1000
+
+
 def email(api):
     """Dispatch of every invitation the send case queued, then single sends on an idle worker."""
     pending = int(psql("SELECT count(*) FROM outbound_emails WHERE status = 'PENDING'"))
@@ -658,10 +666,7 @@ def email(api):
     template = prepared_document(api, acct, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
     latencies = []
     for doc in seed_drafts(template, acct, 30):
-        message_id = send_and_await_invitation(api, acct, doc, sink)
-        created_at = float(psql(
-            f"SELECT extract(epoch FROM created_at) FROM outbound_emails WHERE document_id = '{doc}'"))
-        latencies.append((sink.accepted()[message_id] - created_at) * 1000)
+        latencies.append(send_to_smtp_ms(api, acct, doc, sink))
         time.sleep(0.1)
     record("email", "send → SMTP accepted, idle worker (30 sends, one at a time)",
            f"p50 {percentile(latencies, 50):.0f} ms, p95 {percentile(latencies, 95):.0f} ms, "
@@ -761,22 +766,14 @@ def bulk(api):
             break
         if time.time() - started > 1800:
             raise SystemExit("the bulk send did not finish within 30 minutes")
-        doc = next(singles)
-        message_id = send_and_await_invitation(api, other, doc, sink)
-        created_at = float(psql(
-            f"SELECT extract(epoch FROM created_at) FROM outbound_emails WHERE document_id = '{doc}'"))
-        latencies.append((sink.accepted()[message_id] - created_at) * 1000)
+        latencies.append(send_to_smtp_ms(api, other, next(singles), sink))
         time.sleep(0.2)
     assert progress["sent"] == BULK_ROWS, progress
     while int(psql(f"SELECT count(*) FROM outbound_emails WHERE account_id = '{acct['id']}'"
                    " AND status = 'PENDING'")) > 0:
         if time.time() - started > 1800:
             raise SystemExit("the bulk send's invitations did not leave within 30 minutes")
-        doc = next(singles)
-        message_id = send_and_await_invitation(api, other, doc, sink)
-        created_at = float(psql(
-            f"SELECT extract(epoch FROM created_at) FROM outbound_emails WHERE document_id = '{doc}'"))
-        latencies.append((sink.accepted()[message_id] - created_at) * 1000)
+        latencies.append(send_to_smtp_ms(api, other, next(singles), sink))
         time.sleep(0.2)
     delivered = time.time()
     record("bulk", f"POST /templates/{{id}}/bulk-sends, {BULK_ROWS:,} JSON rows (checked, stored, queued)",
