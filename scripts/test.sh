@@ -47,6 +47,17 @@ fi
 if ! command -v pdftotext >/dev/null || ! command -v pdfsig >/dev/null; then
     apt_install poppler-utils
 fi
+# qpdf turns and crops pages, and reportlab draws pages of several sizes and AcroForm fields,
+# for the placement and form import tests (real PDFs made by tools that share no code with
+# Signet).
+if ! command -v qpdf >/dev/null; then
+    apt_install qpdf
+fi
+if ! python3 -c 'import reportlab.pdfbase.acroform' 2>/dev/null; then
+    log "installing reportlab (the placement and form tests' PDFs)"
+    python3 -m pip install --quiet reportlab >&2 ||
+        python3 -m pip install --quiet --break-system-packages reportlab >&2
+fi
 # The browser test: Debian's Chromium driven by playwright-core (no browser download).
 if [[ ! -x /usr/bin/chromium ]]; then
     apt_install chromium

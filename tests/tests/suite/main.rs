@@ -27,6 +27,7 @@ mod observability;
 mod openapi;
 mod phone_layout;
 mod phone_numbers;
+mod placement;
 mod real_names;
 mod reminder_throttle;
 mod scale_out;

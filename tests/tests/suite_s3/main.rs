@@ -86,6 +86,9 @@ const LEFT_OUT: &[&str] = &[
     // The console's layout at phone size: what a page draws does not depend on the store
     // (browser's journey, here, uploads and downloads through it).
     "phone_layout",
+    // Where fields are stamped and drawn: geometry, not storage; the final PDF is read back
+    // through the paths signing_flow checks here.
+    "placement",
     "schemathesis",
     // Signing order, reminders and cancellation are rows in PostgreSQL and e-mails; the final
     // PDF of a completed document is stored through the paths signing_flow checks here.
