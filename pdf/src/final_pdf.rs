@@ -10,6 +10,7 @@
 use lopdf::Document;
 
 use crate::certificate::{self, Certificate};
+use crate::flatten;
 use crate::inspect::Limits;
 use crate::page_tree::{self, PageTreeError};
 use crate::revisions;
@@ -31,7 +32,8 @@ pub struct FinalPdf {
     pub certificate_pages: usize,
 }
 
-/// Stamps `fields` into `original` and appends the certificate pages.
+/// Stamps `fields` into `original` and appends the certificate pages. A form in the original is
+/// flattened first (see `flatten`): its widgets drawn into the pages, its `/AcroForm` removed.
 ///
 /// The output is deterministic: the same inputs give the same bytes. Text in any script is
 /// shaped, laid out and drawn with subsets of the shipped fonts (see [`crate::typeset`]). A
@@ -76,6 +78,7 @@ fn render(
     if pages.is_empty() {
         return Err(StampError::Read("the PDF has no pages".into()));
     }
+    flatten::flatten_form(&mut doc, &pages, fields)?;
     stamp::stamp_fields(&mut doc, &pages, fields)?;
 
     let stamped = revisions::save_stamped(&mut doc)?;

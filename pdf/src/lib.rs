@@ -21,6 +21,8 @@
 //! - `certificate`: the certificate pages' content and layout.
 //! - `revisions`: saving the stamped document, the incremental update that appends pages, and
 //!   finding the stamped revision again.
+//! - `form_fields`: [`import_form`], a PDF's own form fields read as Signet fields; `flatten`:
+//!   its widgets drawn into the pages of the final PDF.
 //! - `final_pdf`: [`render_final`], which runs the above in order.
 //! - `sandbox`: the tasks above as a child process takes them, for untrusted files.
 //! - `typeset`: shaping, bidi, font choice and embedded font subsets; `content_stream`: how
@@ -29,6 +31,8 @@
 mod certificate;
 mod content_stream;
 mod final_pdf;
+mod flatten;
+mod form_fields;
 mod hash;
 mod inspect;
 mod page_geometry;
@@ -43,6 +47,7 @@ mod typeset;
 
 pub use certificate::{Certificate, CertificateAuditLine, CertificateRecipient};
 pub use final_pdf::{FinalPdf, render_final, render_final_with};
+pub use form_fields::{FormError, MAX_FORM_FIELDS, import_form};
 pub use hash::sha256_hex;
 pub use inspect::{
     InspectedPdf, Limits, MAX_NESTING, MAX_PAGES, MAX_UPLOAD_BYTES, MAX_VALUES, PdfError, inspect,

@@ -84,6 +84,35 @@ impl PageView {
     }
 }
 
+impl PageView {
+    /// Where `rect` (default user space) is on the page as displayed: x from the left edge, y
+    /// down from the top edge, clipped to the visible box; `None` if it is not on it.
+    pub(crate) fn displayed_box(&self, rect: Rect) -> Option<Rect> {
+        let [a, b, c, d, e, f] = self.displayed_to_user();
+        // The inverse of a quarter-turn matrix is its transpose.
+        let to_displayed = |x: f64, y: f64| (a * (x - e) + b * (y - f), c * (x - e) + d * (y - f));
+        let (xa, ya) = to_displayed(rect.x0, rect.y0);
+        let (xb, yb) = to_displayed(rect.x1, rect.y1);
+        let height = self.displayed_height();
+        let width = match self.rotate {
+            90 | 270 => self.visible.height(),
+            _ => self.visible.width(),
+        };
+        let displayed = Rect {
+            x0: xa.min(xb),
+            y0: height - ya.max(yb),
+            x1: xa.max(xb),
+            y1: height - ya.min(yb),
+        };
+        displayed.intersect(Rect {
+            x0: 0.0,
+            y0: 0.0,
+            x1: width,
+            y1: height,
+        })
+    }
+}
+
 /// A rectangle in PDF user space, corners ordered (`x0 < x1`, `y0 < y1`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Rect {
@@ -116,7 +145,7 @@ impl Rect {
 
 /// A PDF rectangle: four numbers, each possibly an indirect reference, giving two opposite
 /// corners in any order. One without area is unusable.
-fn rect(doc: &Document, object: &Object) -> Option<Rect> {
+pub(crate) fn rect(doc: &Document, object: &Object) -> Option<Rect> {
     let [a, b, c, d] = object.as_array().ok()?.as_slice() else {
         return None;
     };
@@ -131,7 +160,7 @@ fn rect(doc: &Document, object: &Object) -> Option<Rect> {
     (rect.x0 < rect.x1 && rect.y0 < rect.y1).then_some(rect)
 }
 
-fn number(object: &Object) -> Option<f64> {
+pub(crate) fn number(object: &Object) -> Option<f64> {
     match *object {
         Object::Integer(value) => Some(value as f64),
         // lopdf keeps reals as f32. Going through its shortest decimal form gives back the

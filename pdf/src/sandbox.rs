@@ -16,6 +16,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::certificate::Certificate;
+use crate::form_fields::FormError;
 use crate::inspect::{InspectedPdf, Limits, MAX_UPLOAD_BYTES, PdfError};
 use crate::seal::{self, SealDetails, SealReport, Unverified, ValidationData};
 use crate::stamp::StampField;
@@ -43,6 +44,8 @@ pub enum Task {
         reason: String,
         signing_time: DateTime<Utc>,
     },
+    /// The PDF's own form fields, each as the JSON of a `FieldInput`: [`crate::import_form`].
+    ImportForm { limits: Limits },
     /// A sealed final PDF (the payload) with its long-term validation data: [`seal::with_dss`].
     EmbedValidationData {
         limits: Limits,
@@ -57,6 +60,7 @@ pub enum Answer {
     Verified(Result<SealReport, Unverified>),
     Rendered(Result<Rendered, String>),
     Embedded(Result<(), String>),
+    FormImported(Result<Vec<serde_json::Value>, FormError>),
     /// The task could not be read.
     Refused(String),
 }
@@ -165,6 +169,10 @@ fn perform(task: Task, pdf: &[u8]) -> (Answer, Vec<u8>) {
                 Err(reason) => (Answer::Rendered(Err(reason)), Vec::new()),
             }
         }
+        Task::ImportForm { limits } => (
+            Answer::FormImported(crate::import_form(pdf, limits)),
+            Vec::new(),
+        ),
         Task::EmbedValidationData { limits, data } => match seal::with_dss(pdf, &data, limits) {
             Ok(bytes) => (Answer::Embedded(Ok(())), bytes),
             Err(e) => (Answer::Embedded(Err(e.to_string())), Vec::new()),

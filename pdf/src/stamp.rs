@@ -208,7 +208,7 @@ fn field_area(field: &StampField, page_height: f64) -> Option<Rect> {
 
 /// The page's content streams, whether `/Contents` is one stream, an array, or a reference to
 /// an array. The streams themselves are left as they are.
-fn existing_contents(doc: &Document, page_id: ObjectId) -> Vec<Object> {
+pub(crate) fn existing_contents(doc: &Document, page_id: ObjectId) -> Vec<Object> {
     let Ok(page) = doc.get_dictionary(page_id) else {
         return Vec::new();
     };
@@ -224,7 +224,7 @@ fn existing_contents(doc: &Document, page_id: ObjectId) -> Vec<Object> {
 
 /// A copy of the resources the page uses, its own or inherited, for the page to own: resource
 /// dictionaries shared with other pages are left untouched.
-fn effective_resources(doc: &Document, page: &Dictionary) -> Dictionary {
+pub(crate) fn effective_resources(doc: &Document, page: &Dictionary) -> Dictionary {
     inherited(doc, page, b"Resources", |object| {
         object.as_dict().ok().cloned()
     })
@@ -233,7 +233,7 @@ fn effective_resources(doc: &Document, page: &Dictionary) -> Dictionary {
 
 /// Adds `id` to the `category` sub-dictionary of `resources` under a name not already used
 /// there, and returns the name.
-fn add_resource(
+pub(crate) fn add_resource(
     doc: &Document,
     resources: &mut Dictionary,
     category: &[u8],

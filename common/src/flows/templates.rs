@@ -14,7 +14,7 @@ use crate::{
     infra::{files::FileStore, notify::Notifier, pdf_sandbox::PdfSandbox},
     model::{
         AccountId, Actor, DocumentId, DocumentStatus, Field, FieldId, FieldType, RecipientId,
-        ReminderDefaults, TemplateFieldId, TemplateId, TemplateRoleId,
+        RecipientRole, ReminderDefaults, TemplateFieldId, TemplateId, TemplateRoleId,
     },
     store::{
         accounts, documents, fields,
@@ -30,7 +30,8 @@ use crate::{
         body::Parsed,
         inputs::{self, RecipientInput, SendInput, SendRequest, has_control_chars},
         templates::{
-            FieldMarkInput, InstantiateInput, TemplateInput, TemplateRoleInput, TemplateUpdateInput,
+            FieldMarkInput, InstantiateInput, TemplateFieldInput, TemplateInput, TemplateRoleInput,
+            TemplateUpdateInput,
         },
     },
 };
@@ -42,9 +43,22 @@ pub const MAX_ROLES: usize = inputs::MAX_RECIPIENTS_PER_DOCUMENT;
 /// The title of a template uploaded without one.
 pub const UNTITLED: &str = "Untitled template";
 
+/// The name of the role a PDF's imported form fields are given.
+pub const FORM_ROLE: &str = "Role 1";
+
+/// Where the fields of a template made from a PDF come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FieldSource {
+    /// None: the template has no roles until an update gives them.
+    #[default]
+    Nothing,
+    /// The PDF's own form fields (its AcroForm), all in one role, [`FORM_ROLE`].
+    Form,
+}
+
 /// Makes template `id` from an uploaded PDF, checked in the sandbox as a document's upload is
-/// and stored under the template's own key; it has no roles until an update gives them. A
-/// title not given, or blank, is [`UNTITLED`].
+/// and stored under the template's own key; its roles and fields are those `source` finds, if
+/// any. A title not given, or blank, is [`UNTITLED`].
 #[tracing::instrument(name = "templates::create_from_pdf", skip_all)]
 #[allow(clippy::too_many_arguments)]
 pub async fn create_from_pdf(
@@ -54,12 +68,22 @@ pub async fn create_from_pdf(
     id: TemplateId,
     title: Option<&str>,
     bytes: Vec<u8>,
+    source: FieldSource,
     sandbox: &PdfSandbox,
     receipt: Option<&Receipt>,
 ) -> Result<()> {
     let title = title.map(str::trim).filter(|t| !t.is_empty());
     let title = inputs::validate_title(title.unwrap_or(UNTITLED))?;
     let inspected = sandbox.inspect(&bytes, ()).await?;
+    let (roles, fields) = match source {
+        FieldSource::Nothing => (Vec::new(), Vec::new()),
+        FieldSource::Form => {
+            let found = sandbox.import_form(&bytes).await.map_err(|e| {
+                Error::invalid("file", format!("its form fields cannot be read: {e}"))
+            })?;
+            form_roles(&inspected.page_sizes, found)?
+        }
+    };
     accounts::find(pool, account_id).await?;
     let file_key = FileStore::template_key(account_id, id);
     // As for a document's upload: recorded before the write, so that a file whose template is
@@ -83,8 +107,8 @@ pub async fn create_from_pdf(
                 source_document_id: None,
                 defaults: TemplateDefaults::default(),
             },
-            &[],
-            &[],
+            &roles,
+            &fields,
         )
         .await?;
         pending_files::settle(&mut tx, &file_key).await?;
@@ -97,6 +121,45 @@ pub async fn create_from_pdf(
         let _ = pending_files::forget(pool, &file_key).await;
     }
     created
+}
+
+/// The one role, [`FORM_ROLE`], holding every form field of a PDF (each the JSON of a field as
+/// `PATCH /templates/{id}` takes it), checked as an update's are. A field of a kind Signet does
+/// not take is named `form[<i>]`; a PDF without form fields is refused, naming `fields`.
+fn form_roles(
+    page_sizes: &[signet_pdf::PageSize],
+    found: Vec<serde_json::Value>,
+) -> Result<(Vec<NewRole>, Vec<NewTemplateField>)> {
+    if found.is_empty() {
+        return Err(Error::invalid(
+            "fields",
+            "the PDF has no form fields to import",
+        ));
+    }
+    let mut problems = Problems::default();
+    let mut fields = Vec::with_capacity(found.len());
+    for (i, field) in found.into_iter().enumerate() {
+        let named = format!(
+            "{} ({})",
+            field["label"].as_str().unwrap_or_default(),
+            field["type"]
+        );
+        match serde_json::from_value::<TemplateFieldInput>(field) {
+            Ok(field) => fields.push(field),
+            Err(e) => problems.invalid(format!("form[{i}]"), format!("{named}: {e}")),
+        }
+    }
+    let mut roles = vec![TemplateRoleInput {
+        name: FORM_ROLE.to_owned(),
+        role: RecipientRole::Signer,
+        signing_order: None,
+        language: None,
+        fields,
+    }];
+    label_blank_fields(&mut roles);
+    let made = new_roles(page_sizes, roles, &mut problems);
+    problems.into_result()?;
+    Ok(made)
 }
 
 /// Replaces what `input` names of the account's template (title, defaults, roles with their

@@ -22,7 +22,7 @@ use std::{
 use chrono::{DateTime, Utc};
 use signet_pdf::sandbox::{self as protocol, Answer, Rendered, Task};
 use signet_pdf::{
-    Certificate, InspectedPdf, PdfError, StampField,
+    Certificate, FormError, InspectedPdf, PdfError, StampField,
     seal::{SealReport, Unverified, ValidationData},
 };
 use tokio::{
@@ -204,6 +204,19 @@ impl PdfSandbox {
             Ok((Answer::Rendered(Err(reason)), _)) => Err(reason),
             Ok((other, _)) => Err(unexpected(other).to_string()),
             Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// The PDF's own form fields, each as the JSON of a `FieldInput`
+    /// ([`signet_pdf::import_form`]), read in a child.
+    pub async fn import_form(&self, pdf: &[u8]) -> Result<Vec<serde_json::Value>, FormError> {
+        let task = Task::ImportForm {
+            limits: self.limits,
+        };
+        match self.run(task, pdf, self.limits.max_time, ()).await {
+            Ok((Answer::FormImported(fields), _)) => fields,
+            Ok((other, _)) => Err(FormError::Unreadable(unexpected(other).to_string())),
+            Err(e) => Err(FormError::Unreadable(PdfError::from(e).to_string())),
         }
     }
 

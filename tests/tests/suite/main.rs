@@ -14,6 +14,7 @@ mod delivery_failures;
 mod draft_editing;
 mod errors;
 mod files;
+mod form_import;
 mod hardening;
 mod hostile_pdfs;
 mod idempotency;

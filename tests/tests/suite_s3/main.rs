@@ -89,6 +89,9 @@ const LEFT_OUT: &[&str] = &[
     // Where fields are stamped and drawn: geometry, not storage; the final PDF is read back
     // through the paths signing_flow checks here.
     "placement",
+    // A form imported and flattened: the template's original is stored and read back through
+    // the paths templates and signing_flow check here.
+    "form_import",
     "schemathesis",
     // Signing order, reminders and cancellation are rows in PostgreSQL and e-mails; the final
     // PDF of a completed document is stored through the paths signing_flow checks here.
