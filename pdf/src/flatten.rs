@@ -97,12 +97,18 @@ pub(crate) fn flatten_form(
     if has_form && let Ok(catalog) = doc.catalog_mut() {
         catalog.remove(b"AcroForm");
     }
-    // Field and widget dictionaries only: pages and appearance streams are not among them.
+    // Field and widget dictionaries only: never a page, the page tree or the catalog, which a
+    // malformed field tree may name among its kids.
     for page in pages {
         removed.remove(page);
     }
     for id in removed {
-        if matches!(doc.objects.get(&id), Some(Object::Dictionary(_))) {
+        let is_field = matches!(
+            doc.objects.get(&id),
+            Some(Object::Dictionary(dict))
+                if !dict.has_type(b"Catalog") && !dict.has_type(b"Pages") && !dict.has_type(b"Page")
+        );
+        if is_field {
             doc.objects.remove(&id);
         }
     }

@@ -142,7 +142,7 @@ fn form_roles(
         let named = format!(
             "{} ({})",
             field["label"].as_str().unwrap_or_default(),
-            field["type"]
+            field["type"].as_str().unwrap_or_default()
         );
         match serde_json::from_value::<TemplateFieldInput>(field) {
             Ok(field) => fields.push(field),

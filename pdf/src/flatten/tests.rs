@@ -239,3 +239,29 @@ fn a_document_without_a_form_is_left_alone() {
     flatten_form(&mut doc, &[page], &[]).unwrap();
     assert_eq!(doc.objects, before);
 }
+
+#[test]
+fn a_field_tree_naming_the_page_tree_removes_no_page() {
+    let Form { mut doc, page, .. } = form();
+    let catalog = doc.trailer.get(b"Root").unwrap().as_reference().unwrap();
+    let pages_id = doc
+        .get_dictionary(catalog)
+        .unwrap()
+        .get(b"Pages")
+        .unwrap()
+        .as_reference()
+        .unwrap();
+    // A "field" whose kids are the page tree, the catalog and the page.
+    let rogue = doc.add_object(dictionary! {
+        "T" => Object::string_literal("rogue"),
+        "Kids" => vec![pages_id.into(), catalog.into(), page.into()],
+    });
+    doc.get_dictionary_mut(catalog)
+        .unwrap()
+        .set("AcroForm", dictionary! { "Fields" => vec![rogue.into()] });
+    flatten_form(&mut doc, &[page], &[]).unwrap();
+    for kept in [catalog, pages_id, page] {
+        assert!(doc.get_dictionary(kept).is_ok(), "{kept:?} was removed");
+    }
+    assert!(doc.get_object(rogue).is_err());
+}
