@@ -97,6 +97,17 @@ struct Inherited<'a> {
     max_length: Option<i64>,
 }
 
+/// A widget shown on a page.
+struct Placed<'a> {
+    /// Its place among its field's widgets.
+    index: usize,
+    /// The page's index.
+    page: usize,
+    /// Its box on the page as displayed.
+    shown: Rect,
+    widget: &'a Dictionary,
+}
+
 /// A terminal field: its own and inherited attributes, and its widgets.
 struct Terminal<'a> {
     attributes: Inherited<'a>,
@@ -130,9 +141,10 @@ pub(crate) fn form_fields(
         pages.iter().enumerate().map(|(i, &id)| (id, i)).collect();
     let mut imported = Vec::new();
     for terminal in &terminals {
-        // Each shown widget on a page, with its box as displayed.
-        let mut placed: Vec<(usize, Rect, &Dictionary)> = Vec::new();
-        for &(id, widget) in &terminal.widgets {
+        // Each shown widget on a page: its place among the field's widgets (which `/Opt`
+        // counts by), its page and its box as displayed.
+        let mut placed: Vec<Placed> = Vec::new();
+        for (index, &(id, widget)) in terminal.widgets.iter().enumerate() {
             let flags = widget
                 .get_deref(b"F", doc)
                 .and_then(Object::as_i64)
@@ -157,7 +169,12 @@ pub(crate) fn form_fields(
                 continue;
             };
             if let Some(shown) = PageView::of(doc, page_dict).displayed_box(area) {
-                placed.push((page, shown, widget));
+                placed.push(Placed {
+                    index,
+                    page,
+                    shown,
+                    widget,
+                });
             }
         }
         if let Some(field) = import(doc, terminal, &placed) {
@@ -172,12 +189,8 @@ pub(crate) fn form_fields(
 
 /// The Signet field a terminal field becomes, if any: push buttons, unknown kinds, fields with
 /// no widget shown on a page, and read-only fields with nothing to show are not fields to fill.
-fn import(
-    doc: &Document,
-    terminal: &Terminal,
-    placed: &[(usize, Rect, &Dictionary)],
-) -> Option<ImportedField> {
-    let &(page, first, _) = placed.first()?;
+fn import(doc: &Document, terminal: &Terminal, placed: &[Placed]) -> Option<ImportedField> {
+    let (page, first) = placed.first().map(|p| (p.page, p.shown))?;
     let attributes = &terminal.attributes;
     let flags = attributes.flags;
     let text = |object: Option<&Object>| -> Option<String> {
@@ -217,16 +230,16 @@ fn import(
                 _ => state,
             };
             if flags & RADIO != 0 {
-                for (index, (on, shown, widget)) in placed.iter().enumerate() {
+                for widget in placed {
                     let option = exports
-                        .get(index)
+                        .get(widget.index)
                         .cloned()
-                        .or_else(|| on_state(doc, widget));
+                        .or_else(|| on_state(doc, widget.widget));
                     if let Some(option) = option.filter(|o| !options.contains(o)) {
                         options.push(option);
                     }
-                    if *on == page {
-                        area = union(area, *shown);
+                    if widget.page == page {
+                        area = union(area, widget.shown);
                     }
                 }
                 ("RADIO", state.map(named))

@@ -212,6 +212,26 @@ mod tests {
     }
 
     #[test]
+    fn a_form_import_travels_through_the_two_streams() {
+        let pdf = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../demo/demo-agreement.pdf"
+        ))
+        .unwrap();
+        let limits = Limits::default();
+        let (answer, _) = round_trip(&Task::ImportForm { limits }, &pdf);
+        assert!(
+            matches!(&answer, Answer::FormImported(Ok(fields)) if fields.is_empty()),
+            "{answer:?}"
+        );
+        let (answer, _) = round_trip(&Task::ImportForm { limits }, b"not a pdf");
+        assert!(
+            matches!(answer, Answer::FormImported(Err(FormError::Unreadable(_)))),
+            "{answer:?}"
+        );
+    }
+
+    #[test]
     fn a_garbled_task_is_refused_not_guessed() {
         let mut output = Vec::new();
         serve(&b"\x05\0\0\0\0\0\0\0{\"no\":"[..], &mut output).unwrap();
