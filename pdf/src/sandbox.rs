@@ -19,6 +19,7 @@ use crate::certificate::Certificate;
 use crate::inspect::{InspectedPdf, Limits, MAX_UPLOAD_BYTES, PdfError};
 use crate::seal::{self, SealDetails, SealReport, Unverified, ValidationData};
 use crate::stamp::StampField;
+use crate::text::{TakenTags, TextBox};
 
 /// The longest task the child reads: drawn signatures travel in it, each at most 512 KiB.
 const MAX_TASK_BYTES: u64 = 64 * 1024 * 1024;
@@ -48,6 +49,11 @@ pub enum Task {
         limits: Limits,
         data: ValidationData,
     },
+    /// Where each of `needles` is shown: [`crate::find_text`].
+    FindText { limits: Limits, needles: Vec<String> },
+    /// The text tags and the file without them (the payload of the answer, when it has any):
+    /// [`crate::take_tags`].
+    TakeTags { limits: Limits },
 }
 
 /// What the child found. A task that yields a file sends it as the payload after this.
@@ -57,6 +63,8 @@ pub enum Answer {
     Verified(Result<SealReport, Unverified>),
     Rendered(Result<Rendered, String>),
     Embedded(Result<(), String>),
+    FoundText(Result<Vec<Vec<TextBox>>, PdfError>),
+    TookTags(Result<TakenTags, PdfError>),
     /// The task could not be read.
     Refused(String),
 }
@@ -168,6 +176,14 @@ fn perform(task: Task, pdf: &[u8]) -> (Answer, Vec<u8>) {
         Task::EmbedValidationData { limits, data } => match seal::with_dss(pdf, &data, limits) {
             Ok(bytes) => (Answer::Embedded(Ok(())), bytes),
             Err(e) => (Answer::Embedded(Err(e.to_string())), Vec::new()),
+        },
+        Task::FindText { limits, needles } => (
+            Answer::FoundText(crate::find_text(pdf, &needles, limits)),
+            Vec::new(),
+        ),
+        Task::TakeTags { limits } => match crate::take_tags(pdf, limits) {
+            Ok((taken, cleaned)) => (Answer::TookTags(Ok(taken)), cleaned.unwrap_or_default()),
+            Err(e) => (Answer::TookTags(Err(e)), Vec::new()),
         },
     }
 }
