@@ -56,6 +56,7 @@ struct PdfBody(String);
     post, path = "/templates", tag = "templates", security(("api_key" = [])),
     params(
         ("title" = Option<String>, Query, max_length = 500, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$", description = "With a PDF body only: the template's title; absent or blank: \"Untitled template\""),
+        ("fields" = Option<String>, Query, pattern = r"^tags$", description = "With a PDF body only: `tags` makes the template's roles and fields from the text tags written in the PDF (`{{signature:Tenant}}`; docs/api.md, \"Tags and anchors\"), and stores the PDF without them"),
     ),
     request_body(
         description = "A DRAFT document to make the template from (JSON), or the template's PDF (at most 50 MiB)",
@@ -86,6 +87,13 @@ async fn create_template(
         let _admission = UploadAdmission::take(&state, account_id, request.extensions()).await?;
         let bytes = read_pdf(request.into_body()).await?;
         let title = query_once(query.as_deref(), "title");
+        let tags = match query_once(query.as_deref(), "fields").as_deref() {
+            None => false,
+            Some("tags") => true,
+            Some(_) => {
+                return Err(signet_common::error::Error::invalid("fields", "the only value is tags").into());
+            }
+        };
         templates::create_from_pdf(
             &state.db.pool,
             &state.store,
@@ -93,6 +101,7 @@ async fn create_template(
             id,
             title.as_deref(),
             bytes.into(),
+            tags,
             &state.gates.pdf,
             receipt.as_ref(),
         )

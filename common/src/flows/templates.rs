@@ -43,8 +43,10 @@ pub const MAX_ROLES: usize = inputs::MAX_RECIPIENTS_PER_DOCUMENT;
 pub const UNTITLED: &str = "Untitled template";
 
 /// Makes template `id` from an uploaded PDF, checked in the sandbox as a document's upload is
-/// and stored under the template's own key; it has no roles until an update gives them. A
-/// title not given, or blank, is [`UNTITLED`].
+/// and stored under the template's own key. A title not given, or blank, is [`UNTITLED`].
+/// Without `tags` it has no roles until an update gives them; with `tags`, the PDF's text tags
+/// make its roles and fields (checked as an update's are, a tag that does not parse named
+/// `tags[<n>]`), and the PDF stored is the upload without the tags' text.
 #[tracing::instrument(name = "templates::create_from_pdf", skip_all)]
 #[allow(clippy::too_many_arguments)]
 pub async fn create_from_pdf(
@@ -54,12 +56,23 @@ pub async fn create_from_pdf(
     id: TemplateId,
     title: Option<&str>,
     bytes: Vec<u8>,
+    tags: bool,
     sandbox: &PdfSandbox,
     receipt: Option<&Receipt>,
 ) -> Result<()> {
     let title = title.map(str::trim).filter(|t| !t.is_empty());
     let title = inputs::validate_title(title.unwrap_or(UNTITLED))?;
-    let inspected = sandbox.inspect(&bytes, ()).await?;
+    let (inspected, bytes, roles, fields) = if tags {
+        let (taken, cleaned) = sandbox.take_tags(&bytes, ()).await?;
+        let mut problems = Problems::default();
+        let mut roles = crate::wire::tags::template_roles(&taken.tags, &mut problems);
+        label_blank_fields(&mut roles);
+        let (roles, fields) = new_roles(&taken.inspected.page_sizes, roles, &mut problems);
+        problems.into_result()?;
+        (taken.inspected, cleaned.unwrap_or(bytes), roles, fields)
+    } else {
+        (sandbox.inspect(&bytes, ()).await?, bytes, Vec::new(), Vec::new())
+    };
     accounts::find(pool, account_id).await?;
     let file_key = FileStore::template_key(account_id, id);
     // As for a document's upload: recorded before the write, so that a file whose template is
@@ -83,8 +96,8 @@ pub async fn create_from_pdf(
                 source_document_id: None,
                 defaults: TemplateDefaults::default(),
             },
-            &[],
-            &[],
+            &roles,
+            &fields,
         )
         .await?;
         pending_files::settle(&mut tx, &file_key).await?;
