@@ -50,7 +50,10 @@ pub enum Task {
         data: ValidationData,
     },
     /// Where each of `needles` is shown: [`crate::find_text`].
-    FindText { limits: Limits, needles: Vec<String> },
+    FindText {
+        limits: Limits,
+        needles: Vec<String>,
+    },
     /// The text tags and the file without them (the payload of the answer, when it has any):
     /// [`crate::take_tags`].
     TakeTags { limits: Limits },

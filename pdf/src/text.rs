@@ -301,10 +301,14 @@ impl<'d> Reader<'d> {
         let resources = inherited(doc, page, b"Resources", |o| o.as_dict().ok().cloned());
         let streams: Vec<ObjectId> = match page.get(b"Contents") {
             Ok(Object::Reference(id)) => match doc.get_object(*id) {
-                Ok(Object::Array(items)) => items.iter().filter_map(|o| o.as_reference().ok()).collect(),
+                Ok(Object::Array(items)) => {
+                    items.iter().filter_map(|o| o.as_reference().ok()).collect()
+                }
                 _ => vec![*id],
             },
-            Ok(Object::Array(items)) => items.iter().filter_map(|o| o.as_reference().ok()).collect(),
+            Ok(Object::Array(items)) => {
+                items.iter().filter_map(|o| o.as_reference().ok()).collect()
+            }
             _ => Vec::new(),
         };
         let mut state = State {
@@ -330,7 +334,14 @@ impl<'d> Reader<'d> {
         };
         // A page's streams are one content stream cut in pieces: the state runs on.
         for stream in streams {
-            self.run(stream, &scope, &mut state, &mut saved, &mut position, &mut glyphs)?;
+            self.run(
+                stream,
+                &scope,
+                &mut state,
+                &mut saved,
+                &mut position,
+                &mut glyphs,
+            )?;
         }
         Ok(glyphs)
     }
@@ -344,7 +355,9 @@ impl<'d> Reader<'d> {
         };
         let content = match stream.get_plain_content_with_limit(self.budget.inflated) {
             Ok(content) => content,
-            Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. })) => {
+            Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
+                ..
+            })) => {
                 return Err(PdfError::TooMuchText);
             }
             Err(_) => Vec::new(),
@@ -362,7 +375,10 @@ impl<'d> Reader<'d> {
 
     fn font(&mut self, resources: Option<&Dictionary>, name: &[u8]) -> Option<Rc<Font>> {
         let doc = self.doc;
-        let fonts = resources?.get_deref(b"Font", doc).and_then(Object::as_dict).ok()?;
+        let fonts = resources?
+            .get_deref(b"Font", doc)
+            .and_then(Object::as_dict)
+            .ok()?;
         let entry = fonts.get(name).ok()?;
         let id = entry.as_reference().ok();
         if let Some(font) = id.and_then(|id| self.fonts.get(&id)) {
@@ -475,7 +491,8 @@ impl<'d> Reader<'d> {
                                     let tx = -adjustment / 1000.0
                                         * state.font_size
                                         * state.horizontal_scale;
-                                    position.matrix = multiply(&translate(tx, 0.0), &position.matrix);
+                                    position.matrix =
+                                        multiply(&translate(tx, 0.0), &position.matrix);
                                 }
                             }
                         }
@@ -519,7 +536,11 @@ impl<'d> Reader<'d> {
         if stream.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form") {
             return Ok(());
         }
-        self.budget.forms = self.budget.forms.checked_sub(1).ok_or(PdfError::TooMuchText)?;
+        self.budget.forms = self
+            .budget
+            .forms
+            .checked_sub(1)
+            .ok_or(PdfError::TooMuchText)?;
         let matrix = stream
             .dict
             .get(b"Matrix")
@@ -561,11 +582,18 @@ impl<'d> Reader<'d> {
         position: &mut TextPosition,
         glyphs: &mut Vec<Glyph>,
     ) -> Result<(), PdfError> {
-        let font = state.font.clone().unwrap_or_else(|| Rc::new(Font::unknown()));
+        let font = state
+            .font
+            .clone()
+            .unwrap_or_else(|| Rc::new(Font::unknown()));
         let size = state.font_size;
         let scale = state.horizontal_scale;
         for code in font.codes(bytes) {
-            self.budget.glyphs = self.budget.glyphs.checked_sub(1).ok_or(PdfError::TooMuchText)?;
+            self.budget.glyphs = self
+                .budget
+                .glyphs
+                .checked_sub(1)
+                .ok_or(PdfError::TooMuchText)?;
             let width = font.width(&code);
             let spacing = state.char_spacing
                 + if font.is_word_space(&code) {
@@ -594,13 +622,22 @@ impl<'d> Reader<'d> {
             let run = dx.hypot(dy);
             let displayed_size = (up.0 - origin.0).hypot(up.1 - origin.1);
             let text = font.text(&code).unwrap_or_else(|| "\u{fffd}".to_owned());
-            if run.is_finite() && run > 0.0 && corners.iter().all(|c| c.0.is_finite() && c.1.is_finite()) {
+            if run.is_finite()
+                && run > 0.0
+                && corners.iter().all(|c| c.0.is_finite() && c.1.is_finite())
+            {
                 glyphs.push(Glyph {
                     text,
                     x0: corners.iter().map(|c| c.0).fold(f64::INFINITY, f64::min),
                     y0: corners.iter().map(|c| c.1).fold(f64::INFINITY, f64::min),
-                    x1: corners.iter().map(|c| c.0).fold(f64::NEG_INFINITY, f64::max),
-                    y1: corners.iter().map(|c| c.1).fold(f64::NEG_INFINITY, f64::max),
+                    x1: corners
+                        .iter()
+                        .map(|c| c.0)
+                        .fold(f64::NEG_INFINITY, f64::max),
+                    y1: corners
+                        .iter()
+                        .map(|c| c.1)
+                        .fold(f64::NEG_INFINITY, f64::max),
                     origin,
                     direction: (dx / run, dy / run),
                     advance: width * run,
@@ -612,7 +649,8 @@ impl<'d> Reader<'d> {
                         start: code.start,
                         len: code.len,
                     },
-                    adjustment: (size != 0.0 && scale != 0.0).then(|| -(advance / scale / size) * 1000.0),
+                    adjustment: (size != 0.0 && scale != 0.0)
+                        .then(|| -(advance / scale / size) * 1000.0),
                 });
             }
             position.matrix = multiply(&translate(advance, 0.0), &position.matrix);

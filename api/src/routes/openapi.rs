@@ -231,7 +231,7 @@ fn anchor_occurrence(anchor: &mut Value) {
         "description": "Which occurrence, counted from 1 in page and reading order, or `\"all\"` (a field at each); default 1",
         "oneOf": [
             {"type": "integer", "minimum": 1},
-            {"type": "string", "enum": ["all"]},
+            {"type": "string", "pattern": "^all$"},
             {"type": "null"}
         ]
     });

@@ -91,7 +91,11 @@ async fn create_template(
             None => false,
             Some("tags") => true,
             Some(_) => {
-                return Err(signet_common::error::Error::invalid("fields", "the only value is tags").into());
+                return Err(signet_common::error::Error::invalid(
+                    "fields",
+                    "the only value is tags",
+                )
+                .into());
             }
         };
         templates::create_from_pdf(

@@ -184,13 +184,17 @@ pub async fn add_fields(
     let mut problems = Problems::of_reading(input.problems);
     inputs::check_list_size(requested, inputs::MAX_FIELDS_PER_REQUEST, &mut problems);
     let texts = inputs::anchor_texts(&input.value, &mut problems);
-    let indexed = if texts.is_empty() {
+    let indexed = if input.value.iter().all(|field| field.anchor.is_none()) {
         input.value.into_iter().enumerate().collect()
     } else {
-        let document = documents::find(pool, account_id, document_id).await?;
-        let pdf = store.get(&document.file_key).await?;
-        let needles = texts.iter().map(|(_, text)| text.clone()).collect();
-        let found = sandbox.find_text(&pdf, needles).await?;
+        let found = if texts.is_empty() {
+            Vec::new()
+        } else {
+            let document = documents::find(pool, account_id, document_id).await?;
+            let pdf = store.get(&document.file_key).await?;
+            let needles = texts.iter().map(|(_, text)| text.clone()).collect();
+            sandbox.find_text(&pdf, needles).await?
+        };
         inputs::resolve_anchors(input.value, &texts, &found, &mut problems)
     };
     let placed = inputs::validate_placed(indexed, &mut problems);

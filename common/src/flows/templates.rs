@@ -71,7 +71,12 @@ pub async fn create_from_pdf(
         problems.into_result()?;
         (taken.inspected, cleaned.unwrap_or(bytes), roles, fields)
     } else {
-        (sandbox.inspect(&bytes, ()).await?, bytes, Vec::new(), Vec::new())
+        (
+            sandbox.inspect(&bytes, ()).await?,
+            bytes,
+            Vec::new(),
+            Vec::new(),
+        )
     };
     accounts::find(pool, account_id).await?;
     let file_key = FileStore::template_key(account_id, id);

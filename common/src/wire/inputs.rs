@@ -117,10 +117,15 @@ pub struct FieldInput {
 /// found text's top-left corner.
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"text": "Tenant signature:", "occurrence": 1, "xOffset": 0, "yOffset": 14}))]
+// No examples: the example of a field places it by page, x and y, and a field takes one or
+// the other.
 pub struct AnchorInput {
     /// The text to find, 1 to 200 characters
-    #[schema(min_length = 1, max_length = 200, pattern = r"\S", example = "Tenant signature:")]
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    )]
     pub text: String,
     /// Which occurrence, counted from 1 in page and reading order, or `"all"` (a field at each);
     /// default 1
@@ -150,9 +155,9 @@ impl<'de> Deserialize<'de> for Occurrence {
             Nth(#[serde(deserialize_with = "whole_number")] i64),
             Word(String),
         }
-        match Given::deserialize(deserializer).map_err(|_| {
-            serde::de::Error::custom("must be a whole number from 1 or \"all\"")
-        })? {
+        match Given::deserialize(deserializer)
+            .map_err(|_| serde::de::Error::custom("must be a whole number from 1 or \"all\""))?
+        {
             Given::Nth(n) => Ok(Occurrence::Nth(n)),
             Given::Word(word) if word == "all" => Ok(Occurrence::All),
             Given::Word(_) => Err(serde::de::Error::custom(
@@ -501,7 +506,10 @@ pub fn validate_placed(
             }
         }
         if input.anchor.is_some() {
-            problems.invalid(format!("[{i}].anchor"), "not taken here: give page, x and y");
+            problems.invalid(
+                format!("[{i}].anchor"),
+                "not taken here: give page, x and y",
+            );
         } else {
             for (name, given) in [
                 ("page", input.page.is_some()),
@@ -547,11 +555,20 @@ pub fn anchor_texts(inputs: &[FieldInput], problems: &mut Problems) -> Vec<(usiz
         if input.page.is_some() || input.x.is_some() || input.y.is_some() {
             problems.invalid(at.clone(), "give either anchor or page, x and y");
         }
-        check_text(problems, format!("{at}.text"), anchor.text.trim(), MAX_ANCHOR_CHARS, true);
+        check_text(
+            problems,
+            format!("{at}.text"),
+            anchor.text.trim(),
+            MAX_ANCHOR_CHARS,
+            true,
+        );
         if let Some(Occurrence::Nth(n)) = anchor.occurrence
             && n < 1
         {
-            problems.invalid(format!("{at}.occurrence"), "must be a whole number from 1 or \"all\"");
+            problems.invalid(
+                format!("{at}.occurrence"),
+                "must be a whole number from 1 or \"all\"",
+            );
         }
         for (name, offset) in [("xOffset", anchor.x_offset), ("yOffset", anchor.y_offset)] {
             if offset.is_some_and(|o| !o.is_finite()) {
@@ -586,10 +603,11 @@ pub fn resolve_anchors(
             continue;
         };
         let boxes = found.get(k).map(Vec::as_slice).unwrap_or_default();
-        let chosen: Vec<&signet_pdf::TextBox> = match anchor.occurrence.unwrap_or(Occurrence::Nth(1)) {
-            Occurrence::All => boxes.iter().collect(),
-            Occurrence::Nth(n) => boxes.get(n as usize - 1).into_iter().collect(),
-        };
+        let chosen: Vec<&signet_pdf::TextBox> =
+            match anchor.occurrence.unwrap_or(Occurrence::Nth(1)) {
+                Occurrence::All => boxes.iter().collect(),
+                Occurrence::Nth(n) => boxes.get(n as usize - 1).into_iter().collect(),
+            };
         if chosen.is_empty() {
             let reason = match (anchor.occurrence, boxes.len()) {
                 (_, 0) => format!("{:?} is not in the PDF's text", texts[k].1),

@@ -25,14 +25,7 @@ pub enum TagRole {
 }
 
 /// Properties whose values are numbers, flags, or `|`-separated lists; any other is a string.
-const NUMBERS: &[&str] = &[
-    "width",
-    "height",
-    "min",
-    "max",
-    "decimals",
-    "maxLength",
-];
+const NUMBERS: &[&str] = &["width", "height", "min", "max", "decimals", "maxLength"];
 const FLAGS: &[&str] = &["required", "readOnly"];
 const LISTS: &[&str] = &["options"];
 /// What a tag may not set: the tag itself says where the field is and whose it is.
@@ -58,7 +51,9 @@ pub fn parse_tag(tag: &FoundTag) -> Result<ParsedTag, String> {
     let role = role.trim();
     let role = if !role.is_empty() && role.chars().all(|c| c.is_ascii_digit()) {
         match role.parse::<usize>() {
-            Ok(n) if (1..=super::inputs::MAX_RECIPIENTS_PER_DOCUMENT).contains(&n) => TagRole::Nth(n),
+            Ok(n) if (1..=super::inputs::MAX_RECIPIENTS_PER_DOCUMENT).contains(&n) => {
+                TagRole::Nth(n)
+            }
             _ => return Err(format!("role {role}: a numbered role is from 1 to 100")),
         }
     } else if role.is_empty()
@@ -141,9 +136,7 @@ fn role_name(role: &TagRole, named: &[String]) -> String {
 pub fn template_roles(tags: &[FoundTag], problems: &mut Problems) -> Vec<TemplateRoleInput> {
     let mut parsed = Vec::with_capacity(tags.len());
     for (n, tag) in tags.iter().enumerate() {
-        let refused = |reason: String| {
-            format!("{} on page {}: {reason}", tag.text, tag.at.page)
-        };
+        let refused = |reason: String| format!("{} on page {}: {reason}", tag.text, tag.at.page);
         match parse_tag(tag) {
             Ok(found) => {
                 let field = Value::Object(found.field.clone());

@@ -259,9 +259,7 @@ fn unicode_map(doc: &Document, font: &Dictionary, inflate_limit: usize) -> Optio
     // has nothing else.
     let bare = dictionary! { "Type" => "Font", "ToUnicode" => to_unicode.clone() };
     match bare.get_font_encoding_with_limit(doc, inflate_limit).ok()? {
-        Encoding::UnicodeMapEncoding(map) => {
-            Some(Box::new(move |code, len| map.get(code, len)))
-        }
+        Encoding::UnicodeMapEncoding(map) => Some(Box::new(move |code, len| map.get(code, len))),
         _ => None,
     }
 }

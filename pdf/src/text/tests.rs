@@ -21,7 +21,9 @@ fn pdf(content: &str, extra_page: lopdf::Dictionary) -> Vec<u8> {
     let page = doc.add_object(page);
     doc.objects.insert(
         pages_id,
-        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 }),
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
     );
     let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
     doc.trailer.set("Root", catalog);
@@ -70,15 +72,23 @@ fn widths_spacing_and_scaling_move_the_next_glyph() {
         dictionary! {},
     );
     let found = find_text(&bytes, &["B".into()], Limits::default()).unwrap();
-    assert!(near(found[0][0].x, 100.0 + (6.67 + 2.0) * 0.5), "{:?}", found[0]);
+    assert!(
+        near(found[0][0].x, 100.0 + (6.67 + 2.0) * 0.5),
+        "{:?}",
+        found[0]
+    );
     // Word spacing applies to the space only; T* uses the leading; ' moves to the next line.
     let bytes = pdf(
         "BT /F1 10 Tf 14 TL 5 Tw 100 500 Td (a b) Tj T* (c) Tj (d) ' ET",
         dictionary! {},
     );
     assert_eq!(text_of(&bytes), "a b\nc\nd");
-    let found = find_text(&bytes, &["b".into(), "c".into(), "d".into()], Limits::default())
-        .unwrap();
+    let found = find_text(
+        &bytes,
+        &["b".into(), "c".into(), "d".into()],
+        Limits::default(),
+    )
+    .unwrap();
     assert!(near(found[0][0].x, 100.0 + 5.56 + 2.78 + 5.0), "{found:?}");
     assert!(near(found[1][0].y, 292.0 + 14.0 - 7.18), "{found:?}");
     assert!(near(found[2][0].y, 292.0 + 28.0 - 7.18), "{found:?}");
@@ -114,7 +124,9 @@ fn the_graphics_state_and_forms_place_text() {
     });
     doc.objects.insert(
         pages_id,
-        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 }),
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
     );
     let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
     doc.trailer.set("Root", catalog);
@@ -123,16 +135,28 @@ fn the_graphics_state_and_forms_place_text() {
     let needles = ["moved".to_owned(), "origin".into(), "inform".into()];
     let found = find_text(&bytes, &needles, Limits::default()).unwrap();
     let baseline = |b: &TextBox| b.y + 7.18;
-    assert!(near(found[0][0].x, 50.0) && near(baseline(&found[0][0]), 742.0), "{found:?}");
-    assert!(near(found[1][0].x, 0.0) && near(baseline(&found[1][0]), 792.0), "{found:?}");
-    assert!(near(found[2][0].x, 210.0) && near(baseline(&found[2][0]), 682.0), "{found:?}");
+    assert!(
+        near(found[0][0].x, 50.0) && near(baseline(&found[0][0]), 742.0),
+        "{found:?}"
+    );
+    assert!(
+        near(found[1][0].x, 0.0) && near(baseline(&found[1][0]), 792.0),
+        "{found:?}"
+    );
+    assert!(
+        near(found[2][0].x, 210.0) && near(baseline(&found[2][0]), 682.0),
+        "{found:?}"
+    );
 }
 
 #[test]
 fn rotated_pages_give_displayed_coordinates() {
     // On a page turned a quarter clockwise, user space (72, 700) is shown 700 pt from the left
     // and 72 pt from the top; the text runs downwards, its ascent to the left.
-    let bytes = pdf("BT /F1 12 Tf 72 700 Td (Anchor) Tj ET", dictionary! { "Rotate" => 90 });
+    let bytes = pdf(
+        "BT /F1 12 Tf 72 700 Td (Anchor) Tj ET",
+        dictionary! { "Rotate" => 90 },
+    );
     let found = find_text(&bytes, &["Anchor".into()], Limits::default()).unwrap();
     let b = found[0][0];
     assert!(near(b.x, 700.0 - 0.207 * 12.0), "{b:?}");
@@ -154,8 +178,12 @@ fn every_occurrence_is_found_and_a_missing_text_is_not() {
         "BT /F1 12 Tf 72 700 Td (Sign here) Tj 0 -100 Td (Sign here) Tj ET",
         dictionary! {},
     );
-    let found = find_text(&bytes, &["Sign here".into(), "Nowhere".into()], Limits::default())
-        .unwrap();
+    let found = find_text(
+        &bytes,
+        &["Sign here".into(), "Nowhere".into()],
+        Limits::default(),
+    )
+    .unwrap();
     assert_eq!(found[0].len(), 2);
     assert!(found[0][0].y < found[0][1].y);
     assert!(found[1].is_empty());
@@ -193,7 +221,9 @@ endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n";
     });
     doc.objects.insert(
         pages_id,
-        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 }),
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
     );
     let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
     doc.trailer.set("Root", catalog);
@@ -228,7 +258,9 @@ fn differences_name_glyphs() {
     });
     doc.objects.insert(
         pages_id,
-        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 }),
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
     );
     let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
     doc.trailer.set("Root", catalog);
@@ -267,7 +299,10 @@ fn tags_are_found_and_taken_out_without_moving_the_rest() {
 fn a_hostile_content_stream_stops_at_the_budget() {
     // A TJ array of more glyphs than the budget, built from a short stream repeated.
     let mut content = String::from("BT /F1 1 Tf 0 0 Td ");
-    let array = format!("[{}] TJ ", "(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa) -1 ".repeat(2_000));
+    let array = format!(
+        "[{}] TJ ",
+        "(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa) -1 ".repeat(2_000)
+    );
     for _ in 0..(MAX_GLYPHS / 120_000 + 2) {
         content.push_str(&array);
     }

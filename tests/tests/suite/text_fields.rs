@@ -48,7 +48,12 @@ fn words(pdf: &Path) -> Vec<(u32, f64, f64, String)> {
             page += 1;
         } else if line.contains("<word ") {
             let text = &line[line.find('>').unwrap() + 1..line.rfind("</word>").unwrap()];
-            words.push((page, attr(line, "xMin"), attr(line, "yMin"), text.to_owned()));
+            words.push((
+                page,
+                attr(line, "xMin"),
+                attr(line, "yMin"),
+                text.to_owned(),
+            ));
         }
     }
     words
@@ -111,7 +116,11 @@ async fn anchors_place_fields_where_the_text_is_shown() {
         assert!(named.contains(&field), "{field} in {body}");
     }
     let (_, detail) = app.get(&format!("/documents/{doc}"), &key).await;
-    assert_eq!(detail["data"]["recipients"][0]["fields"], json!([]), "{detail}");
+    assert_eq!(
+        detail["data"]["recipients"][0]["fields"],
+        json!([]),
+        "{detail}"
+    );
 
     let (status, body) = app
         .post(
@@ -133,7 +142,10 @@ async fn anchors_place_fields_where_the_text_is_shown() {
         .await;
     assert_eq!(status, 200, "{body}");
     let (_, detail) = app.get(&format!("/documents/{doc}"), &key).await;
-    let fields = detail["data"]["recipients"][0]["fields"].as_array().unwrap().clone();
+    let fields = detail["data"]["recipients"][0]["fields"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(fields.len(), 5, "{detail}");
     let of = |kind: &str| -> Vec<&Value> { fields.iter().filter(|f| f["type"] == kind).collect() };
     let tenant = at(&words, "Tenant")[0];
@@ -141,7 +153,12 @@ async fn anchors_place_fields_where_the_text_is_shown() {
     let mut landlord = at(&words, "Landlord");
     landlord.sort_by(|a, b| a.2.total_cmp(&b.2));
     let mut initials = of("INITIALS");
-    initials.sort_by(|a, b| a["y"].as_f64().unwrap().total_cmp(&b["y"].as_f64().unwrap()));
+    initials.sort_by(|a, b| {
+        a["y"]
+            .as_f64()
+            .unwrap()
+            .total_cmp(&b["y"].as_f64().unwrap())
+    });
     assert_eq!((landlord.len(), initials.len()), (2, 2));
     for (field, word) in initials.iter().zip(&landlord) {
         assert_near(field, word.0, word.1, word.2);
@@ -171,17 +188,33 @@ async fn tags_make_a_templates_roles_and_fields_and_leave_the_pdf() {
     };
 
     // A tag that does not parse is named, with its text and page; nothing is made.
-    let (status, body) = signet_tests::read(upload("tags-bad.pdf", "?fields=tags").await.unwrap()).await;
+    let (status, body) =
+        signet_tests::read(upload("tags-bad.pdf", "?fields=tags").await.unwrap()).await;
     assert_eq!(status, 400, "{body}");
     assert_eq!(body["errors"][0]["field"], "tags[1]", "{body}");
-    let reason = body["errors"][0]["reason"].as_str().unwrap_or_default().to_owned()
+    let reason = body["errors"][0]["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
         + body["errors"][0]["message"].as_str().unwrap_or_default();
-    assert!(reason.contains("{{stamp:Tenant}}") && reason.contains("page 2"), "{body}");
+    assert!(
+        reason.contains("{{stamp:Tenant}}") && reason.contains("page 2"),
+        "{body}"
+    );
     let (_, list) = app.get("/templates", &key).await;
-    assert_eq!(list["data"]["templates"].as_array().map(Vec::len).unwrap_or(0), 0, "{list}");
+    assert_eq!(
+        list["data"]["templates"]
+            .as_array()
+            .map(Vec::len)
+            .unwrap_or(0),
+        0,
+        "{list}"
+    );
 
     let (status, body) = signet_tests::read(
-        upload("tags.pdf", "?fields=tags&title=Tagged").await.unwrap(),
+        upload("tags.pdf", "?fields=tags&title=Tagged")
+            .await
+            .unwrap(),
     )
     .await;
     assert_eq!(status, 200, "{body}");
@@ -210,20 +243,36 @@ async fn tags_make_a_templates_roles_and_fields_and_leave_the_pdf() {
     let initials = at(&words, "{{initials:Landlord}}")[0];
     assert_near(&field(1, "INITIALS"), 1, initials.1, initials.2);
     let text = field(2, "TEXT");
-    assert_eq!((text["width"].as_f64(), text["height"].as_f64()), (Some(120.0), Some(20.0)), "{text}");
+    assert_eq!(
+        (text["width"].as_f64(), text["height"].as_f64()),
+        (Some(120.0), Some(20.0)),
+        "{text}"
+    );
 
     // The stored PDF shows no tag, and the rest where it was.
     let keys = app.file_store.keys().await;
-    let stored = keys.iter().find(|k| k.contains(&id)).expect("the template's PDF");
+    let stored = keys
+        .iter()
+        .find(|k| k.contains(&id))
+        .expect("the template's PDF");
     let bytes = app.file_store.store().get(stored).await.unwrap();
     let cleaned = dir.path().join("cleaned.pdf");
     std::fs::write(&cleaned, &bytes).unwrap();
     let after = self::words(&cleaned);
-    assert!(after.iter().all(|w| !w.3.contains("{{") && !w.3.contains("}}")), "{after:?}");
+    assert!(
+        after
+            .iter()
+            .all(|w| !w.3.contains("{{") && !w.3.contains("}}")),
+        "{after:?}"
+    );
     let keep = |words: &[(u32, f64, f64, String)]| at(words, "Keep")[0].clone();
     assert_eq!(keep(&after), keep(&words));
     let tenant = |words: &[(u32, f64, f64, String)]| at(words, "Tenant:")[0].clone();
     assert_eq!(tenant(&after), tenant(&words));
-    let text = Command::new("pdftotext").arg(&cleaned).arg("-").output().unwrap();
+    let text = Command::new("pdftotext")
+        .arg(&cleaned)
+        .arg("-")
+        .output()
+        .unwrap();
     assert!(!String::from_utf8_lossy(&text.stdout).contains("{{"));
 }

@@ -117,7 +117,6 @@ fn every_unreadable_property_is_named() {
         pairs(&[
             ("[0].page", "must be a whole number"),
             ("[2].type", "must be one of SIGNATURE, TEXT, DATE, INITIALS"),
-            ("[2].x", "must be a number"),
             ("[2].recipientEmail", "is required"),
         ])
     );
