@@ -132,6 +132,7 @@ fn with_cross_cutting(openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::Ope
     }
     pair_phone_fields(&mut doc["components"]["schemas"]["RecipientInput"]);
     place_or_anchor(&mut doc["components"]["schemas"]["FieldInput"]);
+    place_or_anchor(&mut doc["components"]["schemas"]["TemplateFieldInput"]);
     anchor_occurrence(&mut doc["components"]["schemas"]["AnchorInput"]);
     add_links(&mut doc);
     serde_json::from_value(doc).expect("the amended OpenAPI document is one")

@@ -196,6 +196,8 @@ async fn update_template(
 ) -> Result<Answer, ApiError> {
     templates::update(
         &state.db.pool,
+        &state.store,
+        &state.gates.pdf,
         account_id,
         id,
         body,

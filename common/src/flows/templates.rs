@@ -120,15 +120,21 @@ pub async fn create_from_pdf(
 /// Replaces what `input` names of the account's template (title, defaults, roles with their
 /// fields as a whole list), in one transaction; documents made from it keep their copies.
 #[tracing::instrument(name = "templates::update", skip_all)]
+#[allow(clippy::too_many_arguments)]
 pub async fn update(
     pool: &PgPool,
+    store: &FileStore,
+    sandbox: &PdfSandbox,
     account_id: AccountId,
     id: TemplateId,
     input: Parsed<TemplateUpdateInput>,
     reminder_defaults: ReminderDefaults,
 ) -> Result<()> {
     let mut problems = Problems::of_reading(input.problems);
-    let input = input.value;
+    let mut input = input.value;
+    if let Some(roles) = &mut input.roles {
+        place_anchored(pool, store, sandbox, account_id, id, roles, &mut problems).await?;
+    }
     let mut tx = pool.begin().await?;
     let mut template = match templates::lock(&mut tx, account_id, id).await {
         Ok(template) if template.archived_at.is_some() => {
@@ -172,6 +178,82 @@ pub async fn update(
         templates::replace_roles(&mut tx, id, &roles, &fields).await?;
     }
     tx.commit().await?;
+    Ok(())
+}
+
+/// Places the roles' fields given by an anchor where the template's PDF shows its text (read
+/// in the PDF sandbox), as a document's fields are placed; one not found is a problem named
+/// `roles[i].fields[j].anchor`.
+async fn place_anchored(
+    pool: &PgPool,
+    store: &FileStore,
+    sandbox: &PdfSandbox,
+    account_id: AccountId,
+    id: TemplateId,
+    roles: &mut [TemplateRoleInput],
+    problems: &mut Problems,
+) -> Result<()> {
+    if roles
+        .iter()
+        .flat_map(|r| &r.fields)
+        .all(|f| f.anchor.is_none())
+    {
+        return Ok(());
+    }
+    let template = templates::find(&mut *pool.acquire().await?, account_id, id).await?;
+    let pdf = store.get(&template.file_key).await?;
+    for (i, role) in roles.iter_mut().enumerate() {
+        // Each role's fields as a document's: the anchors' rules and messages are one.
+        let given: Vec<inputs::FieldInput> = role
+            .fields
+            .iter()
+            .map(|f| inputs::FieldInput {
+                recipient_email: "-".into(),
+                field_type: f.field_type,
+                page: f.page,
+                x: f.x,
+                y: f.y,
+                width: f.width,
+                height: f.height,
+                anchor: f.anchor.clone(),
+            })
+            .collect();
+        if given.iter().all(|f| f.anchor.is_none()) {
+            continue;
+        }
+        let mut found_problems = Problems::default();
+        let texts = inputs::anchor_texts(&given, &mut found_problems);
+        let found = if texts.is_empty() {
+            Vec::new()
+        } else {
+            let needles = texts.iter().map(|(_, text)| text.clone()).collect();
+            sandbox.find_text(&pdf, needles).await?
+        };
+        let resolved = inputs::resolve_anchors(given, &texts, &found, &mut found_problems);
+        if let Err(Error::Invalid(list)) = found_problems.into_result() {
+            for problem in list {
+                problems.invalid(
+                    format!("roles[{i}].fields{}", problem.field),
+                    problem.reason,
+                );
+            }
+        }
+        let mut fields = Vec::with_capacity(resolved.len());
+        let mut copies: HashMap<usize, usize> = HashMap::new();
+        for (j, placed) in resolved {
+            let mut field = role.fields[j].clone();
+            let copy = copies.entry(j).or_default();
+            *copy += 1;
+            if *copy > 1 && !field.label.trim().is_empty() {
+                field.label = format!("{} {copy}", field.label.trim());
+            }
+            field.anchor = None;
+            (field.page, field.x, field.y) = (placed.page, placed.x, placed.y);
+            fields.push(field);
+        }
+        // Fields whose anchors were refused are left out; the problems say why.
+        role.fields = fields;
+    }
     Ok(())
 }
 
@@ -290,9 +372,27 @@ fn new_roles(
                     sized = false;
                 }
             }
+            if field.anchor.is_some() {
+                problems.invalid(format!("{at}.anchor"), "not taken here: give page, x and y");
+            }
+            for (name, given) in [
+                ("page", field.page.is_some()),
+                ("x", field.x.is_some()),
+                ("y", field.y.is_some()),
+            ] {
+                if !given && field.anchor.is_none() {
+                    problems.invalid(format!("{at}.{name}"), "is required");
+                    sized = false;
+                }
+            }
+            let (page, x, y) = (
+                field.page.unwrap_or(1),
+                field.x.unwrap_or(0.0),
+                field.y.unwrap_or(0.0),
+            );
             if sized
-                && let Err(rule) =
-                    drafting::check_bounds(page_sizes, field.page, field.x, field.y, width, height)
+                && field.anchor.is_none()
+                && let Err(rule) = drafting::check_bounds(page_sizes, page, x, y, width, height)
             {
                 drafting::bounds_problem(problems, &at, rule);
             }
@@ -301,9 +401,9 @@ fn new_roles(
                 role_id,
                 label,
                 field_type: field.field_type,
-                page: field.page.clamp(1, i64::from(i32::MAX)) as i32,
-                x: field.x,
-                y: field.y,
+                page: page.clamp(1, i64::from(i32::MAX)) as i32,
+                x,
+                y,
                 width,
                 height,
                 read_only,

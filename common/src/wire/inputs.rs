@@ -149,20 +149,21 @@ pub enum Occurrence {
 
 impl<'de> Deserialize<'de> for Occurrence {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Given {
-            Nth(#[serde(deserialize_with = "whole_number")] i64),
-            Word(String),
-        }
-        match Given::deserialize(deserializer)
-            .map_err(|_| serde::de::Error::custom("must be a whole number from 1 or \"all\""))?
-        {
-            Given::Nth(n) => Ok(Occurrence::Nth(n)),
-            Given::Word(word) if word == "all" => Ok(Occurrence::All),
-            Given::Word(_) => Err(serde::de::Error::custom(
-                "must be a whole number from 1 or \"all\"",
-            )),
+        let refused = || serde::de::Error::custom("must be a whole number from 1 or \"all\"");
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::String(word) if word == "all" => Ok(Occurrence::All),
+            serde_json::Value::Number(n) => {
+                // Any whole number, however large: past the last occurrence it is not found.
+                let whole = n.as_i64().or_else(|| {
+                    n.as_u64().map(|_| i64::MAX).or_else(|| {
+                        n.as_f64()
+                            .filter(|f| f.fract() == 0.0)
+                            .map(|f| f.clamp(i64::MIN as f64, i64::MAX as f64) as i64)
+                    })
+                });
+                whole.map(Occurrence::Nth).ok_or_else(refused)
+            }
+            _ => Err(refused()),
         }
     }
 }
