@@ -215,7 +215,7 @@ struct Budget {
 impl Budget {
     fn spend_operator(&mut self) -> Result<(), PdfError> {
         self.operators = self.operators.checked_sub(1).ok_or(PdfError::TooMuchText)?;
-        if self.operators % 4096 == 0 && Instant::now() > self.deadline {
+        if self.operators.is_multiple_of(4096) && Instant::now() > self.deadline {
             return Err(PdfError::TooSlow(self.max_time.as_secs()));
         }
         Ok(())
@@ -408,11 +408,7 @@ impl<'d> Reader<'d> {
             self.budget.spend_operator()?;
             let n = |i: usize| op.operands.get(i).and_then(number);
             match op.operator.as_str() {
-                "q" => {
-                    if saved.len() < MAX_SAVED_STATES {
-                        saved.push(state.clone());
-                    }
-                }
+                "q" if saved.len() < MAX_SAVED_STATES => saved.push(state.clone()),
                 "Q" => {
                     // A form's `Q` cannot restore what was saved outside it.
                     if saved.len() > floor

@@ -300,10 +300,13 @@ fn metrics_of(doc: &Document, font: &Dictionary) -> Option<(f64, f64)> {
 }
 
 /// The standard 14 fonts a PDF may name without widths: their widths, ascent and descent.
-fn standard_metrics(base_font: &[u8]) -> Option<(&'static [(char, u16)], f64, f64)> {
+/// Widths by character, ascent, descent.
+type StandardMetrics = (&'static [(char, u16)], f64, f64);
+
+fn standard_metrics(base_font: &[u8]) -> Option<StandardMetrics> {
     // A subset prefix (`ABCDEF+`) is not part of the name.
     let name = match base_font.iter().position(|&b| b == b'+') {
-        Some(plus) if plus == 6 => &base_font[7..],
+        Some(6) => &base_font[7..],
         _ => base_font,
     };
     let name = std::str::from_utf8(name).ok()?;

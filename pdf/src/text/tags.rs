@@ -99,14 +99,17 @@ fn tag_spans(page: &PageText) -> Vec<std::ops::Range<usize>> {
     spans
 }
 
+/// A glyph to take out of a show operator: its string's place in the operator, its bytes, and
+/// the adjustment that replaces it.
+type Edit = (usize, usize, usize, f64);
+
 /// Replaces each glyph of `edits` by the `TJ` adjustment that moves as far as it did.
 fn remove_glyphs(
     doc: &mut Document,
     edits: &BTreeMap<Source, f64>,
     limits: Limits,
 ) -> Result<(), PdfError> {
-    let mut by_stream: BTreeMap<ObjectId, BTreeMap<usize, Vec<(usize, usize, usize, f64)>>> =
-        BTreeMap::new();
+    let mut by_stream: BTreeMap<ObjectId, BTreeMap<usize, Vec<Edit>>> = BTreeMap::new();
     for (source, &adjustment) in edits {
         by_stream
             .entry(source.stream)
@@ -145,7 +148,7 @@ fn remove_glyphs(
 
 /// A show operator as the operators that show the same text but for the glyphs of `edits`
 /// (`(element, start, len, adjustment)`), each replaced by its adjustment.
-fn without_glyphs(operation: Operation, edits: &[(usize, usize, usize, f64)]) -> Vec<Operation> {
+fn without_glyphs(operation: Operation, edits: &[Edit]) -> Vec<Operation> {
     let Operation { operator, operands } = operation;
     let items: Vec<Object> = match (operator.as_str(), operands.last()) {
         ("TJ", Some(Object::Array(items))) => items.clone(),
