@@ -41,6 +41,16 @@ if [[ "$(schemathesis --version 2>/dev/null)" != *"$SCHEMATHESIS_VERSION"* ]]; t
     python3 -m pip install --quiet "schemathesis==$SCHEMATHESIS_VERSION" >&2 ||
         python3 -m pip install --quiet --break-system-packages "schemathesis==$SCHEMATHESIS_VERSION" >&2
 fi
+# reportlab writes the PDFs with text the tags and anchors tests read (split runs, embedded
+# TrueType subsets with ToUnicode maps); qpdf rotates their pages.
+if ! python3 -c 'import reportlab' 2>/dev/null; then
+    log "installing reportlab (the PDF writer the text tags and anchors tests use)"
+    python3 -m pip install --quiet reportlab >&2 ||
+        python3 -m pip install --quiet --break-system-packages reportlab >&2
+fi
+if ! command -v qpdf >/dev/null; then
+    apt_install qpdf
+fi
 if ! command -v openssl >/dev/null; then
     apt_install openssl # an operator's RSA seal is made with it in the seal's tests
 fi

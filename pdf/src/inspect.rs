@@ -84,6 +84,8 @@ pub enum PdfError {
     RepeatedStreams,
     #[error("the PDF needs more than {0} MiB of memory to read")]
     TooMuchMemory(usize),
+    #[error("the PDF's text is too long or drawn in too many operations to read")]
+    TooMuchText,
 }
 
 /// Validates an uploaded PDF and returns its page count, page sizes and SHA-256.

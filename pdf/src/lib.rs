@@ -25,6 +25,8 @@
 //!   its widgets drawn into the pages of the final PDF.
 //! - `final_pdf`: [`render_final`], which runs the above in order.
 //! - `sandbox`: the tasks above as a child process takes them, for untrusted files.
+//! - `text`: the pages' text with where each character is shown ([`find_text`] for anchors,
+//!   [`take_tags`] for text tags).
 //! - `typeset`: shaping, bidi, font choice and embedded font subsets; `content_stream`: how
 //!   numbers are written in the operators everything draws with.
 
@@ -43,6 +45,7 @@ pub mod seal;
 mod signature_image;
 mod stamp;
 mod stamp_error;
+mod text;
 mod typeset;
 
 pub use certificate::{Certificate, CertificateAuditLine, CertificateRecipient};
@@ -60,4 +63,5 @@ pub use signature_image::{
 };
 pub use stamp::{StampField, StampKind};
 pub use stamp_error::StampError;
+pub use text::{FoundTag, TakenTags, TextBox, find_text, take_tags};
 pub use typeset::font_files;

@@ -20,6 +20,7 @@ use crate::form_fields::FormError;
 use crate::inspect::{InspectedPdf, Limits, MAX_UPLOAD_BYTES, PdfError};
 use crate::seal::{self, SealDetails, SealReport, Unverified, ValidationData};
 use crate::stamp::StampField;
+use crate::text::{TakenTags, TextBox};
 
 /// The longest task the child reads: drawn signatures travel in it, each at most 512 KiB.
 const MAX_TASK_BYTES: u64 = 64 * 1024 * 1024;
@@ -51,6 +52,14 @@ pub enum Task {
         limits: Limits,
         data: ValidationData,
     },
+    /// Where each of `needles` is shown: [`crate::find_text`].
+    FindText {
+        limits: Limits,
+        needles: Vec<String>,
+    },
+    /// The text tags and the file without them (the payload of the answer, when it has any):
+    /// [`crate::take_tags`].
+    TakeTags { limits: Limits },
 }
 
 /// What the child found. A task that yields a file sends it as the payload after this.
@@ -61,6 +70,8 @@ pub enum Answer {
     Rendered(Result<Rendered, String>),
     Embedded(Result<(), String>),
     FormImported(Result<Vec<serde_json::Value>, FormError>),
+    FoundText(Result<Vec<Vec<TextBox>>, PdfError>),
+    TookTags(Result<TakenTags, PdfError>),
     /// The task could not be read.
     Refused(String),
 }
@@ -176,6 +187,14 @@ fn perform(task: Task, pdf: &[u8]) -> (Answer, Vec<u8>) {
         Task::EmbedValidationData { limits, data } => match seal::with_dss(pdf, &data, limits) {
             Ok(bytes) => (Answer::Embedded(Ok(())), bytes),
             Err(e) => (Answer::Embedded(Err(e.to_string())), Vec::new()),
+        },
+        Task::FindText { limits, needles } => (
+            Answer::FoundText(crate::find_text(pdf, &needles, limits)),
+            Vec::new(),
+        ),
+        Task::TakeTags { limits } => match crate::take_tags(pdf, limits) {
+            Ok((taken, cleaned)) => (Answer::TookTags(Ok(taken)), cleaned.unwrap_or_default()),
+            Err(e) => (Answer::TookTags(Err(e)), Vec::new()),
         },
     }
 }

@@ -52,7 +52,11 @@ BEYOND_SCHEMA = re.compile(
     r"|.+ is also the label of .+: labels are unique in the template"
     r"|a label has only letters, digits, _, -, \. and spaces"
     r"|only a TEXT field can be read-only"
-    r"|a template has at most \d+ fields)$",
+    r"|a template has at most \d+ fields"
+    # Anchors and text tags (issue #33): what the PDF's text holds.
+    r"|\".*\" is not in the PDF's text"
+    r"|\".*\" is in the PDF's text \d+ times, not \d+"
+    r"|.+ on page \d+: .+)$",
     re.S,
 )
 

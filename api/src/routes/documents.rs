@@ -196,6 +196,8 @@ async fn add_fields(
     let receipt = idempotency.receipt(&answer);
     drafting::add_fields(
         &state.db.pool,
+        &state.store,
+        &state.gates.pdf,
         account_id,
         id,
         body,

@@ -131,6 +131,9 @@ fn with_cross_cutting(openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::Ope
         }
     }
     pair_phone_fields(&mut doc["components"]["schemas"]["RecipientInput"]);
+    place_or_anchor(&mut doc["components"]["schemas"]["FieldInput"]);
+    place_or_anchor(&mut doc["components"]["schemas"]["TemplateFieldInput"]);
+    anchor_occurrence(&mut doc["components"]["schemas"]["AnchorInput"]);
     add_links(&mut doc);
     serde_json::from_value(doc).expect("the amended OpenAPI document is one")
 }
@@ -178,6 +181,60 @@ fn pair_phone_fields(recipient: &mut Value) {
             }
         ],
         "example": example
+    });
+}
+
+/// A field is placed by `page`, `x` and `y`, or by an `anchor` instead: one of the two, which
+/// the derived schema (all optional) cannot state. And an anchor's `occurrence` is a number
+/// from 1 or the word `all`.
+fn place_or_anchor(field: &mut Value) {
+    let mut object = field.take();
+    let example = object
+        .as_object_mut()
+        .and_then(|o| o.remove("example"))
+        .unwrap_or(Value::Null);
+    *field = json!({
+        "allOf": [
+            object,
+            {
+                "oneOf": [
+                    {
+                        "title": "Placed on a page",
+                        "type": "object",
+                        "required": ["page", "x", "y"],
+                        "properties": {
+                            "page": {"type": "integer"},
+                            "x": {"type": "number"},
+                            "y": {"type": "number"},
+                            "anchor": {"type": "null"}
+                        }
+                    },
+                    {
+                        "title": "Placed at text of the PDF",
+                        "type": "object",
+                        "required": ["anchor"],
+                        "properties": {
+                            "anchor": {"type": "object"},
+                            "page": {"type": "null"},
+                            "x": {"type": "null"},
+                            "y": {"type": "null"}
+                        }
+                    }
+                ]
+            }
+        ],
+        "example": example
+    });
+}
+
+fn anchor_occurrence(anchor: &mut Value) {
+    anchor["properties"]["occurrence"] = json!({
+        "description": "Which occurrence, counted from 1 in page and reading order, or `\"all\"` (a field at each); default 1",
+        "oneOf": [
+            {"type": "integer", "minimum": 1},
+            {"type": "string", "pattern": "^all$"},
+            {"type": "null"}
+        ]
     });
 }
 

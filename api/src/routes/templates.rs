@@ -56,7 +56,7 @@ struct PdfBody(String);
     post, path = "/templates", tag = "templates", security(("api_key" = [])),
     params(
         ("title" = Option<String>, Query, max_length = 500, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$", description = "With a PDF body only: the template's title; absent or blank: \"Untitled template\""),
-        ("fields" = Option<String>, Query, description = "With a PDF body only: `form` makes the PDF's own form fields (its AcroForm) the template's fields, all in one role, \"Role 1\", labelled by their names (docs/api.md, \"Form fields\")"),
+        ("fields" = Option<String>, Query, pattern = r"^(tags|form)(,(tags|form))?$", description = "With a PDF body only: what to make the template's roles and fields from: `tags`, the text tags written in the PDF (`{{signature:Tenant}}`; the PDF is stored without them), `form`, the PDF's own form fields (its AcroForm, in the first role, \"Role 1\" unless tags name it, labelled by their names), or `tags,form` (docs/api.md, \"Tags and anchors\" and \"Form fields\")"),
     ),
     request_body(
         description = "A DRAFT document to make the template from (JSON), or the template's PDF (at most 50 MiB)",
@@ -87,17 +87,8 @@ async fn create_template(
         let _admission = UploadAdmission::take(&state, account_id, request.extensions()).await?;
         let bytes = read_pdf(request.into_body()).await?;
         let title = query_once(query.as_deref(), "title");
-        let source = match query_once(query.as_deref(), "fields").as_deref() {
-            None | Some("") => templates::FieldSource::Nothing,
-            Some("form") => templates::FieldSource::Form,
-            Some(_) => {
-                return Err(signet_common::error::Error::invalid(
-                    "fields",
-                    "the fields to find in the PDF: form (its form fields)",
-                )
-                .into());
-            }
-        };
+        let sources =
+            templates::FieldSources::from_query(query_once(query.as_deref(), "fields").as_deref())?;
         templates::create_from_pdf(
             &state.db.pool,
             &state.store,
@@ -105,7 +96,7 @@ async fn create_template(
             id,
             title.as_deref(),
             bytes.into(),
-            source,
+            sources,
             &state.gates.pdf,
             receipt.as_ref(),
         )
@@ -196,6 +187,8 @@ async fn update_template(
 ) -> Result<Answer, ApiError> {
     templates::update(
         &state.db.pool,
+        &state.store,
+        &state.gates.pdf,
         account_id,
         id,
         body,

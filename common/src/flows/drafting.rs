@@ -166,9 +166,14 @@ pub(crate) fn new_recipients(
         .collect()
 }
 
+/// Adds fields to a DRAFT document. Fields placed by an `anchor` are placed where the
+/// document's PDF shows the anchor's text (read in the PDF sandbox) before they are checked.
 #[tracing::instrument(name = "drafting::add_fields", skip_all)]
+#[allow(clippy::too_many_arguments)]
 pub async fn add_fields(
     pool: &PgPool,
+    store: &FileStore,
+    sandbox: &PdfSandbox,
     account_id: AccountId,
     document_id: DocumentId,
     input: Parsed<Vec<FieldInput>>,
@@ -177,7 +182,22 @@ pub async fn add_fields(
 ) -> Result<()> {
     let requested = input.value.len();
     let mut problems = Problems::of_reading(input.problems);
-    let placed = inputs::validate_fields(input.value, &mut problems);
+    inputs::check_list_size(requested, inputs::MAX_FIELDS_PER_REQUEST, &mut problems);
+    let texts = inputs::anchor_texts(&input.value, &mut problems);
+    let indexed = if input.value.iter().all(|field| field.anchor.is_none()) {
+        input.value.into_iter().enumerate().collect()
+    } else {
+        let found = if texts.is_empty() {
+            Vec::new()
+        } else {
+            let document = documents::find(pool, account_id, document_id).await?;
+            let pdf = store.get(&document.file_key).await?;
+            let needles = texts.iter().map(|(_, text)| text.clone()).collect();
+            sandbox.find_text(&pdf, needles).await?
+        };
+        inputs::resolve_anchors(input.value, &texts, &found, &mut problems)
+    };
+    let placed = inputs::validate_placed(indexed, &mut problems);
     let (mut tx, document, recipients) =
         match begin_draft_change(pool, account_id, document_id).await {
             Ok(opened) => opened,

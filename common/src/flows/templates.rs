@@ -43,22 +43,49 @@ pub const MAX_ROLES: usize = inputs::MAX_RECIPIENTS_PER_DOCUMENT;
 /// The title of a template uploaded without one.
 pub const UNTITLED: &str = "Untitled template";
 
-/// The name of the role a PDF's imported form fields are given.
+/// The name of the role a PDF's imported form fields are given when no tag names one.
 pub const FORM_ROLE: &str = "Role 1";
 
-/// Where the fields of a template made from a PDF come from.
+/// Where the roles and fields of a template made from a PDF come from; neither: it has no
+/// roles until an update gives them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum FieldSource {
-    /// None: the template has no roles until an update gives them.
-    #[default]
-    Nothing,
-    /// The PDF's own form fields (its AcroForm), all in one role, [`FORM_ROLE`].
-    Form,
+pub struct FieldSources {
+    /// The text tags written in the PDF (`{{signature:Tenant}}`), which are taken out of it.
+    pub tags: bool,
+    /// The PDF's own form fields (its AcroForm), in the first role ([`FORM_ROLE`] unless tags
+    /// name one).
+    pub form: bool,
+}
+
+impl FieldSources {
+    /// Reads the `fields` query parameter: `tags`, `form` or both, separated by a comma.
+    pub fn from_query(value: Option<&str>) -> Result<FieldSources> {
+        let mut sources = FieldSources::default();
+        for part in value
+            .unwrap_or_default()
+            .split(',')
+            .filter(|p| !p.is_empty())
+        {
+            match part {
+                "tags" => sources.tags = true,
+                "form" => sources.form = true,
+                _ => {
+                    return Err(Error::invalid(
+                        "fields",
+                        "tags (the PDF's text tags), form (its form fields), or tags,form",
+                    ));
+                }
+            }
+        }
+        Ok(sources)
+    }
 }
 
 /// Makes template `id` from an uploaded PDF, checked in the sandbox as a document's upload is
-/// and stored under the template's own key; its roles and fields are those `source` finds, if
-/// any. A title not given, or blank, is [`UNTITLED`].
+/// and stored under the template's own key. A title not given, or blank, is [`UNTITLED`].
+/// Its roles and fields are those `sources` find (checked as an update's are; a tag that does
+/// not parse is named `tags[<n>]`, a form field of a kind Signet does not take `form[<i>]`);
+/// with tags, the PDF stored is the upload without the tags' text.
 #[tracing::instrument(name = "templates::create_from_pdf", skip_all)]
 #[allow(clippy::too_many_arguments)]
 pub async fn create_from_pdf(
@@ -68,22 +95,40 @@ pub async fn create_from_pdf(
     id: TemplateId,
     title: Option<&str>,
     bytes: Vec<u8>,
-    source: FieldSource,
+    sources: FieldSources,
     sandbox: &PdfSandbox,
     receipt: Option<&Receipt>,
 ) -> Result<()> {
     let title = title.map(str::trim).filter(|t| !t.is_empty());
     let title = inputs::validate_title(title.unwrap_or(UNTITLED))?;
-    let inspected = sandbox.inspect(&bytes, ()).await?;
-    let (roles, fields) = match source {
-        FieldSource::Nothing => (Vec::new(), Vec::new()),
-        FieldSource::Form => {
-            let found = sandbox.import_form(&bytes).await.map_err(|e| {
-                Error::invalid("file", format!("its form fields cannot be read: {e}"))
-            })?;
-            form_roles(&inspected.page_sizes, found)?
-        }
+    let mut problems = Problems::default();
+    let (inspected, bytes, mut roles) = if sources.tags {
+        let (taken, cleaned) = sandbox.take_tags(&bytes, ()).await?;
+        let roles = crate::wire::tags::template_roles(&taken.tags, &mut problems);
+        (taken.inspected, cleaned.unwrap_or(bytes), roles)
+    } else {
+        (sandbox.inspect(&bytes, ()).await?, bytes, Vec::new())
     };
+    if sources.form {
+        let found = sandbox
+            .import_form(&bytes)
+            .await
+            .map_err(|e| Error::invalid("file", format!("its form fields cannot be read: {e}")))?;
+        let fields = form_fields(found, &mut problems)?;
+        match roles.first_mut() {
+            Some(first) => first.fields.extend(fields),
+            None => roles.push(TemplateRoleInput {
+                name: FORM_ROLE.to_owned(),
+                role: RecipientRole::Signer,
+                signing_order: None,
+                language: None,
+                fields,
+            }),
+        }
+    }
+    label_blank_fields(&mut roles);
+    let (roles, fields) = new_roles(&inspected.page_sizes, roles, &mut problems);
+    problems.into_result()?;
     accounts::find(pool, account_id).await?;
     let file_key = FileStore::template_key(account_id, id);
     // As for a document's upload: recorded before the write, so that a file whose template is
@@ -123,20 +168,19 @@ pub async fn create_from_pdf(
     created
 }
 
-/// The one role, [`FORM_ROLE`], holding every form field of a PDF (each the JSON of a field as
-/// `PATCH /templates/{id}` takes it), checked as an update's are. A field of a kind Signet does
-/// not take is named `form[<i>]`; a PDF without form fields is refused, naming `fields`.
-fn form_roles(
-    page_sizes: &[signet_pdf::PageSize],
+/// A PDF's form fields (each the JSON of a field as `PATCH /templates/{id}` takes it) read as
+/// template fields; one of a kind Signet does not take is named `form[<i>]`. A PDF without form
+/// fields is refused, naming `fields`.
+fn form_fields(
     found: Vec<serde_json::Value>,
-) -> Result<(Vec<NewRole>, Vec<NewTemplateField>)> {
+    problems: &mut Problems,
+) -> Result<Vec<TemplateFieldInput>> {
     if found.is_empty() {
         return Err(Error::invalid(
             "fields",
             "the PDF has no form fields to import",
         ));
     }
-    let mut problems = Problems::default();
     let mut fields = Vec::with_capacity(found.len());
     for (i, field) in found.into_iter().enumerate() {
         let named = format!(
@@ -149,31 +193,27 @@ fn form_roles(
             Err(e) => problems.invalid(format!("form[{i}]"), format!("{named}: {e}")),
         }
     }
-    let mut roles = vec![TemplateRoleInput {
-        name: FORM_ROLE.to_owned(),
-        role: RecipientRole::Signer,
-        signing_order: None,
-        language: None,
-        fields,
-    }];
-    label_blank_fields(&mut roles);
-    let made = new_roles(page_sizes, roles, &mut problems);
-    problems.into_result()?;
-    Ok(made)
+    Ok(fields)
 }
 
 /// Replaces what `input` names of the account's template (title, defaults, roles with their
 /// fields as a whole list), in one transaction; documents made from it keep their copies.
 #[tracing::instrument(name = "templates::update", skip_all)]
+#[allow(clippy::too_many_arguments)]
 pub async fn update(
     pool: &PgPool,
+    store: &FileStore,
+    sandbox: &PdfSandbox,
     account_id: AccountId,
     id: TemplateId,
     input: Parsed<TemplateUpdateInput>,
     reminder_defaults: ReminderDefaults,
 ) -> Result<()> {
     let mut problems = Problems::of_reading(input.problems);
-    let input = input.value;
+    let mut input = input.value;
+    if let Some(roles) = &mut input.roles {
+        place_anchored(pool, store, sandbox, account_id, id, roles, &mut problems).await?;
+    }
     let mut tx = pool.begin().await?;
     let mut template = match templates::lock(&mut tx, account_id, id).await {
         Ok(template) if template.archived_at.is_some() => {
@@ -217,6 +257,82 @@ pub async fn update(
         templates::replace_roles(&mut tx, id, &roles, &fields).await?;
     }
     tx.commit().await?;
+    Ok(())
+}
+
+/// Places the roles' fields given by an anchor where the template's PDF shows its text (read
+/// in the PDF sandbox), as a document's fields are placed; one not found is a problem named
+/// `roles[i].fields[j].anchor`.
+async fn place_anchored(
+    pool: &PgPool,
+    store: &FileStore,
+    sandbox: &PdfSandbox,
+    account_id: AccountId,
+    id: TemplateId,
+    roles: &mut [TemplateRoleInput],
+    problems: &mut Problems,
+) -> Result<()> {
+    if roles
+        .iter()
+        .flat_map(|r| &r.fields)
+        .all(|f| f.anchor.is_none())
+    {
+        return Ok(());
+    }
+    let template = templates::find(&mut *pool.acquire().await?, account_id, id).await?;
+    let pdf = store.get(&template.file_key).await?;
+    for (i, role) in roles.iter_mut().enumerate() {
+        // Each role's fields as a document's: the anchors' rules and messages are one.
+        let given: Vec<inputs::FieldInput> = role
+            .fields
+            .iter()
+            .map(|f| inputs::FieldInput {
+                recipient_email: "-".into(),
+                field_type: f.field_type,
+                page: f.page,
+                x: f.x,
+                y: f.y,
+                width: f.width,
+                height: f.height,
+                anchor: f.anchor.clone(),
+            })
+            .collect();
+        if given.iter().all(|f| f.anchor.is_none()) {
+            continue;
+        }
+        let mut found_problems = Problems::default();
+        let texts = inputs::anchor_texts(&given, &mut found_problems);
+        let found = if texts.is_empty() {
+            Vec::new()
+        } else {
+            let needles = texts.iter().map(|(_, text)| text.clone()).collect();
+            sandbox.find_text(&pdf, needles).await?
+        };
+        let resolved = inputs::resolve_anchors(given, &texts, &found, &mut found_problems);
+        if let Err(Error::Invalid(list)) = found_problems.into_result() {
+            for problem in list {
+                problems.invalid(
+                    format!("roles[{i}].fields{}", problem.field),
+                    problem.reason,
+                );
+            }
+        }
+        let mut fields = Vec::with_capacity(resolved.len());
+        let mut copies: HashMap<usize, usize> = HashMap::new();
+        for (j, placed) in resolved {
+            let mut field = role.fields[j].clone();
+            let copy = copies.entry(j).or_default();
+            *copy += 1;
+            if *copy > 1 && !field.label.trim().is_empty() {
+                field.label = format!("{} {copy}", field.label.trim());
+            }
+            field.anchor = None;
+            (field.page, field.x, field.y) = (placed.page, placed.x, placed.y);
+            fields.push(field);
+        }
+        // Fields whose anchors were refused are left out; the problems say why.
+        role.fields = fields;
+    }
     Ok(())
 }
 
@@ -335,9 +451,27 @@ fn new_roles(
                     sized = false;
                 }
             }
+            if field.anchor.is_some() {
+                problems.invalid(format!("{at}.anchor"), "not taken here: give page, x and y");
+            }
+            for (name, given) in [
+                ("page", field.page.is_some()),
+                ("x", field.x.is_some()),
+                ("y", field.y.is_some()),
+            ] {
+                if !given && field.anchor.is_none() {
+                    problems.invalid(format!("{at}.{name}"), "is required");
+                    sized = false;
+                }
+            }
+            let (page, x, y) = (
+                field.page.unwrap_or(1),
+                field.x.unwrap_or(0.0),
+                field.y.unwrap_or(0.0),
+            );
             if sized
-                && let Err(rule) =
-                    drafting::check_bounds(page_sizes, field.page, field.x, field.y, width, height)
+                && field.anchor.is_none()
+                && let Err(rule) = drafting::check_bounds(page_sizes, page, x, y, width, height)
             {
                 drafting::bounds_problem(problems, &at, rule);
             }
@@ -346,9 +480,9 @@ fn new_roles(
                 role_id,
                 label,
                 field_type: field.field_type,
-                page: field.page.clamp(1, i64::from(i32::MAX)) as i32,
-                x: field.x,
-                y: field.y,
+                page: page.clamp(1, i64::from(i32::MAX)) as i32,
+                x,
+                y,
                 width,
                 height,
                 read_only,

@@ -22,7 +22,7 @@ use std::{
 use chrono::{DateTime, Utc};
 use signet_pdf::sandbox::{self as protocol, Answer, Rendered, Task};
 use signet_pdf::{
-    Certificate, FormError, InspectedPdf, PdfError, StampField,
+    Certificate, FormError, InspectedPdf, PdfError, StampField, TakenTags, TextBox,
     seal::{SealReport, Unverified, ValidationData},
 };
 use tokio::{
@@ -180,6 +180,42 @@ impl PdfSandbox {
             Ok((Answer::Verified(report), _)) => report,
             Ok((other, _)) => Err(Unverified::Unreadable(unexpected(other).into())),
             Err(e) => Err(Unverified::Unreadable(e.into())),
+        }
+    }
+
+    /// Where each of `needles` is shown in `pdf` ([`signet_pdf::find_text`]), in a child.
+    pub async fn find_text(
+        &self,
+        pdf: &[u8],
+        needles: Vec<String>,
+    ) -> Result<Vec<Vec<TextBox>>, PdfError> {
+        let task = Task::FindText {
+            limits: self.limits,
+            needles,
+        };
+        match self.run(task, pdf, self.limits.max_time, ()).await? {
+            (Answer::FoundText(found), _) => found,
+            (other, _) => Err(unexpected(other).into()),
+        }
+    }
+
+    /// The text tags of `pdf` and, when it has any, the file without them
+    /// ([`signet_pdf::take_tags`]), in a child.
+    pub async fn take_tags(
+        &self,
+        pdf: &[u8],
+        hold: impl Send + 'static,
+    ) -> Result<(TakenTags, Option<Vec<u8>>), PdfError> {
+        let task = Task::TakeTags {
+            limits: self.limits,
+        };
+        match self.run(task, pdf, self.limits.max_time, hold).await? {
+            (Answer::TookTags(taken), cleaned) => {
+                let taken = taken?;
+                let cleaned = (!taken.tags.is_empty()).then_some(cleaned);
+                Ok((taken, cleaned))
+            }
+            (other, _) => Err(unexpected(other).into()),
         }
     }
 

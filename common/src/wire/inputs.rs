@@ -85,16 +85,23 @@ pub struct FieldInput {
     pub recipient_email: String,
     #[serde(rename = "type")]
     pub field_type: FieldType,
-    /// 1-indexed page, at most the document's page count
+    /// 1-indexed page, at most the document's page count. Required unless `anchor` is given
+    #[serde(default, deserialize_with = "optional_whole_number")]
     #[schema(minimum = 1, example = 1)]
-    #[serde(deserialize_with = "whole_number")]
-    pub page: i64,
-    /// Points from the left edge (1 px = 1 PDF point); the box must lie on the page
+    pub page: Option<i64>,
+    /// Points from the left edge (1 px = 1 PDF point); the box must lie on the page. Required
+    /// unless `anchor` is given
+    #[serde(default)]
     #[schema(minimum = 0, example = 72)]
-    pub x: f64,
-    /// Points from the top edge
+    pub x: Option<f64>,
+    /// Points from the top edge. Required unless `anchor` is given
+    #[serde(default)]
     #[schema(minimum = 0, example = 640)]
-    pub y: f64,
+    pub y: Option<f64>,
+    /// Additive: instead of `page`, `x` and `y`, the field is placed at text of the PDF (see
+    /// docs/api.md, "Tags and anchors")
+    #[serde(default)]
+    pub anchor: Option<AnchorInput>,
     /// Default 200
     #[serde(default)]
     #[schema(exclusive_minimum = 0, example = 200)]
@@ -104,6 +111,73 @@ pub struct FieldInput {
     #[schema(exclusive_minimum = 0, example = 50)]
     pub height: Option<f64>,
 }
+
+/// Where a field goes by the text of the PDF: `occurrence` of `text` (white space runs match
+/// one space; case counts), the field's top-left corner `xOffset`, `yOffset` points from the
+/// found text's top-left corner.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+// No examples: the example of a field places it by page, x and y, and a field takes one or
+// the other.
+pub struct AnchorInput {
+    /// The text to find, 1 to 200 characters
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    )]
+    pub text: String,
+    /// Which occurrence, counted from 1 in page and reading order, or `"all"` (a field at each);
+    /// default 1
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub occurrence: Option<Occurrence>,
+    /// Points right of the found text's left edge; default 0
+    #[serde(default)]
+    pub x_offset: Option<f64>,
+    /// Points below the found text's top edge; default 0
+    #[serde(default)]
+    pub y_offset: Option<f64>,
+}
+
+/// `occurrence`: a number from 1, or `"all"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Occurrence {
+    Nth(i64),
+    All,
+}
+
+impl<'de> Deserialize<'de> for Occurrence {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let refused = || serde::de::Error::custom("must be a whole number from 1 or \"all\"");
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::String(word) if word == "all" => Ok(Occurrence::All),
+            serde_json::Value::Number(n) => {
+                // Any whole number, however large: past the last occurrence it is not found.
+                let whole = n.as_i64().or_else(|| {
+                    n.as_u64().map(|_| i64::MAX).or_else(|| {
+                        n.as_f64()
+                            .filter(|f| f.fract() == 0.0)
+                            .map(|f| f.clamp(i64::MIN as f64, i64::MAX as f64) as i64)
+                    })
+                });
+                whole.map(Occurrence::Nth).ok_or_else(refused)
+            }
+            _ => Err(refused()),
+        }
+    }
+}
+
+impl Serialize for Occurrence {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Occurrence::Nth(n) => serializer.serialize_i64(*n),
+            Occurrence::All => serializer.serialize_str("all"),
+        }
+    }
+}
+
+pub const MAX_ANCHOR_CHARS: usize = 200;
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -253,7 +327,7 @@ pub struct PlacedField {
     pub height: f64,
 }
 
-fn check_list_size(len: usize, max: usize, problems: &mut Problems) {
+pub(crate) fn check_list_size(len: usize, max: usize, problems: &mut Problems) {
     if len == 0 {
         problems.invalid("", "at least one element is required");
     } else if len > max {
@@ -405,14 +479,23 @@ pub fn validate_recipient(
 }
 
 /// Applies the fields' default sizes and checks them. Returns the fields without a problem,
-/// with their index in the request.
+/// with their index in the request. Anchors must have been resolved ([`resolve_anchors`]).
 pub fn validate_fields(
     inputs: Vec<FieldInput>,
     problems: &mut Problems,
 ) -> Vec<(usize, PlacedField)> {
     check_list_size(inputs.len(), MAX_FIELDS_PER_REQUEST, problems);
+    validate_placed(inputs.into_iter().enumerate().collect(), problems)
+}
+
+/// [`validate_fields`] for fields already numbered by their place in the request (an anchor
+/// with `"occurrence": "all"` makes several of one element).
+pub fn validate_placed(
+    inputs: Vec<(usize, FieldInput)>,
+    problems: &mut Problems,
+) -> Vec<(usize, PlacedField)> {
     let mut placed = Vec::with_capacity(inputs.len());
-    for (i, input) in inputs.into_iter().enumerate() {
+    for (i, input) in inputs {
         let width = input.width.unwrap_or(DEFAULT_FIELD_WIDTH);
         let height = input.height.unwrap_or(DEFAULT_FIELD_HEIGHT);
         if input.recipient_email.trim().is_empty() {
@@ -423,23 +506,136 @@ pub fn validate_fields(
                 problems.invalid(format!("[{i}].{name}"), "must be greater than 0");
             }
         }
+        if input.anchor.is_some() {
+            problems.invalid(
+                format!("[{i}].anchor"),
+                "not taken here: give page, x and y",
+            );
+        } else {
+            for (name, given) in [
+                ("page", input.page.is_some()),
+                ("x", input.x.is_some()),
+                ("y", input.y.is_some()),
+            ] {
+                if !given {
+                    problems.invalid(format!("[{i}].{name}"), "is required");
+                }
+            }
+        }
         if problems.touch(&format!("[{i}]")) {
             continue;
         }
+        let (Some(page), Some(x), Some(y)) = (input.page, input.x, input.y) else {
+            continue;
+        };
         placed.push((
             i,
             PlacedField {
                 recipient_email: input.recipient_email.trim().to_owned(),
                 field_type: input.field_type,
-                page: input.page,
-                x: input.x,
-                y: input.y,
+                page,
+                x,
+                y,
                 width,
                 height,
             },
         ));
     }
     placed
+}
+
+/// The anchors' texts to look for, one per field with an anchor, with the field's index; an
+/// anchor that is not well formed is a problem named `[i].anchor…` instead.
+pub fn anchor_texts(inputs: &[FieldInput], problems: &mut Problems) -> Vec<(usize, String)> {
+    let mut texts = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let Some(anchor) = &input.anchor else {
+            continue;
+        };
+        let at = format!("[{i}].anchor");
+        if input.page.is_some() || input.x.is_some() || input.y.is_some() {
+            problems.invalid(at.clone(), "give either anchor or page, x and y");
+        }
+        check_text(
+            problems,
+            format!("{at}.text"),
+            anchor.text.trim(),
+            MAX_ANCHOR_CHARS,
+            true,
+        );
+        if let Some(Occurrence::Nth(n)) = anchor.occurrence
+            && n < 1
+        {
+            problems.invalid(
+                format!("{at}.occurrence"),
+                "must be a whole number from 1 or \"all\"",
+            );
+        }
+        for (name, offset) in [("xOffset", anchor.x_offset), ("yOffset", anchor.y_offset)] {
+            if offset.is_some_and(|o| !o.is_finite()) {
+                problems.invalid(format!("{at}.{name}"), "must be a number");
+            }
+        }
+        if !problems.touch(&at) {
+            texts.push((i, anchor.text.trim().to_owned()));
+        }
+    }
+    texts
+}
+
+/// The fields with their anchors replaced by the places found: `found[k]` holds the boxes of
+/// `texts[k]` (from [`anchor_texts`]), in page and reading order. An anchor not found (or
+/// found fewer times than its occurrence) is a problem named `[i].anchor`; an anchor with
+/// `"occurrence": "all"` becomes a field at each place.
+pub fn resolve_anchors(
+    inputs: Vec<FieldInput>,
+    texts: &[(usize, String)],
+    found: &[Vec<signet_pdf::TextBox>],
+    problems: &mut Problems,
+) -> Vec<(usize, FieldInput)> {
+    let mut resolved = Vec::with_capacity(inputs.len());
+    for (i, input) in inputs.into_iter().enumerate() {
+        let Some(anchor) = input.anchor.clone() else {
+            resolved.push((i, input));
+            continue;
+        };
+        let Some(k) = texts.iter().position(|(at, _)| *at == i) else {
+            // Its problem is already noted.
+            continue;
+        };
+        let boxes = found.get(k).map(Vec::as_slice).unwrap_or_default();
+        let chosen: Vec<&signet_pdf::TextBox> =
+            match anchor.occurrence.unwrap_or(Occurrence::Nth(1)) {
+                Occurrence::All => boxes.iter().collect(),
+                Occurrence::Nth(n) => boxes.get(n as usize - 1).into_iter().collect(),
+            };
+        if chosen.is_empty() {
+            let reason = match (anchor.occurrence, boxes.len()) {
+                (_, 0) => format!("{:?} is not in the PDF's text", texts[k].1),
+                (Some(Occurrence::Nth(n)), count) => format!(
+                    "{:?} is in the PDF's text {count} times, not {n}",
+                    texts[k].1
+                ),
+                _ => format!("{:?} is not in the PDF's text", texts[k].1),
+            };
+            problems.invalid(format!("[{i}].anchor"), reason);
+            continue;
+        }
+        for place in chosen {
+            let mut field = input.clone();
+            field.anchor = None;
+            field.page = Some(i64::from(place.page));
+            field.x = Some(round_point(place.x + anchor.x_offset.unwrap_or(0.0)));
+            field.y = Some(round_point(place.y + anchor.y_offset.unwrap_or(0.0)));
+            resolved.push((i, field));
+        }
+    }
+    resolved
+}
+
+/// A coordinate found in a PDF to a hundredth of a point, as a person would give it.
+fn round_point(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
 }
 
 /// Checks a send request; its problems go to `problems`, and it is sent only without any.

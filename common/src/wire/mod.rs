@@ -7,6 +7,7 @@ pub mod body;
 pub mod bulk_sends;
 pub mod inputs;
 pub mod query;
+pub mod tags;
 pub mod templates;
 pub mod views;
 pub mod webhook_payload;

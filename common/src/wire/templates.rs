@@ -11,7 +11,7 @@ use crate::{
     model::{DocumentId, FieldType, RecipientRole, TemplateId},
     store::templates::{Template, TemplateField, TemplateRole},
     wire::{
-        inputs::{RemindersInput, optional_whole_number, whole_number},
+        inputs::{RemindersInput, optional_whole_number},
         views::{Pixels, Timestamp},
     },
 };
@@ -150,16 +150,24 @@ pub struct TemplateFieldInput {
     pub label: String,
     #[serde(rename = "type")]
     pub field_type: FieldType,
-    /// 1-indexed page, at most the template's page count
-    #[serde(deserialize_with = "whole_number")]
+    /// 1-indexed page, at most the template's page count. Required unless `anchor` is given
+    #[serde(default, deserialize_with = "optional_whole_number")]
     #[schema(minimum = 1, example = 1)]
-    pub page: i64,
-    /// Points from the left edge; the box must lie on the page
+    pub page: Option<i64>,
+    /// Points from the left edge; the box must lie on the page. Required unless `anchor` is
+    /// given
+    #[serde(default)]
     #[schema(minimum = 0)]
-    pub x: f64,
-    /// Points from the top edge
+    pub x: Option<f64>,
+    /// Points from the top edge. Required unless `anchor` is given
+    #[serde(default)]
     #[schema(minimum = 0)]
-    pub y: f64,
+    pub y: Option<f64>,
+    /// Additive (issue #33): instead of `page`, `x` and `y`, the field is placed at text of the
+    /// template's PDF, as a document's field is (docs/api.md, "Tags and anchors"). With
+    /// `"occurrence": "all"`, the fields after the first are labelled `<label> 2`, `<label> 3`…
+    #[serde(default)]
+    pub anchor: Option<crate::wire::inputs::AnchorInput>,
     /// Default 200
     #[serde(default)]
     #[schema(exclusive_minimum = 0)]

@@ -42,6 +42,7 @@ mod sms;
 mod template_editing;
 mod template_prefill;
 mod templates;
+mod text_fields;
 mod upgrades;
 mod uploads;
 mod webhooks;

@@ -60,6 +60,8 @@ mod sms;
 // A template uploaded as a PDF is stored under its own key: through the bucket too.
 #[path = "../suite/template_editing.rs"]
 mod template_editing;
+#[path = "../suite/text_fields.rs"]
+mod text_fields;
 #[path = "../suite/upgrades.rs"]
 mod upgrades;
 #[path = "../suite/uploads.rs"]

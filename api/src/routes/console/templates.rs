@@ -295,6 +295,8 @@ pub(super) async fn save_roles(
     };
     templates::update(
         &state.db.pool,
+        &state.store,
+        &state.gates.pdf,
         console.session.account_id,
         id,
         Parsed {
@@ -323,7 +325,7 @@ impl ShownRoles {
                     let fields = role
                         .fields
                         .iter()
-                        .map(|f| (f.label.trim().to_owned(), f.field_type, f.page));
+                        .map(|f| (f.label.trim().to_owned(), f.field_type, f.page.unwrap_or(0)));
                     (role.name.trim().to_owned(), fields.collect())
                 })
                 .collect(),

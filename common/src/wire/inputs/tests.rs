@@ -201,11 +201,12 @@ fn fields_get_default_sizes() {
             vec![FieldInput {
                 recipient_email: "a@b.co".into(),
                 field_type: FieldType::Date,
-                page: 1,
-                x: 0.0,
-                y: 0.0,
+                page: Some(1),
+                x: Some(0.0),
+                y: Some(0.0),
                 width: None,
                 height: Some(20.0),
+                anchor: None,
             }],
             problems,
         )
@@ -222,7 +223,7 @@ fn a_whole_page_number_written_with_a_fraction_is_read_exactly() {
         r#"{"recipientEmail": "a@b.co", "type": "DATE", "page": 3663651484241734.0, "x": 0, "y": 0}"#,
     )
     .unwrap();
-    assert_eq!(field.page, 3_663_651_484_241_734);
+    assert_eq!(field.page, Some(3_663_651_484_241_734));
 }
 
 #[test]
