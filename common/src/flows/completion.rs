@@ -24,8 +24,8 @@ use crate::{
     wire::views::Timestamp,
 };
 use signet_pdf::{
-    Certificate, CertificateAuditLine, CertificateRecipient, FinalPdf, StampError, StampField,
-    StampKind,
+    Certificate, CertificateAuditLine, CertificateField, CertificateRecipient, FinalPdf,
+    StampError, StampField, StampKind,
     seal::{self, RevocationSource, SealError, SealKey, ValidationPlan},
 };
 use sqlx::PgPool;
@@ -109,6 +109,7 @@ pub async fn check(
         let certificate = certificate(
             &document,
             &recipients,
+            &fields,
             &trail,
             completed_at,
             default_language,
@@ -312,6 +313,27 @@ fn stamp_kind(field_type: FieldType) -> Option<StampKind> {
     })
 }
 
+/// The fields `recipient` filled in, with the value stamped: those a person types or picks
+/// (a signature is seen on the page, a date is the signing time the certificate gives).
+fn certificate_fields(fields: &[Field], recipient: &Recipient) -> Vec<CertificateField> {
+    fields
+        .iter()
+        .filter(|f| f.recipient_id == recipient.id && f.field_type.takes_prefill())
+        .filter_map(|f| {
+            Some(CertificateField {
+                kind: f.field_type.as_str().to_owned(),
+                label: f.label.clone(),
+                value: f
+                    .value
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|v| !v.is_empty())?
+                    .to_owned(),
+            })
+        })
+        .collect()
+}
+
 /// Times on the certificate read as they do in the API.
 fn time(t: DateTime<Utc>) -> String {
     Timestamp(t).to_string()
@@ -320,6 +342,7 @@ fn time(t: DateTime<Utc>) -> String {
 fn certificate(
     document: &Document,
     recipients: &[Recipient],
+    fields: &[Field],
     trail: &[AuditEntry],
     completed_at: DateTime<Utc>,
     default_language: Language,
@@ -362,6 +385,7 @@ fn certificate(
                     consent_ip: r.consented_at.and(r.consent_ip.clone()),
                     consent_user_agent: r.consented_at.and(r.consent_user_agent.clone()),
                     consent_text: r.consented_at.and(r.consent_text.clone()),
+                    fields: certificate_fields(fields, r),
                 }
             })
             .collect(),
@@ -671,6 +695,7 @@ mod tests {
         let certificate = certificate(
             &document,
             &[ann, vic],
+            &[],
             &trail,
             Utc::now(),
             Language::English,
