@@ -46,6 +46,19 @@ pub struct CertificateRecipient {
     pub consent_user_agent: Option<String>,
     #[serde(default)]
     pub consent_text: Option<String>,
+    /// The fields the recipient filled in, in their order on the document.
+    #[serde(default)]
+    pub fields: Vec<CertificateField>,
+}
+
+/// A field a recipient filled in, as the certificate lists it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CertificateField {
+    /// The API's kind (`CHECKBOX`), named in the certificate's language.
+    pub kind: String,
+    pub label: Option<String>,
+    /// As stamped; a checkbox's `true` or `false` is written in words.
+    pub value: String,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -399,6 +412,7 @@ fn certificate_lines(certificate: &Certificate, stamped_sha256: &str) -> Vec<Lin
         if let Some(at) = &recipient.consented_at {
             lines.extend(consent_lines(language, recipient, at));
         }
+        lines.extend(field_lines(language, &recipient.fields));
     }
     lines.push(Line::section(&count(
         "cert-section-audit",
@@ -500,6 +514,48 @@ fn consent_lines(language: Language, recipient: &CertificateRecipient, at: &str)
     lines
 }
 
+/// The fields a recipient filled in: a line each, its kind in words, its label if it has one
+/// and its value as stamped (a checkbox's in words), the person's words isolated as every
+/// recorded value is.
+fn field_lines(language: Language, fields: &[CertificateField]) -> Vec<Line> {
+    if fields.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![Line {
+        indent: DETAIL_INDENT,
+        space_before: 2.0,
+        keep_with_next: true,
+        ..Line::new(&language.text("cert-fields"), 9.5)
+    }];
+    lines.extend(fields.iter().map(|field| {
+        let kind = word(language, "cert-kind", &field.kind);
+        let value = match (field.kind.as_str(), field.value.as_str()) {
+            ("CHECKBOX", "true") => language.text("cert-field-checked"),
+            ("CHECKBOX", _) => language.text("cert-field-unchecked"),
+            (_, value) => as_written(value),
+        };
+        let text = match &field.label {
+            Some(label) => language.format(
+                "cert-field-labelled",
+                &[
+                    ("kind", kind.into()),
+                    ("label", as_written(label).into()),
+                    ("value", value.into()),
+                ],
+            ),
+            None => language.format(
+                "cert-field-unlabelled",
+                &[("kind", kind.into()), ("value", value.into())],
+            ),
+        };
+        Line {
+            indent: QUOTE_INDENT,
+            ..Line::new(&text, 9.0)
+        }
+    }));
+    lines
+}
+
 /// The language's word for one of the API's values (`SIGNER`, `SIGNED`…), the message
 /// `<prefix>-<value in lower case>`; a value without a message is printed as it is.
 fn word(language: Language, prefix: &str, value: &str) -> String {
@@ -508,6 +564,17 @@ fn word(language: Language, prefix: &str, value: &str) -> String {
         "cert-role" => &["signer", "viewer"],
         "cert-status-signer" => &["pending", "viewed", "signed", "declined"],
         "cert-status-viewer" => &["pending", "viewed"],
+        "cert-kind" => &[
+            "text",
+            "checkbox",
+            "radio",
+            "dropdown",
+            "number",
+            "email",
+            "name",
+            "company",
+            "attachment",
+        ],
         "cert-event" => &[
             "created",
             "sent",
@@ -697,6 +764,78 @@ mod tests {
         assert!(
             texts.iter().any(|t| t.contains("Audit trail (6 events)")),
             "{texts:#?}"
+        );
+    }
+
+    /// Each field a recipient filled in, in the certificate's language, a ticked box in words
+    /// and the person's words isolated (a right-to-left value cannot reorder the line).
+    #[test]
+    fn the_fields_a_recipient_filled_in_are_listed_in_words() {
+        let field = |kind: &str, label: Option<&str>, value: &str| CertificateField {
+            kind: kind.into(),
+            label: label.map(Into::into),
+            value: value.into(),
+        };
+        let recipient = CertificateRecipient {
+            name: "Ann".into(),
+            email: "ann@example.com".into(),
+            role: "SIGNER".into(),
+            status: "SIGNED".into(),
+            viewed_at: None,
+            signed_at: None,
+            ip_address: None,
+            user_agent: None,
+            consented_at: None,
+            consent_ip: None,
+            consent_user_agent: None,
+            consent_text: None,
+            fields: vec![
+                field("CHECKBOX", Some("Agree"), "true"),
+                field("CHECKBOX", None, "false"),
+                field("RADIO", Some("Plan"), "שנתי"),
+                field("NUMBER", Some("Seats"), "12.50"),
+            ],
+        };
+        let texts = |language| -> Vec<String> {
+            let certificate = Certificate {
+                language,
+                title: "Lease".into(),
+                code: "ABC".into(),
+                document_id: "id".into(),
+                original_sha256: "0".repeat(64),
+                completed_at: "2026-11-21T22:38:39.123Z".into(),
+                recipients: vec![recipient.clone()],
+                audit: Vec::new(),
+            };
+            certificate_lines(&certificate, "0")
+                .into_iter()
+                .map(|line| line.text)
+                .collect()
+        };
+        let english = texts(Language::English);
+        for expected in [
+            "Fields filled in".to_owned(),
+            format!("Checkbox ({}): Checked", typeset::recorded("Agree")),
+            "Checkbox: Not checked".to_owned(),
+            format!(
+                "Choice ({}): {}",
+                typeset::recorded("Plan"),
+                typeset::recorded("שנתי")
+            ),
+            format!(
+                "Number ({}): {}",
+                typeset::recorded("Seats"),
+                typeset::recorded("12.50")
+            ),
+        ] {
+            assert!(english.contains(&expected), "{expected:?} in {english:#?}");
+        }
+        let german = texts(Language::German);
+        assert!(
+            german
+                .iter()
+                .any(|t| t.starts_with("Kontrollkästchen") && t.ends_with("Angekreuzt")),
+            "{german:#?}"
         );
     }
 }

@@ -48,7 +48,7 @@ mod stamp_error;
 mod text;
 mod typeset;
 
-pub use certificate::{Certificate, CertificateAuditLine, CertificateRecipient};
+pub use certificate::{Certificate, CertificateAuditLine, CertificateField, CertificateRecipient};
 pub use final_pdf::{FinalPdf, render_final, render_final_with};
 pub use form_fields::{FormError, MAX_FORM_FIELDS, import_form};
 pub use hash::sha256_hex;

@@ -24,8 +24,8 @@ use crate::{
     wire::views::Timestamp,
 };
 use signet_pdf::{
-    Certificate, CertificateAuditLine, CertificateRecipient, FinalPdf, StampError, StampField,
-    StampKind,
+    Certificate, CertificateAuditLine, CertificateField, CertificateRecipient, FinalPdf,
+    StampError, StampField, StampKind,
     seal::{self, RevocationSource, SealError, SealKey, ValidationPlan},
 };
 use sqlx::PgPool;
@@ -109,6 +109,7 @@ pub async fn check(
         let certificate = certificate(
             &document,
             &recipients,
+            &fields,
             &trail,
             completed_at,
             default_language,
@@ -275,6 +276,8 @@ pub async fn requeue_stalled(pool: &PgPool) -> Result<usize> {
     Ok(jobs.len())
 }
 
+/// The filled fields as stamps; a field left empty (an optional one) is not stamped, nor one
+/// whose kind is not drawn as a value (an attachment is the signer's file).
 fn stamp_fields(fields: &[Field]) -> Vec<StampField> {
     fields
         .iter()
@@ -285,13 +288,47 @@ fn stamp_fields(fields: &[Field]) -> Vec<StampField> {
                 y: f.y,
                 width: f.width,
                 height: f.height,
-                kind: match f.field_type {
-                    FieldType::Text => StampKind::Text,
-                    FieldType::Date => StampKind::Date,
-                    FieldType::Signature => StampKind::Signature,
-                    FieldType::Initials => StampKind::Initials,
-                },
-                value: f.value.clone()?,
+                kind: stamp_kind(f.field_type)?,
+                value: f.value.clone().filter(|v| !v.trim().is_empty())?,
+            })
+        })
+        .collect()
+}
+
+fn stamp_kind(field_type: FieldType) -> Option<StampKind> {
+    Some(match field_type {
+        FieldType::Text => StampKind::Text,
+        FieldType::Date => StampKind::Date,
+        FieldType::Signature => StampKind::Signature,
+        FieldType::Initials => StampKind::Initials,
+        FieldType::Checkbox => StampKind::Checkbox,
+        FieldType::Radio => StampKind::Radio,
+        FieldType::Dropdown => StampKind::Dropdown,
+        FieldType::Number => StampKind::Number,
+        FieldType::Email => StampKind::Email,
+        FieldType::Name => StampKind::Name,
+        FieldType::Company => StampKind::Company,
+        // The signer's file, once uploads are built (docs/fields.md): its name is stamped.
+        FieldType::Attachment => return None,
+    })
+}
+
+/// The fields `recipient` filled in, with the value stamped: those a person types or picks
+/// (a signature is seen on the page, a date is the signing time the certificate gives).
+fn certificate_fields(fields: &[Field], recipient: &Recipient) -> Vec<CertificateField> {
+    fields
+        .iter()
+        .filter(|f| f.recipient_id == recipient.id && f.field_type.takes_prefill())
+        .filter_map(|f| {
+            Some(CertificateField {
+                kind: f.field_type.as_str().to_owned(),
+                label: f.label.clone(),
+                value: f
+                    .value
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|v| !v.is_empty())?
+                    .to_owned(),
             })
         })
         .collect()
@@ -305,6 +342,7 @@ fn time(t: DateTime<Utc>) -> String {
 fn certificate(
     document: &Document,
     recipients: &[Recipient],
+    fields: &[Field],
     trail: &[AuditEntry],
     completed_at: DateTime<Utc>,
     default_language: Language,
@@ -347,6 +385,7 @@ fn certificate(
                     consent_ip: r.consented_at.and(r.consent_ip.clone()),
                     consent_user_agent: r.consented_at.and(r.consent_user_agent.clone()),
                     consent_text: r.consented_at.and(r.consent_text.clone()),
+                    fields: certificate_fields(fields, r),
                 }
             })
             .collect(),
@@ -656,6 +695,7 @@ mod tests {
         let certificate = certificate(
             &document,
             &[ann, vic],
+            &[],
             &trail,
             Utc::now(),
             Language::English,

@@ -13,6 +13,7 @@ mod database_restart;
 mod delivery_failures;
 mod draft_editing;
 mod errors;
+mod field_kinds;
 mod files;
 mod form_import;
 mod hardening;

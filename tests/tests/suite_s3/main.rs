@@ -106,6 +106,9 @@ const LEFT_OUT: &[&str] = &[
     // Prefilled values are rows; the final PDFs are stored and read back through the paths
     // signing_flow checks here.
     "template_prefill",
+    // Kinds of field are rows and what the stamping draws; the final PDF is stored and read
+    // back through the paths signing_flow checks here.
+    "field_kinds",
     // The page's PDF comes through the same download link the browser journey, which runs
     // here, already checks against a bucket.
     "signing_page",

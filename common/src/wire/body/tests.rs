@@ -116,7 +116,10 @@ fn every_unreadable_property_is_named() {
         ])),
         pairs(&[
             ("[0].page", "must be a whole number"),
-            ("[2].type", "must be one of SIGNATURE, TEXT, DATE, INITIALS"),
+            (
+                "[2].type",
+                "must be one of SIGNATURE, TEXT, DATE, INITIALS, CHECKBOX, RADIO, DROPDOWN, NUMBER, EMAIL, NAME, COMPANY, ATTACHMENT"
+            ),
             ("[2].recipientEmail", "is required"),
         ])
     );
