@@ -21,6 +21,7 @@
 //! - `certificate`: the certificate pages' content and layout.
 //! - `revisions`: saving the stamped document, the incremental update that appends pages, and
 //!   finding the stamped revision again.
+//! - `embedded_files`: the signers' attachments, embedded in the stamped document.
 //! - `final_pdf`: [`render_final`], which runs the above in order.
 //! - `sandbox`: the tasks above as a child process takes them, for untrusted files.
 //! - `typeset`: shaping, bidi, font choice and embedded font subsets; `content_stream`: how
@@ -28,6 +29,7 @@
 
 mod certificate;
 mod content_stream;
+mod embedded_files;
 mod final_pdf;
 mod hash;
 mod inspect;
@@ -42,6 +44,7 @@ mod stamp_error;
 mod typeset;
 
 pub use certificate::{Certificate, CertificateAuditLine, CertificateRecipient};
+pub use embedded_files::EmbeddedFile;
 pub use final_pdf::{FinalPdf, render_final, render_final_with};
 pub use hash::sha256_hex;
 pub use inspect::{

@@ -16,15 +16,19 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::certificate::Certificate;
+use crate::embedded_files::EmbeddedFile;
 use crate::inspect::{InspectedPdf, Limits, MAX_UPLOAD_BYTES, PdfError};
 use crate::seal::{self, SealDetails, SealReport, Unverified, ValidationData};
 use crate::stamp::StampField;
 
 /// The longest task the child reads: drawn signatures travel in it, each at most 512 KiB.
 const MAX_TASK_BYTES: u64 = 64 * 1024 * 1024;
+/// The most bytes a document's attachments (ATTACHMENT fields) may hold together: they travel
+/// with the original to the rendering and are embedded in the final PDF.
+pub const MAX_ATTACHMENT_BYTES: usize = 100 * 1024 * 1024;
 /// The longest payload the child reads: a final PDF is the original, at most
-/// [`MAX_UPLOAD_BYTES`], with stamps, certificate pages and the seal.
-pub const MAX_PAYLOAD_BYTES: usize = 2 * MAX_UPLOAD_BYTES;
+/// [`MAX_UPLOAD_BYTES`], with stamps, certificate pages, the attachments and the seal.
+pub const MAX_PAYLOAD_BYTES: usize = 2 * MAX_UPLOAD_BYTES + MAX_ATTACHMENT_BYTES;
 
 /// What to do with the payload.
 #[derive(Debug, Serialize, Deserialize)]
@@ -36,9 +40,15 @@ pub enum Task {
     Verify { limits: Limits, anchors_pem: String },
     /// The final PDF made from the original (the payload), with its seal's place left empty:
     /// [`crate::render_final_with`] then [`seal::with_placeholder`]. The parent signs it.
+    /// The attachments' bytes follow the original in the payload, in order, each
+    /// `attachment_sizes[i]` long.
     Render {
         limits: Limits,
         stamps: Vec<StampField>,
+        #[serde(default)]
+        attachments: Vec<EmbeddedFile>,
+        #[serde(default)]
+        attachment_sizes: Vec<usize>,
         certificate: Certificate,
         reason: String,
         signing_time: DateTime<Utc>,
@@ -138,11 +148,19 @@ fn perform(task: Task, pdf: &[u8]) -> (Answer, Vec<u8>) {
         Task::Render {
             limits,
             stamps,
+            attachments,
+            attachment_sizes,
             certificate,
             reason,
             signing_time,
         } => {
-            let rendered = crate::render_final_with(pdf, &stamps, &certificate, limits)
+            let Some((pdf, files)) = split_attachments(pdf, attachments, &attachment_sizes) else {
+                return (
+                    Answer::Refused("the attachments' sizes do not fit the payload".into()),
+                    Vec::new(),
+                );
+            };
+            let rendered = crate::render_final_with(pdf, &stamps, &files, &certificate, limits)
                 .map_err(|e| e.to_string())
                 .and_then(|rendered| {
                     let details = SealDetails {
@@ -170,6 +188,29 @@ fn perform(task: Task, pdf: &[u8]) -> (Answer, Vec<u8>) {
             Err(e) => (Answer::Embedded(Err(e.to_string())), Vec::new()),
         },
     }
+}
+
+/// The original and each attachment with its bytes, cut from the end of `payload`.
+fn split_attachments<'a>(
+    payload: &'a [u8],
+    attachments: Vec<EmbeddedFile>,
+    sizes: &[usize],
+) -> Option<(&'a [u8], Vec<(EmbeddedFile, &'a [u8])>)> {
+    if attachments.len() != sizes.len() {
+        return None;
+    }
+    let total = sizes
+        .iter()
+        .try_fold(0usize, |sum, size| sum.checked_add(*size))?;
+    let original_len = payload.len().checked_sub(total)?;
+    let (original, mut rest) = payload.split_at(original_len);
+    let mut files = Vec::with_capacity(sizes.len());
+    for (file, size) in attachments.into_iter().zip(sizes) {
+        let (bytes, after) = rest.split_at(*size);
+        files.push((file, bytes));
+        rest = after;
+    }
+    Some((original, files))
 }
 
 #[cfg(test)]
