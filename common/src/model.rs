@@ -8,6 +8,7 @@ use uuid::Uuid;
 use signet_pdf::PageSize;
 
 pub mod email_address;
+pub mod field_values;
 pub use email_address::EmailAddress;
 
 macro_rules! text_enum {
@@ -168,12 +169,75 @@ text_enum!(
     /// or failed for good (410 Gone, or the retry schedule used up).
     WebhookDeliveryStatus { Pending, Delivered, Failed }
 );
-text_enum!(FieldType {
-    Signature,
-    Text,
-    Date,
-    Initials
-});
+text_enum!(
+    /// What a field asks for (docs/fields.md): the contract's four, and the kinds issue #33
+    /// adds.
+    FieldType {
+        Signature,
+        Text,
+        Date,
+        Initials,
+        Checkbox,
+        Radio,
+        Dropdown,
+        Number,
+        Email,
+        Name,
+        Company,
+        Attachment,
+    }
+);
+
+impl FieldType {
+    /// Whether a field of this kind can be given a value before its signer sees it (prefilled,
+    /// and then possibly read-only).
+    pub fn takes_prefill(self) -> bool {
+        matches!(
+            self,
+            Self::Text
+                | Self::Number
+                | Self::Email
+                | Self::Name
+                | Self::Company
+                | Self::Checkbox
+                | Self::Radio
+                | Self::Dropdown
+        )
+    }
+
+    /// Whether the signer picks the value among the field's `options`.
+    pub fn has_options(self) -> bool {
+        matches!(self, Self::Radio | Self::Dropdown)
+    }
+
+    /// Whether `maxLength` and `pattern` apply.
+    pub fn has_text_rules(self) -> bool {
+        matches!(self, Self::Text | Self::Company)
+    }
+}
+
+/// What a field asks of its value beyond its kind (docs/fields.md), as stored with it (a
+/// JSON column of `fields` and `template_fields`): only the properties its kind takes, each
+/// checked when the field was made.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldRules {
+    /// RADIO, DROPDOWN: the values the signer picks from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<String>>,
+    /// NUMBER: inclusive bounds, and the most digits after the point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decimals: Option<i32>,
+    /// TEXT, COMPANY: the most characters, and a regular expression the whole value matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+}
 text_enum!(AuditEvent {
     Created,
     Sent,
@@ -386,8 +450,13 @@ pub struct Field {
     pub width: f64,
     pub height: f64,
     pub value: Option<String>,
-    /// Made from a template with a value the signer may not change (a TEXT field).
+    /// The prefilled value is stamped as given: the signer may not change it.
     pub read_only: bool,
+    /// Unique in the document when given (a template's prefill names the field by it).
+    pub label: Option<String>,
+    /// `false`: the signer may leave the field empty (it is then not stamped).
+    pub required: bool,
+    pub rules: Json<FieldRules>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]

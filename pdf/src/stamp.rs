@@ -25,16 +25,29 @@ pub struct StampField {
     pub height: f64,
     pub kind: StampKind,
     /// Plain text, or for a signature or initials either a typed name or a PNG data URL
-    /// (`data:image/png;base64,...`).
+    /// (`data:image/png;base64,...`); for a checkbox [`CHECKED`] (a check mark) or anything
+    /// else (nothing drawn).
     pub value: String,
 }
 
+/// The value of a ticked checkbox.
+pub const CHECKED: &str = "true";
+
+/// What a field is, as far as drawing it goes: a checkbox is a check mark; the others are
+/// their text (a choice's option, a number as typed), or a signature's image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum StampKind {
     Text,
     Date,
     Signature,
     Initials,
+    Checkbox,
+    Radio,
+    Dropdown,
+    Number,
+    Email,
+    Name,
+    Company,
 }
 
 /// Objects created once and shared by every stamped page.
@@ -104,6 +117,8 @@ pub(crate) fn stamp_fields(
 enum Mark {
     Text { text: Shaped, color: [f64; 3] },
     Image(ImageXObject),
+    Check,
+    Nothing,
 }
 
 const BLACK: [f64; 3] = [0.0, 0.0, 0.0];
@@ -118,7 +133,16 @@ fn mark(doc: &mut Document, shared: &mut Shared, field: &StampField) -> Result<M
         color,
     };
     Ok(match field.kind {
-        StampKind::Text | StampKind::Date => text(&field.value, BLACK),
+        StampKind::Checkbox if field.value.trim() == CHECKED => Mark::Check,
+        StampKind::Checkbox => Mark::Nothing,
+        StampKind::Text
+        | StampKind::Date
+        | StampKind::Radio
+        | StampKind::Dropdown
+        | StampKind::Number
+        | StampKind::Email
+        | StampKind::Name
+        | StampKind::Company => text(&field.value, BLACK),
         StampKind::Signature | StampKind::Initials if is_data_url(&field.value) => {
             match shared.image(doc, &field.value)? {
                 Some(image) => Mark::Image(image),
@@ -165,6 +189,8 @@ fn stamp_page(
                 let name = add_resource(doc, &mut resources, b"XObject", "SgImg", image.id);
                 ops.extend(image_ops(&name, image, area));
             }
+            Mark::Check => ops.extend(check_ops(area)),
+            Mark::Nothing => {}
         }
     }
     ops.extend(b"Q\n");
@@ -302,6 +328,23 @@ fn text_ops(
     )
 }
 
+/// Draws a check mark, stroked as a path (no font needed to show it), in the largest square
+/// centred in `area`.
+fn check_ops(area: Rect) -> Vec<u8> {
+    let side = area.width().min(area.height()) * 0.8;
+    let x = area.x0 + (area.width() - side) / 2.0;
+    let y = area.y0 + (area.height() - side) / 2.0;
+    let at = |u: f64, v: f64| numbers(&[x + u * side, y + v * side]);
+    format!(
+        "q\n0 0 0 RG\n{} w\n1 J\n1 j\n{} m\n{} l\n{} l\nS\nQ\n",
+        numbers(&[side * 0.1]),
+        at(0.12, 0.52),
+        at(0.4, 0.2),
+        at(0.88, 0.82),
+    )
+    .into_bytes()
+}
+
 /// Draws `image` as large as fits in `area`, keeping its aspect ratio, centred.
 fn image_ops(name: &[u8], image: ImageXObject, area: Rect) -> Vec<u8> {
     let (width, height) = (f64::from(image.width), f64::from(image.height));
@@ -360,5 +403,35 @@ mod tests {
         assert!(width * fitted / 1000.0 <= 96.0 + 0.01);
         let shaped = typeset::shape("");
         assert!(text_ops(&mut Fonts::new(), &HashMap::new(), &shaped, BLACK, area).is_empty());
+    }
+
+    #[test]
+    fn a_check_mark_is_a_stroked_path_inside_its_box() {
+        let area = Rect {
+            x0: 100.0,
+            y0: 200.0,
+            x1: 120.0,
+            y1: 220.0,
+        };
+        let ops = String::from_utf8(check_ops(area)).unwrap();
+        assert!(
+            ops.contains(" m\n") && ops.contains(" l\n") && ops.contains("S\n"),
+            "{ops}"
+        );
+        assert!(
+            !ops.contains("Tj") && !ops.contains("TJ"),
+            "no glyph: {ops}"
+        );
+        for point in ops
+            .lines()
+            .filter(|l| l.ends_with(" m") || l.ends_with(" l"))
+        {
+            let xy: Vec<f64> = point
+                .split(' ')
+                .take(2)
+                .map(|n| n.parse().unwrap())
+                .collect();
+            assert!((100.0..=120.0).contains(&xy[0]) && (200.0..=220.0).contains(&xy[1]));
+        }
     }
 }

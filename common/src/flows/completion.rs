@@ -275,6 +275,8 @@ pub async fn requeue_stalled(pool: &PgPool) -> Result<usize> {
     Ok(jobs.len())
 }
 
+/// The filled fields as stamps; a field left empty (an optional one) is not stamped, nor one
+/// whose kind is not drawn as a value (an attachment is the signer's file).
 fn stamp_fields(fields: &[Field]) -> Vec<StampField> {
     fields
         .iter()
@@ -285,16 +287,29 @@ fn stamp_fields(fields: &[Field]) -> Vec<StampField> {
                 y: f.y,
                 width: f.width,
                 height: f.height,
-                kind: match f.field_type {
-                    FieldType::Text => StampKind::Text,
-                    FieldType::Date => StampKind::Date,
-                    FieldType::Signature => StampKind::Signature,
-                    FieldType::Initials => StampKind::Initials,
-                },
-                value: f.value.clone()?,
+                kind: stamp_kind(f.field_type)?,
+                value: f.value.clone().filter(|v| !v.trim().is_empty())?,
             })
         })
         .collect()
+}
+
+fn stamp_kind(field_type: FieldType) -> Option<StampKind> {
+    Some(match field_type {
+        FieldType::Text => StampKind::Text,
+        FieldType::Date => StampKind::Date,
+        FieldType::Signature => StampKind::Signature,
+        FieldType::Initials => StampKind::Initials,
+        FieldType::Checkbox => StampKind::Checkbox,
+        FieldType::Radio => StampKind::Radio,
+        FieldType::Dropdown => StampKind::Dropdown,
+        FieldType::Number => StampKind::Number,
+        FieldType::Email => StampKind::Email,
+        FieldType::Name => StampKind::Name,
+        FieldType::Company => StampKind::Company,
+        // The signer's file, once uploads are built (docs/fields.md): its name is stamped.
+        FieldType::Attachment => return None,
+    })
 }
 
 /// Times on the certificate read as they do in the API.

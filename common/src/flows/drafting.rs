@@ -12,7 +12,7 @@ use crate::{
     infra::{files::FileStore, notify::Notifier, pdf_sandbox::PdfSandbox},
     model::{
         AccountId, Actor, AuditEntry, Document, DocumentId, DocumentStatus, Field, FieldId,
-        Recipient, RecipientId,
+        FieldType, Recipient, RecipientId, field_values,
     },
     store::{
         accounts, audit, documents, emails,
@@ -183,8 +183,9 @@ pub async fn add_fields(
             Ok(opened) => opened,
             Err(refusal) => return Err(problems.before(refusal)),
         };
-    let new_fields = new_fields(&document, &recipients, placed, &mut problems);
-    let existing = fields::count(&mut tx, document_id).await? as usize;
+    let existing = fields::list(&mut tx, document_id).await?;
+    let new_fields = new_fields(&document, &recipients, &existing, placed, &mut problems);
+    let existing = existing.len();
     if existing + requested > MAX_FIELDS_PER_DOCUMENT {
         problems.invalid(
             "",
@@ -237,11 +238,13 @@ pub(crate) fn bounds_problem(problems: &mut Problems, at: &str, rule: Rule) {
     problems.broken(rule, field, reason);
 }
 
-/// Validated fields as rows to insert, each checked against its recipient and page; the
-/// problems of those that fail go to `problems`.
+/// Validated fields as rows to insert, each checked against its recipient and page, and its
+/// label against the labels of the document's `existing` fields; the problems of those that
+/// fail go to `problems`. A NAME field given no value is prefilled with its recipient's name.
 fn new_fields(
     document: &Document,
     recipients: &[Recipient],
+    existing: &[Field],
     placed: Vec<(usize, inputs::PlacedField)>,
     problems: &mut Problems,
 ) -> Vec<NewField> {
@@ -254,6 +257,14 @@ fn new_fields(
             let rule = Rule::RecipientNotFound(field.recipient_email.clone());
             let reason = rule.to_string();
             problems.broken(rule, format!("[{i}].recipientEmail"), reason);
+        }
+        if let Some(label) = &field.label
+            && existing.iter().any(|f| f.label.as_ref() == Some(label))
+        {
+            problems.invalid(
+                format!("[{i}].label"),
+                format!("{label} is the label of another field of the document: labels are unique in the document"),
+            );
         }
         let bounds = check_bounds(
             &document.page_sizes,
@@ -270,6 +281,7 @@ fn new_fields(
         let Some(recipient) = recipient else {
             continue;
         };
+        let properties = field.properties;
         new_fields.push(NewField {
             id: FieldId::new(),
             recipient_id: recipient.id,
@@ -279,11 +291,26 @@ fn new_fields(
             y: field.y,
             width: field.width,
             height: field.height,
-            value: None,
-            read_only: false,
+            value: properties
+                .value
+                .or_else(|| name_prefill(field.field_type, &recipient.name)),
+            read_only: properties.read_only,
+            label: field.label,
+            required: properties.required,
+            rules: properties.rules,
         });
     }
     new_fields
+}
+
+/// The value a field of `field_type` made for a recipient called `name` starts with, when it is
+/// given none: a NAME field shows its recipient's name, which the signer may correct.
+pub(crate) fn name_prefill(field_type: FieldType, name: &str) -> Option<String> {
+    (field_type == FieldType::Name).then(|| {
+        name.chars()
+            .take(field_values::MAX_NAME_VALUE_CHARS)
+            .collect()
+    })
 }
 
 /// Rearranges a DRAFT document's fields in one change: the fields in `keep` move or resize to
@@ -360,7 +387,12 @@ pub async fn arrange_fields(
         .filter(|f| !keep.iter().any(|k| k.id == f.id))
         .map(|f| f.id)
         .collect();
-    let added = new_fields(&document, &recipients, placed, &mut problems);
+    let kept: Vec<Field> = existing
+        .iter()
+        .filter(|f| keep.iter().any(|k| k.id == f.id))
+        .cloned()
+        .collect();
+    let added = new_fields(&document, &recipients, &kept, placed, &mut problems);
     if keep.len() + added.len() > MAX_FIELDS_PER_DOCUMENT {
         problems.invalid(
             "",

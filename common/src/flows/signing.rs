@@ -11,16 +11,15 @@ use crate::{
     infra::{notify::Notifier, secrets::SigningToken},
     model::{
         Actor, Document, DocumentStatus, Field, FieldId, FieldType, Recipient, RecipientId,
-        RecipientRole, RecipientStatus,
+        RecipientRole, RecipientStatus, field_values,
     },
     store::{documents, fields, recipients},
     wire::inputs::{DeclineInput, SubmitInput},
 };
 
-pub const MAX_TEXT_CHARS: usize = 1_000;
-pub const MAX_TYPED_SIGNATURE_CHARS: usize = 200;
-pub const MAX_SIGNATURE_IMAGE_BYTES: usize = 512 * 1024;
-const PNG_DATA_URL: &str = "data:image/png;base64,";
+pub use crate::model::field_values::{
+    MAX_SIGNATURE_IMAGE_BYTES, MAX_TEXT_CHARS, MAX_TYPED_SIGNATURE_CHARS, normalise_value,
+};
 
 /// A recipient's view of their document.
 #[derive(Debug, Clone)]
@@ -278,11 +277,15 @@ fn require_can_act(document: &Document, recipient: &Recipient) -> Result<()> {
     Ok(())
 }
 
-/// Every field of the recipient but DATE and read-only ones exactly once, each value valid for
-/// its type. A value sent for a DATE field is ignored: the server sets it
-/// ([`fields::fill_signing_dates`]). A value sent for a read-only field is refused: it was
-/// set when the document was made from a template, and the signer may not change it.
-fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(FieldId, String)>> {
+/// What an ATTACHMENT field's value check answers until signers can upload one.
+pub const ATTACHMENTS_NOT_ACCEPTED: &str = "attachments are not accepted yet";
+
+/// Every required field of the recipient but DATE and read-only ones exactly once, each value
+/// valid for its field (docs/fields.md); an optional field may be sent `""` (left empty, its
+/// prefill cleared) or left out (it keeps its prefill, if any). A value sent for a DATE field
+/// is ignored: the server sets it ([`fields::fill_signing_dates`]). A value sent for a
+/// read-only field is refused: it was set by the sender, and the signer may not change it.
+fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(FieldId, Option<String>)>> {
     let mut problems = Vec::new();
     let mut values = Vec::with_capacity(own.len());
     for (i, given) in input.fields.iter().enumerate() {
@@ -305,19 +308,43 @@ fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(FieldId, St
         if field.field_type == FieldType::Date {
             continue;
         }
-        match normalise_value(field.field_type, &given.value) {
-            Ok(value) => values.push((field.id, value)),
+        let value = given.value.trim();
+        let unticked = field.field_type == FieldType::Checkbox && value == field_values::UNTICKED;
+        if field.required && (value.is_empty() || unticked) {
+            let reason = match unticked {
+                true => "required: the box must be ticked",
+                false => "required: must not be empty",
+            };
+            problems.push(Problem::new(format!("{path}.value"), reason));
+            continue;
+        }
+        if value.is_empty() {
+            values.push((field.id, None));
+            continue;
+        }
+        let checked = match field.field_type {
+            // ATTACHMENT: the signer's upload is not built yet; its check (the file uploaded
+            // on this link for this field) replaces this arm.
+            FieldType::Attachment => Err(ATTACHMENTS_NOT_ACCEPTED.to_owned()),
+            field_type => normalise_value(field_type, &field.rules, value),
+        };
+        match checked {
+            Ok(value) => values.push((field.id, Some(value))),
             Err(reason) => problems.push(Problem::new(format!("{path}.value"), reason)),
         }
     }
     for field in own
         .iter()
-        .filter(|f| f.field_type != FieldType::Date && !f.read_only)
+        .filter(|f| f.field_type != FieldType::Date && !f.read_only && f.required)
     {
         if !input.fields.iter().any(|g| g.id == field.id) {
+            let named = field
+                .label
+                .as_ref()
+                .map_or_else(String::new, |label| format!(" ({label})"));
             problems.push(Problem::new(
                 "fields",
-                format!("missing a value for field {}", field.id),
+                format!("missing a value for field {}{named}", field.id),
             ));
         }
     }
@@ -331,58 +358,12 @@ fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(FieldId, St
     }
 }
 
-/// A value for a field of `field_type`, trimmed, as it is stored and stamped; or why it cannot
-/// be. The one rule for a signer's value and for a value prefilled from a template.
-pub fn normalise_value(field_type: FieldType, raw: &str) -> std::result::Result<String, String> {
-    let value = raw.trim();
-    if value.is_empty() {
-        return Err("must not be empty".into());
-    }
-    if crate::wire::inputs::has_control_chars(value) {
-        return Err(crate::wire::inputs::CONTROL_CHARS.into());
-    }
-    match field_type {
-        FieldType::Signature | FieldType::Initials => {
-            if let Some(data) = value.strip_prefix(PNG_DATA_URL) {
-                use base64::Engine;
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(data)
-                    .map_err(|_| "not valid base64 in the PNG data URL".to_owned())?;
-                if bytes.len() > MAX_SIGNATURE_IMAGE_BYTES {
-                    return Err(format!(
-                        "the image is over {MAX_SIGNATURE_IMAGE_BYTES} bytes"
-                    ));
-                }
-                if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-                    return Err("the data URL does not hold a PNG image".into());
-                }
-                // Decoded whole, and no larger than the engine's bounds on a drawn signature.
-                signet_pdf::check_signature_png(&bytes).map_err(|error| error.to_string())?;
-                Ok(value.to_owned())
-            } else if value.starts_with("data:") {
-                Err("only PNG data URLs (data:image/png;base64,...) are accepted".into())
-            } else if value.chars().count() > MAX_TYPED_SIGNATURE_CHARS {
-                Err(format!(
-                    "a typed signature has at most {MAX_TYPED_SIGNATURE_CHARS} characters"
-                ))
-            } else {
-                Ok(value.to_owned())
-            }
-        }
-        FieldType::Date => Err("a date is set by the server when you sign".into()),
-        FieldType::Text => {
-            if value.chars().count() > MAX_TEXT_CHARS {
-                Err(format!("at most {MAX_TEXT_CHARS} characters"))
-            } else {
-                Ok(value.to_owned())
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::FieldRules;
+
+    const PNG_DATA_URL: &str = "data:image/png;base64,";
 
     /// A PNG data URL of a blank 1-bit grey image.
     fn png_url(width: u32, height: u32) -> String {
@@ -404,31 +385,63 @@ mod tests {
 
     #[test]
     fn a_drawn_signature_is_decoded_and_its_size_bounded() {
-        assert!(normalise_value(FieldType::Signature, &png_url(600, 150)).is_ok());
+        assert!(
+            normalise_value(
+                FieldType::Signature,
+                &FieldRules::default(),
+                &png_url(600, 150)
+            )
+            .is_ok()
+        );
         let huge = png_url(4000, 4000);
         assert!(
             huge.len() < 64 * 1024,
             "a few KB claim 16 M pixels: {}",
             huge.len()
         );
-        let refused = normalise_value(FieldType::Signature, &huge).unwrap_err();
+        let refused =
+            normalise_value(FieldType::Signature, &FieldRules::default(), &huge).unwrap_err();
         assert!(refused.contains("at most 2000 × 1000 pixels"), "{refused}");
         let mut truncated = png_url(600, 150);
         truncated.truncate(truncated.len() - 40);
-        assert!(normalise_value(FieldType::Signature, &truncated).is_err());
+        assert!(normalise_value(FieldType::Signature, &FieldRules::default(), &truncated).is_err());
     }
 
     #[test]
     fn values_are_checked_by_type() {
         let png = png_url(2, 1);
         assert_eq!(
-            normalise_value(FieldType::Signature, " Ann Lee "),
+            normalise_value(FieldType::Signature, &FieldRules::default(), " Ann Lee "),
             Ok("Ann Lee".into())
         );
-        assert_eq!(normalise_value(FieldType::Initials, &png), Ok(png.clone()));
-        assert!(normalise_value(FieldType::Signature, "data:image/png;base64,@@").is_err());
-        assert!(normalise_value(FieldType::Signature, "data:image/gif;base64,R0lG").is_err());
-        assert!(normalise_value(FieldType::Signature, "   ").is_err());
-        assert!(normalise_value(FieldType::Text, &"x".repeat(MAX_TEXT_CHARS + 1)).is_err());
+        assert_eq!(
+            normalise_value(FieldType::Initials, &FieldRules::default(), &png),
+            Ok(png.clone())
+        );
+        assert!(
+            normalise_value(
+                FieldType::Signature,
+                &FieldRules::default(),
+                "data:image/png;base64,@@"
+            )
+            .is_err()
+        );
+        assert!(
+            normalise_value(
+                FieldType::Signature,
+                &FieldRules::default(),
+                "data:image/gif;base64,R0lG"
+            )
+            .is_err()
+        );
+        assert!(normalise_value(FieldType::Signature, &FieldRules::default(), "   ").is_err());
+        assert!(
+            normalise_value(
+                FieldType::Text,
+                &FieldRules::default(),
+                &"x".repeat(MAX_TEXT_CHARS + 1)
+            )
+            .is_err()
+        );
     }
 }

@@ -256,13 +256,13 @@ fn new_roles(
                     label
                 }
             };
-            let read_only = field.read_only.unwrap_or(false);
-            if read_only && field.field_type != FieldType::Text {
-                problems.invalid(
-                    format!("{at}.readOnly"),
-                    "only a TEXT field can be read-only",
-                );
-            }
+            let properties = inputs::check_field_properties(
+                &at,
+                field.field_type,
+                field.properties(),
+                true,
+                problems,
+            );
             let width = field.width.unwrap_or(inputs::DEFAULT_FIELD_WIDTH);
             let height = field.height.unwrap_or(inputs::DEFAULT_FIELD_HEIGHT);
             let mut sized = true;
@@ -288,7 +288,10 @@ fn new_roles(
                 y: field.y,
                 width,
                 height,
-                read_only,
+                read_only: properties.read_only,
+                required: properties.required,
+                rules: properties.rules,
+                value: properties.value,
             });
         }
         roles.push(NewRole {
@@ -435,22 +438,7 @@ fn title_or(given: Option<&str>, default: &str, problems: &mut Problems) -> Stri
     }
 }
 
-/// The most characters of a field's label.
-pub const MAX_LABEL_CHARS: usize = 100;
-
-/// A field's label as given, trimmed, or why it cannot be one: 1 to 100 letters, digits, `_`,
-/// `-`, `.` and spaces (a CSV header and a JSON key name the field by it). Uniqueness in the
-/// template is the caller's to check.
-pub fn check_label(given: &str) -> std::result::Result<String, String> {
-    let label = given.trim();
-    let allowed = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' ');
-    if label.is_empty() || label.chars().count() > MAX_LABEL_CHARS || !label.chars().all(allowed) {
-        return Err(format!(
-            "a label has 1 to {MAX_LABEL_CHARS} characters: letters, digits, _, -, . and spaces"
-        ));
-    }
-    Ok(label.to_owned())
-}
+pub use inputs::{MAX_LABEL_CHARS, check_label};
 
 /// The document's fields as the template's: labelled and marked as `marks` says, by the
 /// field's id; the others labelled `<role>.<type>.<n>` and read-only as the document's field
@@ -485,11 +473,11 @@ fn template_fields(
         let Some((key, mark)) = mark_of.get(&field.id) else {
             continue;
         };
-        if mark.read_only == Some(true) && field.field_type != FieldType::Text {
+        if mark.read_only == Some(true) && !field.field_type.takes_prefill() {
             problems.invalid(
                 format!("fields.{key}.readOnly"),
                 format!(
-                    "only a TEXT field can be read-only: a {} field is {}",
+                    "only a field that takes a value can be read-only: a {} field is {}",
                     field.field_type.as_str(),
                     own_value(field.field_type)
                 ),
@@ -522,6 +510,17 @@ fn template_fields(
         let mark = mark_of.get(&field.id);
         let label = match labels[i].take() {
             Some(label) => label,
+            // The document field's own label, unless a mark gave another (one label a field).
+            None if field.label.is_some() && mark.is_none_or(|(_, m)| m.label.is_none()) => {
+                let label = field.label.clone().unwrap_or_default();
+                if let Some(other) = taken.get(&label) {
+                    problems.invalid(
+                        other.clone(),
+                        format!("the label {label} is the label of another field of the document: choose another"),
+                    );
+                }
+                label
+            }
             None => {
                 let stem = format!(
                     "{}.{}",
@@ -552,7 +551,16 @@ fn template_fields(
             height: field.height,
             read_only: mark
                 .and_then(|(_, m)| m.read_only)
-                .unwrap_or(field.read_only && field.field_type == FieldType::Text),
+                .unwrap_or(field.read_only)
+                && field.field_type.takes_prefill(),
+            required: field.required,
+            rules: field.rules.0.clone(),
+            // A NAME field's recipient's name is theirs, not the template's: a document made
+            // from it starts from its own recipient's name.
+            value: field
+                .value
+                .clone()
+                .filter(|_| field.field_type != FieldType::Name || field.read_only),
         });
     }
     found
@@ -796,8 +804,8 @@ pub fn plan(
     })
 }
 
-/// The prefilled values by label, each checked against its field: a TEXT field's, by the rule
-/// of a signer's value; every read-only field has one.
+/// The prefilled values by label, each checked against its field by the rule of a signer's
+/// value for it; every read-only field has one (here or its template field's own).
 fn prefilled_values(
     template_fields: &[TemplateField],
     values: BTreeMap<String, String>,
@@ -810,24 +818,28 @@ fn prefilled_values(
             problems.invalid(path, "not a field label of this template");
             continue;
         };
-        let field_type = template_fields[index].field_type;
-        if field_type != FieldType::Text {
+        let field = &template_fields[index];
+        let field_type = field.field_type;
+        if !field_type.takes_prefill() {
             problems.invalid(
                 path,
                 format!(
-                    "only a TEXT field takes a prefilled value: a {} field is {}",
+                    "only a field that takes a value can be prefilled: a {} field is {}",
                     field_type.as_str(),
                     own_value(field_type)
                 ),
             );
             continue;
         }
-        match signing::normalise_value(field_type, value) {
+        match signing::normalise_value(field_type, &field.rules, value) {
             Ok(value) => found.push((index, value)),
             Err(reason) => problems.invalid(path, reason),
         }
     }
-    for field in template_fields.iter().filter(|f| f.read_only) {
+    for field in template_fields
+        .iter()
+        .filter(|f| f.read_only && f.value.is_none())
+    {
         if !values.contains_key(&field.label) {
             problems.invalid(
                 format!("values.{}", field.label),
@@ -878,17 +890,24 @@ pub async fn make(
         .enumerate()
         .filter_map(|(i, field)| {
             let index = roles.iter().position(|r| r.id == field.role_id)?;
+            let recipient = new_recipients.get(index)?;
             Some(NewField {
                 id: FieldId::new(),
-                recipient_id: new_recipients.get(index)?.id,
+                recipient_id: recipient.id,
                 field_type: field.field_type,
                 page: field.page,
                 x: field.x,
                 y: field.y,
                 width: field.width,
                 height: field.height,
-                value: values.remove(&i),
+                value: values
+                    .remove(&i)
+                    .or_else(|| field.value.clone())
+                    .or_else(|| drafting::name_prefill(field.field_type, &recipient.name)),
                 read_only: field.read_only,
+                label: Some(field.label.clone()),
+                required: field.required,
+                rules: field.rules.0.clone(),
             })
         })
         .collect();

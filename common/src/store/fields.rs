@@ -2,9 +2,9 @@
 
 use crate::{
     error::Result,
-    model::{AccountId, DocumentId, Field, FieldId, FieldType, RecipientId},
+    model::{AccountId, DocumentId, Field, FieldId, FieldRules, FieldType, RecipientId},
 };
-use sqlx::PgConnection;
+use sqlx::{PgConnection, types::Json};
 
 pub struct NewField {
     pub id: FieldId,
@@ -15,15 +15,20 @@ pub struct NewField {
     pub y: f64,
     pub width: f64,
     pub height: f64,
-    /// A value prefilled from a template (TEXT fields only); `None` for a field to fill.
+    /// A prefilled value (given, from a template, or a NAME field's recipient's name);
+    /// `None` for a field to fill.
     pub value: Option<String>,
     /// The prefilled value is stamped as given: the signer does not fill the field.
     pub read_only: bool,
+    pub label: Option<String>,
+    pub required: bool,
+    pub rules: FieldRules,
 }
 
 pub async fn list(conn: &mut PgConnection, document_id: DocumentId) -> Result<Vec<Field>> {
     Ok(sqlx::query_as(
-        "SELECT id, recipient_id, type, page, x, y, width, height, value, read_only FROM fields
+        "SELECT id, recipient_id, type, page, x, y, width, height, value, read_only, label,
+                required, rules FROM fields
          WHERE document_id = $1 ORDER BY created_at, id",
     )
     .bind(document_id)
@@ -95,12 +100,16 @@ pub async fn insert_many(
     // clock_timestamp() per row keeps the request's order when listing by created_at.
     sqlx::query(
         "INSERT INTO fields (id, account_id, document_id, recipient_id, type, page, x, y, width,
-                             height, value, filled_at, read_only, created_at)
+                             height, value, filled_at, read_only, label, required, rules,
+                             created_at)
          SELECT id, $1, $2, recipient_id, type, page, x, y, width, height, value,
-                CASE WHEN value IS NULL THEN NULL ELSE now() END, read_only, clock_timestamp()
+                CASE WHEN value IS NULL THEN NULL ELSE now() END, read_only, label, required,
+                rules, clock_timestamp()
          FROM UNNEST($3::uuid[], $4::uuid[], $5::text[], $6::int[], $7::float8[], $8::float8[],
-                     $9::float8[], $10::float8[], $11::text[], $12::bool[]) WITH ORDINALITY
-              AS t(id, recipient_id, type, page, x, y, width, height, value, read_only, n)
+                     $9::float8[], $10::float8[], $11::text[], $12::bool[], $13::text[],
+                     $14::bool[], $15::jsonb[]) WITH ORDINALITY
+              AS t(id, recipient_id, type, page, x, y, width, height, value, read_only, label,
+                   required, rules, n)
          ORDER BY n",
     )
     .bind(account_id)
@@ -120,12 +129,14 @@ pub async fn insert_many(
     .bind(measure(|f| f.height))
     .bind(fields.iter().map(|f| f.value.clone()).collect::<Vec<_>>())
     .bind(fields.iter().map(|f| f.read_only).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.label.clone()).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.required).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| Json(&f.rules)).collect::<Vec<_>>())
     .execute(conn)
     .await?;
     Ok(())
 }
 
-/// Records the values a signer gave, all in one statement.
 /// Sets the recipient's DATE fields to the signing date: today in UTC by the database's clock,
 /// the same `now()` as the signature's `signed_at`, as `YYYY-MM-DD` (docs/signing.md).
 pub async fn fill_signing_dates(conn: &mut PgConnection, recipient_id: RecipientId) -> Result<()> {
@@ -139,9 +150,12 @@ pub async fn fill_signing_dates(conn: &mut PgConnection, recipient_id: Recipient
     Ok(())
 }
 
-pub async fn fill(conn: &mut PgConnection, values: &[(FieldId, String)]) -> Result<()> {
+/// Records the values a signer gave, all in one statement; `None` empties an optional field
+/// (its prefill too: the signer cleared it).
+pub async fn fill(conn: &mut PgConnection, values: &[(FieldId, Option<String>)]) -> Result<()> {
     sqlx::query(
-        "UPDATE fields f SET value = v.value, filled_at = now()
+        "UPDATE fields f SET value = v.value,
+             filled_at = CASE WHEN v.value IS NULL THEN NULL ELSE now() END
          FROM UNNEST($1::uuid[], $2::text[]) AS v(id, value) WHERE f.id = v.id",
     )
     .bind(values.iter().map(|(id, _)| *id).collect::<Vec<_>>())

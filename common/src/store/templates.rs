@@ -7,8 +7,8 @@ use sqlx::{PgConnection, PgPool, types::Json};
 use crate::{
     error::{Error, Result},
     model::{
-        AccountId, DocumentId, FieldType, RecipientRole, StoredLanguage, TemplateFieldId,
-        TemplateId, TemplateRoleId,
+        AccountId, DocumentId, FieldRules, FieldType, RecipientRole, StoredLanguage,
+        TemplateFieldId, TemplateId, TemplateRoleId,
     },
     wire::{
         inputs::RemindersInput,
@@ -65,6 +65,10 @@ pub struct TemplateField {
     pub height: f64,
     /// A value the document is made with is stamped as given; the signer does not fill it.
     pub read_only: bool,
+    pub required: bool,
+    pub rules: Json<FieldRules>,
+    /// The value its documents' field is prefilled with, unless they are made with another.
+    pub value: Option<String>,
 }
 
 pub struct NewTemplate<'a> {
@@ -107,6 +111,9 @@ pub struct NewTemplateField {
     pub width: f64,
     pub height: f64,
     pub read_only: bool,
+    pub required: bool,
+    pub rules: FieldRules,
+    pub value: Option<String>,
 }
 
 /// Inserts a template with its roles (in the order given) and their fields.
@@ -162,12 +169,14 @@ async fn insert_roles_and_fields(
     .await?;
     sqlx::query(
         "INSERT INTO template_fields (id, template_id, role_id, label, type, page, x, y, width,
-                                      height, read_only, position)
-         SELECT id, $1, role_id, label, type, page, x, y, width, height, read_only, position - 1
+                                      height, read_only, required, rules, value, position)
+         SELECT id, $1, role_id, label, type, page, x, y, width, height, read_only, required,
+                rules, value, position - 1
          FROM UNNEST($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::float8[],
-                     $8::float8[], $9::float8[], $10::float8[], $11::bool[])
+                     $8::float8[], $9::float8[], $10::float8[], $11::bool[], $12::bool[],
+                     $13::jsonb[], $14::text[])
               WITH ORDINALITY AS t(id, role_id, label, type, page, x, y, width, height,
-                                   read_only, position)",
+                                   read_only, required, rules, value, position)",
     )
     .bind(id)
     .bind(fields.iter().map(|f| f.id).collect::<Vec<_>>())
@@ -185,6 +194,9 @@ async fn insert_roles_and_fields(
     .bind(fields.iter().map(|f| f.width).collect::<Vec<_>>())
     .bind(fields.iter().map(|f| f.height).collect::<Vec<_>>())
     .bind(fields.iter().map(|f| f.read_only).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.required).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| Json(&f.rules)).collect::<Vec<_>>())
+    .bind(fields.iter().map(|f| f.value.clone()).collect::<Vec<_>>())
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -219,7 +231,8 @@ pub async fn roles_and_fields(
     .fetch_all(&mut *conn)
     .await?;
     let fields = sqlx::query_as(
-        "SELECT id, role_id, label, type, page, x, y, width, height, read_only
+        "SELECT id, role_id, label, type, page, x, y, width, height, read_only, required, rules,
+                value
          FROM template_fields
          WHERE template_id = $1 ORDER BY position",
     )

@@ -9,7 +9,10 @@ use utoipa::ToSchema;
 
 use crate::{
     error::{Error, Problems, Rule},
-    model::{EmailAddress, FieldId, FieldType, MAX_REMINDER_DAYS, RecipientRole, ReminderDefaults},
+    model::{
+        EmailAddress, FieldId, FieldRules, FieldType, MAX_REMINDER_DAYS, RecipientRole,
+        ReminderDefaults, field_values,
+    },
 };
 
 pub const MAX_RECIPIENTS_PER_REQUEST: usize = 100;
@@ -103,6 +106,276 @@ pub struct FieldInput {
     #[serde(default)]
     #[schema(exclusive_minimum = 0, example = 50)]
     pub height: Option<f64>,
+    /// Additive: 1 to 100 letters, digits, `_`, `-`, `.` and spaces, unique in the document
+    #[serde(default)]
+    #[schema(min_length = 1, max_length = 100)]
+    pub label: Option<String>,
+    /// Additive: `false` lets the signer leave the field empty (a CHECKBOX unticked). Default
+    /// `true`
+    #[serde(default)]
+    pub required: Option<bool>,
+    /// Additive (TEXT, NUMBER, EMAIL, NAME, COMPANY, CHECKBOX, RADIO, DROPDOWN): a prefilled
+    /// value, checked by the kind's value rule; the signer may change it unless `readOnly`
+    #[serde(default)]
+    #[schema(min_length = 1, max_length = 1000)]
+    pub value: Option<String>,
+    /// Additive: `true` stamps `value` as given (required with it); the signer does not fill
+    /// the field. Default `false`
+    #[serde(default)]
+    pub read_only: Option<bool>,
+    /// Additive (RADIO, DROPDOWN, required there): 1 to 50 distinct choices of 1 to 100
+    /// characters
+    #[serde(default)]
+    #[schema(min_items = 1, max_items = 50)]
+    pub options: Option<Vec<String>>,
+    /// Additive (NUMBER): the least value, inclusive
+    #[serde(default)]
+    pub min: Option<f64>,
+    /// Additive (NUMBER): the greatest value, inclusive; at least `min`
+    #[serde(default)]
+    pub max: Option<f64>,
+    /// Additive (NUMBER): the most digits after the decimal point, 0 to 10; absent: any
+    #[serde(default, deserialize_with = "optional_whole_number")]
+    #[schema(minimum = 0, maximum = 10)]
+    pub decimals: Option<i64>,
+    /// Additive (TEXT, COMPANY): the most characters of the value, 1 to 1000
+    #[serde(default, deserialize_with = "optional_whole_number")]
+    #[schema(minimum = 1, maximum = 1000)]
+    pub max_length: Option<i64>,
+    /// Additive (TEXT, COMPANY): a regular expression (Rust `regex` syntax) the whole value
+    /// must match; at most 200 characters
+    #[serde(default)]
+    #[schema(min_length = 1, max_length = 200)]
+    pub pattern: Option<String>,
+}
+
+impl FieldInput {
+    pub fn properties(&self) -> FieldPropertiesInput {
+        FieldPropertiesInput {
+            required: self.required,
+            value: self.value.clone(),
+            read_only: self.read_only,
+            options: self.options.clone(),
+            min: self.min,
+            max: self.max,
+            decimals: self.decimals,
+            max_length: self.max_length,
+            pattern: self.pattern.clone(),
+        }
+    }
+}
+
+/// The properties of a field beyond its place, kind and label, as a request gives them (a
+/// document's field or a template's).
+#[derive(Debug, Clone, Default)]
+pub struct FieldPropertiesInput {
+    pub required: Option<bool>,
+    pub value: Option<String>,
+    pub read_only: Option<bool>,
+    pub options: Option<Vec<String>>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub decimals: Option<i64>,
+    pub max_length: Option<i64>,
+    pub pattern: Option<String>,
+}
+
+/// A field's properties, checked.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FieldProperties {
+    pub required: bool,
+    pub value: Option<String>,
+    pub read_only: bool,
+    pub rules: FieldRules,
+}
+
+pub const MAX_OPTIONS: usize = 50;
+pub const MAX_OPTION_CHARS: usize = 100;
+pub const MAX_DECIMALS: i64 = 10;
+pub const MAX_MAX_LENGTH: i64 = 1_000;
+
+/// Checks the properties of a field of `field_type` (docs/fields.md), each problem named
+/// under `at` (`[0].options`). Each property only on the kinds it is for; `options` required
+/// on RADIO and DROPDOWN; `value` by the kind's value rule with the field's own rules;
+/// `readOnly` with a `value` unless `value_later` (a template's field, whose documents may be
+/// made with one).
+pub fn check_field_properties(
+    at: &str,
+    field_type: FieldType,
+    input: FieldPropertiesInput,
+    value_later: bool,
+    problems: &mut Problems,
+) -> FieldProperties {
+    let kind = field_type.as_str();
+    let mut not_for = |name: &str, kinds: &str| {
+        problems.invalid(
+            format!("{at}.{name}"),
+            format!("only a {kinds} field takes {name}, not a {kind} field"),
+        )
+    };
+    if !field_type.has_options() && input.options.is_some() {
+        not_for("options", "RADIO or DROPDOWN");
+    }
+    if field_type != FieldType::Number {
+        for (name, given) in [
+            ("min", input.min.is_some()),
+            ("max", input.max.is_some()),
+            ("decimals", input.decimals.is_some()),
+        ] {
+            if given {
+                not_for(name, "NUMBER");
+            }
+        }
+    }
+    if !field_type.has_text_rules() {
+        for (name, given) in [
+            ("maxLength", input.max_length.is_some()),
+            ("pattern", input.pattern.is_some()),
+        ] {
+            if given {
+                not_for(name, "TEXT or COMPANY");
+            }
+        }
+    }
+    if !field_type.takes_prefill() {
+        if input.value.is_some() {
+            not_for(
+                "value",
+                "TEXT, NUMBER, EMAIL, NAME, COMPANY, CHECKBOX, RADIO or DROPDOWN",
+            );
+        }
+        if input.read_only == Some(true) {
+            not_for(
+                "readOnly",
+                "TEXT, NUMBER, EMAIL, NAME, COMPANY, CHECKBOX, RADIO or DROPDOWN",
+            );
+        }
+    }
+    let mut rules = FieldRules::default();
+    if field_type.has_options() {
+        match &input.options {
+            None => problems.invalid(
+                format!("{at}.options"),
+                format!("required: a {kind} field's signer picks one of its options"),
+            ),
+            Some(options) => rules.options = check_options(at, options, problems),
+        }
+    }
+    if field_type == FieldType::Number {
+        for (name, bound) in [("min", input.min), ("max", input.max)] {
+            if bound.is_some_and(|b| !b.is_finite()) {
+                problems.invalid(format!("{at}.{name}"), "must be a number");
+            }
+        }
+        if let (Some(min), Some(max)) = (input.min, input.max)
+            && min > max
+        {
+            problems.invalid(format!("{at}.max"), "must be at least min");
+        }
+        if let Some(decimals) = input.decimals
+            && !(0..=MAX_DECIMALS).contains(&decimals)
+        {
+            problems.invalid(
+                format!("{at}.decimals"),
+                format!("must be a whole number from 0 to {MAX_DECIMALS}"),
+            );
+        }
+        rules.min = input.min;
+        rules.max = input.max;
+        rules.decimals = input.decimals.map(|d| d.clamp(0, MAX_DECIMALS) as i32);
+    }
+    if field_type.has_text_rules() {
+        if let Some(max_length) = input.max_length
+            && !(1..=MAX_MAX_LENGTH).contains(&max_length)
+        {
+            problems.invalid(
+                format!("{at}.maxLength"),
+                format!("must be a whole number from 1 to {MAX_MAX_LENGTH}"),
+            );
+        }
+        if let Some(pattern) = &input.pattern
+            && let Err(reason) = field_values::compile_pattern(pattern)
+        {
+            problems.invalid(format!("{at}.pattern"), reason);
+        }
+        rules.max_length = input.max_length.map(|m| m.clamp(1, MAX_MAX_LENGTH) as i32);
+        rules.pattern = input.pattern.clone();
+    }
+    let read_only = input.read_only.unwrap_or(false) && field_type.takes_prefill();
+    let mut value = None;
+    if field_type.takes_prefill() {
+        let rules_ok = !["options", "min", "max", "decimals", "maxLength", "pattern"]
+            .iter()
+            .any(|name| problems.touch(&format!("{at}.{name}")));
+        match &input.value {
+            Some(given) if rules_ok => {
+                match field_values::normalise_value(field_type, &rules, given) {
+                    Ok(checked) => value = Some(checked),
+                    Err(reason) => problems.invalid(format!("{at}.value"), reason),
+                }
+            }
+            Some(_) => {}
+            None if read_only && !value_later => problems.invalid(
+                format!("{at}.readOnly"),
+                "a read-only field needs a value: it is stamped as given",
+            ),
+            None => {}
+        }
+    }
+    FieldProperties {
+        required: input.required.unwrap_or(true),
+        value,
+        read_only,
+        rules,
+    }
+}
+
+/// The options of a RADIO or DROPDOWN field, trimmed: 1 to 50, distinct, 1 to 100 characters.
+fn check_options(at: &str, options: &[String], problems: &mut Problems) -> Option<Vec<String>> {
+    if options.is_empty() || options.len() > MAX_OPTIONS {
+        problems.invalid(
+            format!("{at}.options"),
+            format!("1 to {MAX_OPTIONS} options"),
+        );
+    }
+    let mut kept: Vec<String> = Vec::with_capacity(options.len());
+    for (j, option) in options.iter().enumerate() {
+        let path = format!("{at}.options[{j}]");
+        let option = option.trim();
+        if option.is_empty() || option.chars().count() > MAX_OPTION_CHARS {
+            problems.invalid(
+                path,
+                format!("an option has 1 to {MAX_OPTION_CHARS} characters"),
+            );
+        } else if has_control_chars(option) {
+            problems.invalid(path, CONTROL_CHARS);
+        } else if kept.iter().any(|k| k == option) {
+            problems.invalid(
+                path,
+                format!("{option} is given twice: options are distinct"),
+            );
+        } else {
+            kept.push(option.to_owned());
+        }
+    }
+    Some(kept)
+}
+
+/// The most characters of a field's label.
+pub const MAX_LABEL_CHARS: usize = 100;
+
+/// A field's label as given, trimmed, or why it cannot be one: 1 to 100 letters, digits, `_`,
+/// `-`, `.` and spaces (a CSV header and a JSON key name the field by it). Uniqueness in the
+/// template or document is the caller's to check.
+pub fn check_label(given: &str) -> std::result::Result<String, String> {
+    let label = given.trim();
+    let allowed = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' ');
+    if label.is_empty() || label.chars().count() > MAX_LABEL_CHARS || !label.chars().all(allowed) {
+        return Err(format!(
+            "a label has 1 to {MAX_LABEL_CHARS} characters: letters, digits, _, -, . and spaces"
+        ));
+    }
+    Ok(label.to_owned())
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -251,6 +524,8 @@ pub struct PlacedField {
     pub y: f64,
     pub width: f64,
     pub height: f64,
+    pub label: Option<String>,
+    pub properties: FieldProperties,
 }
 
 fn check_list_size(len: usize, max: usize, problems: &mut Problems) {
@@ -404,14 +679,16 @@ pub fn validate_recipient(
     })
 }
 
-/// Applies the fields' default sizes and checks them. Returns the fields without a problem,
-/// with their index in the request.
+/// Applies the fields' default sizes and checks them, with their properties; a label given
+/// twice in the request is refused at its second element. Returns the fields without a
+/// problem, with their index in the request.
 pub fn validate_fields(
     inputs: Vec<FieldInput>,
     problems: &mut Problems,
 ) -> Vec<(usize, PlacedField)> {
     check_list_size(inputs.len(), MAX_FIELDS_PER_REQUEST, problems);
     let mut placed = Vec::with_capacity(inputs.len());
+    let mut labels: Vec<(String, usize)> = Vec::new();
     for (i, input) in inputs.into_iter().enumerate() {
         let width = input.width.unwrap_or(DEFAULT_FIELD_WIDTH);
         let height = input.height.unwrap_or(DEFAULT_FIELD_HEIGHT);
@@ -423,6 +700,32 @@ pub fn validate_fields(
                 problems.invalid(format!("[{i}].{name}"), "must be greater than 0");
             }
         }
+        let label = input.label.as_deref().and_then(|given| match check_label(given) {
+            Ok(label) => match labels.iter().find(|(l, _)| *l == label) {
+                Some((_, earlier)) => {
+                    problems.invalid(
+                        format!("[{i}].label"),
+                        format!("{label} is also the label of [{earlier}]: labels are unique in the document"),
+                    );
+                    None
+                }
+                None => {
+                    labels.push((label.clone(), i));
+                    Some(label)
+                }
+            },
+            Err(reason) => {
+                problems.invalid(format!("[{i}].label"), reason);
+                None
+            }
+        });
+        let properties = check_field_properties(
+            &format!("[{i}]"),
+            input.field_type,
+            input.properties(),
+            false,
+            problems,
+        );
         if problems.touch(&format!("[{i}]")) {
             continue;
         }
@@ -436,6 +739,8 @@ pub fn validate_fields(
                 y: input.y,
                 width,
                 height,
+                label,
+                properties,
             },
         ));
     }
@@ -646,7 +951,7 @@ fn is_phone_number(phone: &str) -> bool {
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct SubmitInput {
-    /// A value for every field of the recipient.
+    /// A value for every required field of the recipient.
     pub fields: Vec<FieldValueInput>,
 }
 
@@ -654,8 +959,11 @@ pub struct SubmitInput {
 pub struct FieldValueInput {
     #[schema(value_type = uuid::Uuid)]
     pub id: FieldId,
-    /// SIGNATURE/INITIALS: a typed name or a PNG data URL; TEXT: text. A DATE field needs no
-    /// value, and one sent is ignored: it is the signing date, set by the server.
+    /// SIGNATURE/INITIALS: a typed name or a PNG data URL; TEXT, NAME, COMPANY: text; EMAIL:
+    /// an e-mail address; NUMBER: as typed (`-12.50`); CHECKBOX: `true` or `false`; RADIO,
+    /// DROPDOWN: one of the field's options, exactly. A DATE field needs no value, and one
+    /// sent is ignored: it is the signing date, set by the server. An optional field may be
+    /// sent `""` (left empty) or left out.
     #[serde(default)]
     pub value: String,
 }

@@ -11,7 +11,7 @@ use crate::{
     model::{DocumentId, FieldType, RecipientRole, TemplateId},
     store::templates::{Template, TemplateField, TemplateRole},
     wire::{
-        inputs::{RemindersInput, optional_whole_number, whole_number},
+        inputs::{FieldPropertiesInput, RemindersInput, optional_whole_number, whole_number},
         views::{Pixels, Timestamp},
     },
 };
@@ -69,8 +69,9 @@ pub struct FieldMarkInput {
     #[serde(default)]
     #[schema(min_length = 1, max_length = 100)]
     pub label: Option<String>,
-    /// `true` (TEXT fields only): a document made from the template must give the field's
-    /// value, which is stamped as given; its signer does not fill it. Default: `false`, or the
+    /// `true` (a field that takes a value only: TEXT, NUMBER, EMAIL, NAME, COMPANY, CHECKBOX,
+    /// RADIO, DROPDOWN): the field's value (the document field's, or the one a document made
+    /// from the template gives) is stamped as given; its signer does not fill it. Default: the
     /// document field's own `readOnly`
     #[serde(default)]
     pub read_only: Option<bool>,
@@ -168,10 +169,57 @@ pub struct TemplateFieldInput {
     #[serde(default)]
     #[schema(exclusive_minimum = 0)]
     pub height: Option<f64>,
-    /// TEXT fields only: a value the document is made with is stamped as given and the signer
-    /// does not fill the field. Default `false`
+    /// A field that takes a value (TEXT, NUMBER, EMAIL, NAME, COMPANY, CHECKBOX, RADIO,
+    /// DROPDOWN) only: its value (`value`, or the one the document is made with) is stamped as
+    /// given and the signer does not fill the field. Default `false`
     #[serde(default)]
     pub read_only: Option<bool>,
+    /// As a document field's `required`. Default `true`
+    #[serde(default)]
+    pub required: Option<bool>,
+    /// As a document field's `value`: what its documents' field is prefilled with, unless
+    /// they are made with another (`values`)
+    #[serde(default)]
+    #[schema(min_length = 1, max_length = 1000)]
+    pub value: Option<String>,
+    /// As a document field's `options` (RADIO, DROPDOWN)
+    #[serde(default)]
+    #[schema(min_items = 1, max_items = 50)]
+    pub options: Option<Vec<String>>,
+    /// As a document field's `min` (NUMBER)
+    #[serde(default)]
+    pub min: Option<f64>,
+    /// As a document field's `max` (NUMBER)
+    #[serde(default)]
+    pub max: Option<f64>,
+    /// As a document field's `decimals` (NUMBER), 0 to 10
+    #[serde(default, deserialize_with = "optional_whole_number")]
+    #[schema(minimum = 0, maximum = 10)]
+    pub decimals: Option<i64>,
+    /// As a document field's `maxLength` (TEXT, COMPANY), 1 to 1000
+    #[serde(default, deserialize_with = "optional_whole_number")]
+    #[schema(minimum = 1, maximum = 1000)]
+    pub max_length: Option<i64>,
+    /// As a document field's `pattern` (TEXT, COMPANY)
+    #[serde(default)]
+    #[schema(min_length = 1, max_length = 200)]
+    pub pattern: Option<String>,
+}
+
+impl TemplateFieldInput {
+    pub fn properties(&self) -> FieldPropertiesInput {
+        FieldPropertiesInput {
+            required: self.required,
+            value: self.value.clone(),
+            read_only: self.read_only,
+            options: self.options.clone(),
+            min: self.min,
+            max: self.max,
+            decimals: self.decimals,
+            max_length: self.max_length,
+            pattern: self.pattern.clone(),
+        }
+    }
 }
 
 /// A property that may be absent (kept), `null` (cleared) or a value.
@@ -220,10 +268,12 @@ pub struct InstantiateInput {
     pub title: Option<String>,
     /// Every role of the template, by its name, with the person who takes it
     pub roles: BTreeMap<String, RolePersonInput>,
-    /// Prefilled values of TEXT fields, by field label (`{"Company": "Acme"}`), each by the
-    /// rules of a signer's TEXT value (1 to 1000 characters, trimmed, no control characters).
-    /// Every read-only field needs one: it is stamped as given. An editable field's value is
-    /// shown to its signer, who may change it.
+    /// Prefilled values of fields that take one (TEXT, NUMBER, EMAIL, NAME, COMPANY,
+    /// CHECKBOX, RADIO, DROPDOWN), by field label (`{"Company": "Acme"}`), each by the rule of
+    /// a signer's value for its field (for TEXT: 1 to 1000 characters, trimmed, no control
+    /// characters). They replace the template field's own `value`. Every read-only field needs
+    /// one here or in the template: it is stamped as given. An editable field's value is shown
+    /// to its signer, who may change it.
     #[serde(default)]
     pub values: Option<BTreeMap<String, String>>,
     /// `true`: send the document at once, as `POST /documents/{id}/send` does with `message`,
@@ -262,6 +312,29 @@ pub struct TemplateFieldView {
     /// `true`: a value prefilled when a document is made is stamped as given and the signer
     /// does not fill the field; `false`: a prefilled value is shown and the signer may change it
     pub read_only: bool,
+    /// `false` when its signer may leave the field empty
+    pub required: bool,
+    /// What its documents' field is prefilled with unless they are made with another; `null`:
+    /// nothing
+    pub value: Option<String>,
+    /// RADIO, DROPDOWN: the choices
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<String>>,
+    /// NUMBER: the least value, inclusive
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    /// NUMBER: the greatest value, inclusive
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// NUMBER: the most digits after the decimal point
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decimals: Option<i32>,
+    /// TEXT, COMPANY: the most characters of the value
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<i32>,
+    /// TEXT, COMPANY: the regular expression the whole value matches
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -324,6 +397,14 @@ impl TemplateDetail {
                             width: Pixels(f.width),
                             height: Pixels(f.height),
                             read_only: f.read_only,
+                            required: f.required,
+                            value: f.value.clone(),
+                            options: f.rules.options.clone(),
+                            min: f.rules.min,
+                            max: f.rules.max,
+                            decimals: f.rules.decimals,
+                            max_length: f.rules.max_length,
+                            pattern: f.rules.pattern.clone(),
                         })
                         .collect(),
                 })

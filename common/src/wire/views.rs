@@ -174,10 +174,32 @@ pub struct FieldView {
     pub y: Pixels,
     pub width: Pixels,
     pub height: Pixels,
-    /// Additive: `true` for a TEXT field made from a template with a value its signer may not
-    /// change (it is stamped as given); `false` for every other field
+    /// Additive: `true` for a field with a value its signer may not change (it is stamped as
+    /// given); `false` for every other field
     #[serde(rename = "readOnly")]
     pub read_only: bool,
+    /// Additive: the field's label, unique in the document; `null` when it has none
+    pub label: Option<String>,
+    /// Additive: `false` when its signer may leave the field empty
+    pub required: bool,
+    /// Additive (RADIO, DROPDOWN): the choices
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<String>>,
+    /// Additive (NUMBER): the least value, inclusive
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    /// Additive (NUMBER): the greatest value, inclusive
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// Additive (NUMBER): the most digits after the decimal point
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decimals: Option<i32>,
+    /// Additive (TEXT, COMPANY): the most characters of the value
+    #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<i32>,
+    /// Additive (TEXT, COMPANY): the regular expression the whole value matches
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -273,6 +295,14 @@ impl From<&Field> for FieldView {
             width: Pixels(f.width),
             height: Pixels(f.height),
             read_only: f.read_only,
+            label: f.label.clone(),
+            required: f.required,
+            options: f.rules.options.clone(),
+            min: f.rules.min,
+            max: f.rules.max,
+            decimals: f.rules.decimals,
+            max_length: f.rules.max_length,
+            pattern: f.rules.pattern.clone(),
         }
     }
 }

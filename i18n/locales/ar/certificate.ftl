@@ -40,3 +40,19 @@ cert-event-declined = رُفض
 cert-event-completed = اكتمل
 cert-event-expired = انتهت صلاحيته
 cert-event-updated = عُدّل
+# Each field a recipient filled in, with its kind, its label if it has one, and the value as
+# stamped on the document (a ticked box in words).
+cert-fields = الحقول المعبأة
+cert-field-labelled = { $kind } ({ $label }): { $value }
+cert-field-unlabelled = { $kind }: { $value }
+cert-field-checked = محدد
+cert-field-unchecked = غير محدد
+cert-kind-text = النص
+cert-kind-checkbox = مربع اختيار
+cert-kind-radio = خيار
+cert-kind-dropdown = قائمة منسدلة
+cert-kind-number = رقم
+cert-kind-email = البريد الإلكتروني
+cert-kind-name = الاسم
+cert-kind-company = الشركة
+cert-kind-attachment = مرفق

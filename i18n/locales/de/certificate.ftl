@@ -40,3 +40,19 @@ cert-event-declined = Abgelehnt
 cert-event-completed = Abgeschlossen
 cert-event-expired = Abgelaufen
 cert-event-updated = Geändert
+# Each field a recipient filled in, with its kind, its label if it has one, and the value as
+# stamped on the document (a ticked box in words).
+cert-fields = Ausgefüllte Felder
+cert-field-labelled = { $kind } ({ $label }): { $value }
+cert-field-unlabelled = { $kind }: { $value }
+cert-field-checked = Angekreuzt
+cert-field-unchecked = Nicht angekreuzt
+cert-kind-text = Text
+cert-kind-checkbox = Kontrollkästchen
+cert-kind-radio = Auswahl
+cert-kind-dropdown = Auswahlliste
+cert-kind-number = Zahl
+cert-kind-email = E-Mail
+cert-kind-name = Name
+cert-kind-company = Firma
+cert-kind-attachment = Anhang

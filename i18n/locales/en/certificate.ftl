@@ -41,3 +41,19 @@ cert-event-declined = DECLINED
 cert-event-completed = COMPLETED
 cert-event-expired = EXPIRED
 cert-event-updated = UPDATED
+# Each field a recipient filled in, with its kind, its label if it has one, and the value as
+# stamped on the document (a ticked box in words).
+cert-fields = Fields filled in
+cert-field-labelled = { $kind } ({ $label }): { $value }
+cert-field-unlabelled = { $kind }: { $value }
+cert-field-checked = Checked
+cert-field-unchecked = Not checked
+cert-kind-text = Text
+cert-kind-checkbox = Checkbox
+cert-kind-radio = Choice
+cert-kind-dropdown = Drop-down list
+cert-kind-number = Number
+cert-kind-email = Email
+cert-kind-name = Name
+cert-kind-company = Company
+cert-kind-attachment = Attachment

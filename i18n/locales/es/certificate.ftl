@@ -40,3 +40,19 @@ cert-event-declined = Rechazado
 cert-event-completed = Completado
 cert-event-expired = Caducado
 cert-event-updated = Actualizado
+# Each field a recipient filled in, with its kind, its label if it has one, and the value as
+# stamped on the document (a ticked box in words).
+cert-fields = Campos rellenados
+cert-field-labelled = { $kind } ({ $label }): { $value }
+cert-field-unlabelled = { $kind }: { $value }
+cert-field-checked = Marcada
+cert-field-unchecked = No marcada
+cert-kind-text = Texto
+cert-kind-checkbox = Casilla de verificación
+cert-kind-radio = Opción
+cert-kind-dropdown = Lista desplegable
+cert-kind-number = Número
+cert-kind-email = Correo electrónico
+cert-kind-name = Nombre
+cert-kind-company = Empresa
+cert-kind-attachment = Archivo adjunto

@@ -40,3 +40,19 @@ cert-event-declined = Refusé
 cert-event-completed = Finalisé
 cert-event-expired = Expiré
 cert-event-updated = Modifié
+# Each field a recipient filled in, with its kind, its label if it has one, and the value as
+# stamped on the document (a ticked box in words).
+cert-fields = Champs remplis
+cert-field-labelled = { $kind } ({ $label }) : { $value }
+cert-field-unlabelled = { $kind } : { $value }
+cert-field-checked = Cochée
+cert-field-unchecked = Non cochée
+cert-kind-text = Texte
+cert-kind-checkbox = Case à cocher
+cert-kind-radio = Choix
+cert-kind-dropdown = Liste déroulante
+cert-kind-number = Nombre
+cert-kind-email = E-mail
+cert-kind-name = Nom
+cert-kind-company = Société
+cert-kind-attachment = Pièce jointe

@@ -40,3 +40,19 @@ cert-event-declined = Recusado
 cert-event-completed = Concluído
 cert-event-expired = Expirado
 cert-event-updated = Atualizado
+# Each field a recipient filled in, with its kind, its label if it has one, and the value as
+# stamped on the document (a ticked box in words).
+cert-fields = Campos preenchidos
+cert-field-labelled = { $kind } ({ $label }): { $value }
+cert-field-unlabelled = { $kind }: { $value }
+cert-field-checked = Marcada
+cert-field-unchecked = Não marcada
+cert-kind-text = Texto
+cert-kind-checkbox = Caixa de seleção
+cert-kind-radio = Opção
+cert-kind-dropdown = Lista suspensa
+cert-kind-number = Número
+cert-kind-email = E-mail
+cert-kind-name = Nome
+cert-kind-company = Empresa
+cert-kind-attachment = Anexo

@@ -40,3 +40,19 @@ cert-event-declined = 已拒签
 cert-event-completed = 已完成
 cert-event-expired = 已过期
 cert-event-updated = 已更新
+# Each field a recipient filled in, with its kind, its label if it has one, and the value as
+# stamped on the document (a ticked box in words).
+cert-fields = 已填写的字段
+cert-field-labelled = { $kind }（{ $label }）：{ $value }
+cert-field-unlabelled = { $kind }：{ $value }
+cert-field-checked = 已勾选
+cert-field-unchecked = 未勾选
+cert-kind-text = 文本
+cert-kind-checkbox = 复选框
+cert-kind-radio = 单选项
+cert-kind-dropdown = 下拉列表
+cert-kind-number = 数字
+cert-kind-email = 电子邮件
+cert-kind-name = 姓名
+cert-kind-company = 公司
+cert-kind-attachment = 附件

@@ -14,10 +14,7 @@ use signet_common::{
     Error,
     flows::signing::{self, SigningSession},
     infra::secrets::SigningToken,
-    model::{
-        DocumentId, DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus,
-        reader_language,
-    },
+    model::{DocumentId, DocumentStatus, Field, RecipientRole, RecipientStatus, reader_language},
     wire::{
         inputs::{ConsentInput, DeclineInput, SubmitInput},
         views::{FieldView, Timestamp},
@@ -54,7 +51,7 @@ struct SessionView {
     can_sign: bool,
 }
 
-/// A field of the signer's, with the value of a TEXT field so far: prefilled from a template
+/// A field of the signer's, with the value of a field that takes one so far: prefilled
 /// (read-only, or for the signer to keep or change) until they sign, then theirs.
 #[derive(Serialize)]
 struct SessionField {
@@ -67,7 +64,9 @@ impl From<&Field> for SessionField {
     fn from(f: &Field) -> Self {
         Self {
             field: FieldView::from(f),
-            value: (f.field_type == FieldType::Text)
+            value: f
+                .field_type
+                .takes_prefill()
                 .then(|| f.value.clone())
                 .flatten(),
         }

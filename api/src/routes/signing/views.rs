@@ -128,6 +128,14 @@ impl SigningPage<'_> {
             FieldType::Initials => "sign-field-initials",
             FieldType::Text => "sign-field-text",
             FieldType::Date => "sign-field-date",
+            FieldType::Checkbox => "sign-kind-checkbox",
+            FieldType::Radio => "sign-kind-radio",
+            FieldType::Dropdown => "sign-kind-dropdown",
+            FieldType::Number => "sign-kind-number",
+            FieldType::Email => "sign-kind-email",
+            FieldType::Name => "sign-kind-name",
+            FieldType::Company => "sign-kind-company",
+            FieldType::Attachment => "sign-kind-attachment",
         })
     }
 
@@ -159,7 +167,9 @@ impl SigningPage<'_> {
                     width: f.width,
                     height: f.height,
                     read_only: f.read_only,
-                    value: (f.field_type == FieldType::Text)
+                    value: f
+                        .field_type
+                        .takes_prefill()
                         .then(|| f.value.clone())
                         .flatten(),
                     kind: self.kind(f.field_type),

@@ -117,7 +117,10 @@ fn every_unreadable_property_is_named() {
         pairs(&[
             ("[0].page", "must be a whole number"),
             ("[0].y", "is required"),
-            ("[2].type", "must be one of SIGNATURE, TEXT, DATE, INITIALS"),
+            (
+                "[2].type",
+                "must be one of SIGNATURE, TEXT, DATE, INITIALS, CHECKBOX, RADIO, DROPDOWN, NUMBER, EMAIL, NAME, COMPANY, ATTACHMENT"
+            ),
             ("[2].x", "must be a number"),
             ("[2].recipientEmail", "is required"),
         ])

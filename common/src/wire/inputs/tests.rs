@@ -198,15 +198,13 @@ fn a_phone_number_needs_both_parts() {
 fn fields_get_default_sizes() {
     let placed = verdict(|problems| {
         validate_fields(
-            vec![FieldInput {
-                recipient_email: "a@b.co".into(),
-                field_type: FieldType::Date,
-                page: 1,
-                x: 0.0,
-                y: 0.0,
-                width: None,
-                height: Some(20.0),
-            }],
+            vec![
+                serde_json::from_value(serde_json::json!({
+                    "recipientEmail": "a@b.co", "type": "DATE", "page": 1, "x": 0, "y": 0,
+                    "height": 20
+                }))
+                .unwrap(),
+            ],
             problems,
         )
     })
@@ -294,4 +292,72 @@ fn a_documents_reminders_are_its_own_with_the_operators_for_what_it_leaves_out()
     let (_, problems) = schedule(asked(None, Some(0), Some(366)), OPERATOR);
     let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
     assert_eq!(fields, ["reminders.firstAfterDays", "reminders.everyDays"]);
+}
+
+fn fields(json: serde_json::Value) -> Result<Vec<(usize, PlacedField)>, Vec<(String, String)>> {
+    let mut problems = Problems::default();
+    let placed = validate_fields(serde_json::from_value(json).unwrap(), &mut problems);
+    match problem_list(problems) {
+        list if list.is_empty() => Ok(placed),
+        list => Err(list.into_iter().map(|p| (p.field, p.reason)).collect()),
+    }
+}
+
+#[test]
+fn every_kind_takes_its_own_properties_and_each_problem_is_named() {
+    let base = |extra: serde_json::Value| {
+        let mut field = serde_json::json!({"recipientEmail": "a@b.co", "page": 1, "x": 0, "y": 0});
+        field
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        field
+    };
+    let placed = fields(serde_json::json!([
+        base(serde_json::json!({"type": "RADIO", "label": "Plan", "options": [" Monthly ", "Yearly"], "value": "Yearly"})),
+        base(serde_json::json!({"type": "NUMBER", "min": 0, "max": 10, "decimals": 1, "value": "2.5", "readOnly": true})),
+        base(serde_json::json!({"type": "TEXT", "maxLength": 5, "pattern": "[A-Z]+", "required": false})),
+        base(serde_json::json!({"type": "CHECKBOX", "value": "true"})),
+        base(serde_json::json!({"type": "ATTACHMENT", "required": false})),
+    ]))
+    .unwrap();
+    let radio = &placed[0].1;
+    assert_eq!(radio.label.as_deref(), Some("Plan"));
+    assert_eq!(
+        radio.properties.rules.options,
+        Some(vec!["Monthly".into(), "Yearly".into()])
+    );
+    assert_eq!(radio.properties.value.as_deref(), Some("Yearly"));
+    assert!(placed[1].1.properties.read_only);
+    assert!(!placed[2].1.properties.required);
+
+    let refused = fields(serde_json::json!([
+        base(serde_json::json!({"type": "DROPDOWN", "options": ["A", "A", ""], "label": "x/y"})),
+        base(serde_json::json!({"type": "NUMBER", "min": 5, "max": 1, "decimals": 11})),
+        base(serde_json::json!({"type": "SIGNATURE", "options": ["A"], "maxLength": 3, "value": "Ann"})),
+        base(serde_json::json!({"type": "TEXT", "pattern": "(", "readOnly": true})),
+        base(serde_json::json!({"type": "RADIO", "label": "Same"})),
+        base(serde_json::json!({"type": "EMAIL", "label": "Same", "value": "not an address"})),
+        base(serde_json::json!({"type": "NUMBER", "max": 3, "value": "4"})),
+    ]))
+    .unwrap_err();
+    let named: Vec<&str> = refused.iter().map(|(field, _)| field.as_str()).collect();
+    for expected in [
+        "[0].options[1]",
+        "[0].options[2]",
+        "[0].label",
+        "[1].max",
+        "[1].decimals",
+        "[2].options",
+        "[2].maxLength",
+        "[2].value",
+        "[3].pattern",
+        "[3].readOnly",
+        "[4].options",
+        "[5].label",
+        "[5].value",
+        "[6].value",
+    ] {
+        assert!(named.contains(&expected), "{expected} in {refused:?}");
+    }
 }
