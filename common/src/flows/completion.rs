@@ -20,11 +20,15 @@ use crate::{
         Actor, AuditEntry, AuditEntryId, AuditEvent, Document, DocumentId, DocumentStatus, Field,
         FieldType, Recipient, RecipientRole, RecipientStatus,
     },
-    store::{audit, documents, fields, pending_files, recipients},
+    store::{
+        attachments::{self, Attachment},
+        audit, documents, fields, pending_files, recipients,
+    },
     wire::views::Timestamp,
 };
 use signet_pdf::{
-    Certificate, CertificateAuditLine, CertificateRecipient, FinalPdf, StampError, StampField,
+    Certificate, CertificateAuditLine, CertificateRecipient, EmbeddedFile, FinalPdf, StampError,
+    StampField,
     StampKind,
     seal::{self, RevocationSource, SealError, SealKey, ValidationPlan},
 };
@@ -75,6 +79,7 @@ pub async fn check(
             return Ok(Outcome::Waiting);
         }
         let fields = fields::list(&mut tx, document_id).await?;
+        let signed_attachments = attachments::list_signed(&mut tx, document_id).await?;
         // In the same transaction: one connection per job, so a small pool cannot deadlock
         // with every job holding one and waiting for a second.
         let mut trail = audit::list(&mut *tx, document.account_id, document_id).await?;
@@ -113,11 +118,17 @@ pub async fn check(
             completed_at,
             default_language,
         );
-        let stamps = stamp_fields(&fields);
+        let stamps = stamp_fields(&with_file_names(&fields, &signed_attachments));
+        let mut embedded = Vec::with_capacity(signed_attachments.len());
+        for attachment in &signed_attachments {
+            let bytes = store.get(&attachment.file_key).await?;
+            embedded.push((embedded_file(attachment, &fields), bytes));
+        }
         let rendered = sealer
             .render_and_seal(
                 &original,
                 stamps,
+                embedded,
                 certificate,
                 format!("Completed in Signet, document {}", document.code),
                 completed_at,
@@ -198,6 +209,7 @@ impl Sealer<'_> {
         &self,
         original: &[u8],
         stamps: Vec<StampField>,
+        attachments: Vec<(EmbeddedFile, bytes::Bytes)>,
         certificate: Certificate,
         reason: String,
         completed_at: DateTime<Utc>,
@@ -207,7 +219,7 @@ impl Sealer<'_> {
         };
         let (rendered, with_placeholder) = self
             .sandbox
-            .render(original, stamps, certificate, reason, completed_at)
+            .render(original, stamps, attachments, certificate, reason, completed_at)
             .await
             .map_err(StampError::Read)?;
         let key = Arc::clone(self.key);
@@ -307,9 +319,41 @@ fn stamp_kind(field_type: FieldType) -> Option<StampKind> {
         FieldType::Email => StampKind::Email,
         FieldType::Name => StampKind::Name,
         FieldType::Company => StampKind::Company,
-        // The signer's file, once uploads are built (docs/fields.md): its name is stamped.
-        FieldType::Attachment => return None,
+        // Stamped with the file's name, which `with_file_names` puts in the value.
+        FieldType::Attachment => StampKind::Text,
     })
+}
+
+/// The fields with each ATTACHMENT field's value (the id of the file it holds) replaced by the
+/// file's name, which is what its box is stamped with.
+fn with_file_names(fields: &[Field], attached: &[Attachment]) -> Vec<Field> {
+    fields
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            if f.field_type == FieldType::Attachment {
+                f.value = attached
+                    .iter()
+                    .find(|a| Some(a.id.to_string()) == f.value)
+                    .map(|a| a.file_name.clone());
+            }
+            f
+        })
+        .collect()
+}
+
+/// A signer's attachment as the final PDF embeds it, described by the field it answers.
+fn embedded_file(attachment: &Attachment, fields: &[Field]) -> EmbeddedFile {
+    let field = fields.iter().find(|f| f.id == attachment.field_id);
+    EmbeddedFile {
+        name: attachment.file_name.clone(),
+        media_type: attachment.media_type.clone(),
+        sha256: attachment.sha256.clone(),
+        description: match field {
+            Some(f) => format!("Attachment, page {}", f.page),
+            None => "Attachment".to_owned(),
+        },
+    }
 }
 
 /// Times on the certificate read as they do in the API.

@@ -1,6 +1,7 @@
 //! End-to-end tests against a real PostgreSQL, the real router on a loopback socket, and the
 //! real binaries. One test binary (modules below) keeps link time down.
 
+mod attachments;
 mod audit_chain;
 mod bidi_isolation;
 mod bring_up;
@@ -13,6 +14,7 @@ mod database_restart;
 mod delivery_failures;
 mod draft_editing;
 mod errors;
+mod field_kinds;
 mod files;
 mod hardening;
 mod hostile_pdfs;

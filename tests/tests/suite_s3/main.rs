@@ -11,6 +11,8 @@
 //! `idempotency`, whose keys live in PostgreSQL alone and whose requests store no file; and
 //! `schemathesis`, which checks the OpenAPI document against the server, whatever its store.
 
+#[path = "../suite/attachments.rs"]
+mod attachments;
 #[path = "../suite/audit_chain.rs"]
 mod audit_chain;
 #[path = "../suite/browser.rs"]
@@ -98,6 +100,9 @@ const LEFT_OUT: &[&str] = &[
     // Prefilled values are rows; the final PDFs are stored and read back through the paths
     // signing_flow checks here.
     "template_prefill",
+    // The signing page's new kinds of field: what the browser draws and sends; the attachment's
+    // store paths are checked here by attachments.
+    "field_kinds",
     // The page's PDF comes through the same download link the browser journey, which runs
     // here, already checks against a bucket.
     "signing_page",
