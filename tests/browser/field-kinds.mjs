@@ -89,7 +89,7 @@ try {
     }
     await page.focus("#dialog-apply");
     await page.keyboard.press("Enter");
-    await page.waitForSelector("#field-dialog:not([open])", { timeout: 30000 }).catch(async () => {
+    await page.waitForSelector("#field-dialog[open]", { state: "detached", timeout: 30000 }).catch(async () => {
       throw new Error(`${at.type}: the dialog stayed open: ${await page.textContent("#dialog-error")}`);
     });
   }
@@ -103,7 +103,7 @@ try {
     await page.keyboard.type(values.NAME);
     await page.focus("#dialog-apply");
     await page.keyboard.press("Enter");
-    await page.waitForSelector("#field-dialog:not([open])");
+    await page.waitForSelector("#field-dialog[open]", { state: "detached" });
   }
   findings.progressAfter = await page.textContent("#progress");
   findings.shown = await page.locator("#pages button.field").evaluateAll((boxes) =>
