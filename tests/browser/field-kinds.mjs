@@ -89,8 +89,10 @@ try {
     }
     await page.focus("#dialog-apply");
     await page.keyboard.press("Enter");
-    await page.waitForSelector("#field-dialog[open]", { state: "detached", timeout: 30000 }).catch(async () => {
-      throw new Error(`${at.type}: the dialog stayed open: ${await page.textContent("#dialog-error")}`);
+    // An attachment is uploaded (a PDF read in the sandbox) before the dialog closes.
+    await page.waitForSelector("#field-dialog[open]", { state: "detached", timeout: 90000 }).catch(async () => {
+      const said = [await page.textContent("#dialog-error"), await page.textContent("#dialog-file-status")];
+      throw new Error(`${at.type}: the dialog stayed open: ${said.join(" / ")}`);
     });
   }
   // NAME came filled with the recipient's name, so the guide passed it by: corrected by hand.

@@ -82,8 +82,8 @@ async fn a_signer_fills_every_new_kind_of_field_with_the_keyboard() {
     // Optional fields are named so and left out of the count: 10 required (the read-only and
     // the optional one are not), NAME filled from the start with the recipient's name.
     let names = findings["names"].to_string();
-    assert!(names.contains("Notes, page 1 (optional)"), "{names}");
-    assert!(names.contains("Agree to the rules, page 1"), "{names}");
+    assert!(names.contains("Text (Notes), page 1 (optional)"), "{names}");
+    assert!(names.contains("Checkbox (Agree to the rules), page 1"), "{names}");
     assert_eq!(findings["progressBefore"], "1 of 10 fields completed");
     assert_eq!(findings["progressAfter"], "10 of 10 fields completed");
     assert_eq!(findings["namePrefilled"], "Ann Lee");

@@ -98,10 +98,10 @@ struct PageField {
     /// A value prefilled by the sender (or a NAME field's recipient's name): read-only, or
     /// shown for the signer to keep or change.
     value: Option<String>,
-    /// "Signature", or the field's label: what its box shows while empty.
+    /// "Signature": what its box shows while empty.
     kind: String,
-    /// "Signature, page 2" ("…, page 2 (optional)"): what screen readers and error messages
-    /// call it.
+    /// "Signature, page 2", "Text (Company), page 1 (optional)": what screen readers and error
+    /// messages call it.
     name: String,
     /// The message when it is left empty.
     empty: String,
@@ -147,10 +147,16 @@ impl SigningPage<'_> {
         fields
             .into_iter()
             .map(|f| {
-                let kind = f.label.clone().unwrap_or_else(|| self.kind(f.field_type));
+                // A labelled field is called by its kind and label; its box shows the kind, which
+                // its name starts with (WCAG 2.5.3).
+                let kind = self.kind(f.field_type);
+                let called = match &f.label {
+                    Some(label) => format!("{kind} ({label})"),
+                    None => kind.clone(),
+                };
                 let mut name = self.language.format(
                     "sign-field-name",
-                    &[("kind", kind.clone().into()), ("page", f.page.into())],
+                    &[("kind", called.into()), ("page", f.page.into())],
                 );
                 if !f.required {
                     name = self
