@@ -3,7 +3,7 @@
 // guide's focus or Tab and opened with Enter, a checkbox ticked with Space, a radio chosen with
 // the arrow keys, a select changed with the arrow keys, Apply and Sign pressed with Enter. The
 // file for the ATTACHMENT field is given to its file input (a file chooser is the system's).
-// axe-core runs in the page at each step. Run by tests/tests/suite/field_kinds.rs with LINK,
+// axe-core runs in the page at each step. Run by tests/tests/suite/signing_page_kinds.rs with LINK,
 // VALUES (JSON: type → what to enter), FILE (a file to attach) and SHOTS. Prints one JSON line
 // of findings.
 import { readFileSync } from "node:fs";

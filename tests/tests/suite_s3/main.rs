@@ -102,7 +102,7 @@ const LEFT_OUT: &[&str] = &[
     "template_prefill",
     // The signing page's new kinds of field: what the browser draws and sends; the attachment's
     // store paths are checked here by attachments.
-    "field_kinds",
+    "signing_page_kinds",
     // The page's PDF comes through the same download link the browser journey, which runs
     // here, already checks against a bucket.
     "signing_page",
