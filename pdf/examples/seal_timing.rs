@@ -43,6 +43,7 @@ fn main() {
             consent_ip: None,
             consent_user_agent: None,
             consent_text: None,
+            fields: Vec::new(),
         }],
         audit: Vec::new(),
     };

@@ -46,6 +46,19 @@ pub struct CertificateRecipient {
     pub consent_user_agent: Option<String>,
     #[serde(default)]
     pub consent_text: Option<String>,
+    /// The fields the recipient filled in, in their order on the document.
+    #[serde(default)]
+    pub fields: Vec<CertificateField>,
+}
+
+/// A field a recipient filled in, as the certificate lists it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CertificateField {
+    /// The API's kind (`CHECKBOX`), named in the certificate's language.
+    pub kind: String,
+    pub label: Option<String>,
+    /// As stamped; a checkbox's `true` or `false` is written in words.
+    pub value: String,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -399,6 +412,7 @@ fn certificate_lines(certificate: &Certificate, stamped_sha256: &str) -> Vec<Lin
         if let Some(at) = &recipient.consented_at {
             lines.extend(consent_lines(language, recipient, at));
         }
+        lines.extend(field_lines(language, &recipient.fields));
     }
     lines.push(Line::section(&count(
         "cert-section-audit",
@@ -500,6 +514,48 @@ fn consent_lines(language: Language, recipient: &CertificateRecipient, at: &str)
     lines
 }
 
+/// The fields a recipient filled in: a line each, its kind in words, its label if it has one
+/// and its value as stamped (a checkbox's in words), the person's words isolated as every
+/// recorded value is.
+fn field_lines(language: Language, fields: &[CertificateField]) -> Vec<Line> {
+    if fields.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![Line {
+        indent: DETAIL_INDENT,
+        space_before: 2.0,
+        keep_with_next: true,
+        ..Line::new(&language.text("cert-fields"), 9.5)
+    }];
+    lines.extend(fields.iter().map(|field| {
+        let kind = word(language, "cert-kind", &field.kind);
+        let value = match (field.kind.as_str(), field.value.as_str()) {
+            ("CHECKBOX", "true") => language.text("cert-field-checked"),
+            ("CHECKBOX", _) => language.text("cert-field-unchecked"),
+            (_, value) => as_written(value),
+        };
+        let text = match &field.label {
+            Some(label) => language.format(
+                "cert-field-labelled",
+                &[
+                    ("kind", kind.into()),
+                    ("label", as_written(label).into()),
+                    ("value", value.into()),
+                ],
+            ),
+            None => language.format(
+                "cert-field-unlabelled",
+                &[("kind", kind.into()), ("value", value.into())],
+            ),
+        };
+        Line {
+            indent: QUOTE_INDENT,
+            ..Line::new(&text, 9.0)
+        }
+    }));
+    lines
+}
+
 /// The language's word for one of the API's values (`SIGNER`, `SIGNED`…), the message
 /// `<prefix>-<value in lower case>`; a value without a message is printed as it is.
 fn word(language: Language, prefix: &str, value: &str) -> String {
@@ -508,6 +564,17 @@ fn word(language: Language, prefix: &str, value: &str) -> String {
         "cert-role" => &["signer", "viewer"],
         "cert-status-signer" => &["pending", "viewed", "signed", "declined"],
         "cert-status-viewer" => &["pending", "viewed"],
+        "cert-kind" => &[
+            "text",
+            "checkbox",
+            "radio",
+            "dropdown",
+            "number",
+            "email",
+            "name",
+            "company",
+            "attachment",
+        ],
         "cert-event" => &[
             "created",
             "sent",

@@ -43,7 +43,7 @@ mod stamp;
 mod stamp_error;
 mod typeset;
 
-pub use certificate::{Certificate, CertificateAuditLine, CertificateRecipient};
+pub use certificate::{Certificate, CertificateAuditLine, CertificateField, CertificateRecipient};
 pub use embedded_files::EmbeddedFile;
 pub use final_pdf::{FinalPdf, render_final, render_final_with};
 pub use hash::sha256_hex;

@@ -51,8 +51,31 @@ BEYOND_SCHEMA = re.compile(
     r"|.+ is the name of an earlier role: role names are unique"
     r"|.+ is also the label of .+: labels are unique in the template"
     r"|a label has only letters, digits, _, -, \. and spaces"
-    r"|only a TEXT field can be read-only"
-    r"|a template has at most \d+ fields)$",
+    r"|a template has at most \d+ fields"
+    # Kinds of field (issue #33, docs/fields.md): which properties a kind takes, how they
+    # agree with each other, and a value by its kind's rule (all depend on `type`); a label's
+    # letters are Unicode's, which JSON Schema tools' patterns do not agree on.
+    r"|only a [A-Z, ]+ field takes \w+, not a [A-Z]+ field"
+    r"|required: a [A-Z]+ field's signer picks one of its options"
+    r"|.+ is given twice: options are distinct"
+    r"|must be at least min"
+    r"|not a regular expression \(Rust regex syntax\)"
+    r"|the pattern is too large"
+    r"|a read-only field needs a value: it is stamped as given"
+    r"|a label has 1 to \d+ characters: letters, digits, _, -, \. and spaces"
+    r"|.+ is also the label of .+: labels are unique in the (document|template)"
+    r"|.+ is the label of another field of the document: labels are unique in the document"
+    r"|at most \d+ characters"
+    r"|does not match the field's pattern .+"
+    r"|not a valid e-mail address"
+    r"|internationalised \(non-ASCII\) e-mail addresses are not supported: .+"
+    r"|must not contain invisible or direction-changing characters .+"
+    r"|expected true \(ticked\) or false"
+    r"|not one of the field's options \(.*\)"
+    r"|not a number.*"
+    r"|must be a whole number"
+    r"|at most \d+ digits after the decimal point"
+    r"|must be (from|at least|at most) .+)$",
     re.S,
 )
 

@@ -77,9 +77,8 @@ pub async fn upload(
 ) -> Result<Attachment> {
     let at = format!("fields.{}", upload.field_id);
     let refuse = |reason: String| Error::Invalid(vec![Problem::new(at.clone(), reason)]);
-    let file_name = check_file_name(upload.file_name.as_deref()).map_err(|reason| {
-        Error::Invalid(vec![Problem::new(format!("{at}.name"), reason)])
-    })?;
+    let file_name = check_file_name(upload.file_name.as_deref())
+        .map_err(|reason| Error::Invalid(vec![Problem::new(format!("{at}.name"), reason)]))?;
     // The link and its field first: a stranger's file is never read further.
     let checked = check_field(pool, token, upload.field_id, &at).await?;
     let bytes = upload.bytes;

@@ -27,9 +27,8 @@ use crate::{
     wire::views::Timestamp,
 };
 use signet_pdf::{
-    Certificate, CertificateAuditLine, CertificateRecipient, EmbeddedFile, FinalPdf, StampError,
-    StampField,
-    StampKind,
+    Certificate, CertificateAuditLine, CertificateField, CertificateRecipient, EmbeddedFile,
+    FinalPdf, StampError, StampField, StampKind,
     seal::{self, RevocationSource, SealError, SealKey, ValidationPlan},
 };
 use sqlx::PgPool;
@@ -114,11 +113,14 @@ pub async fn check(
         let certificate = certificate(
             &document,
             &recipients,
+            &with_attachments(&fields, &signed_attachments, attachment_record),
             &trail,
             completed_at,
             default_language,
         );
-        let stamps = stamp_fields(&with_file_names(&fields, &signed_attachments));
+        let stamps = stamp_fields(&with_attachments(&fields, &signed_attachments, |a| {
+            a.file_name.clone()
+        }));
         let mut embedded = Vec::with_capacity(signed_attachments.len());
         for attachment in &signed_attachments {
             let bytes = store.get(&attachment.file_key).await?;
@@ -219,7 +221,14 @@ impl Sealer<'_> {
         };
         let (rendered, with_placeholder) = self
             .sandbox
-            .render(original, stamps, attachments, certificate, reason, completed_at)
+            .render(
+                original,
+                stamps,
+                attachments,
+                certificate,
+                reason,
+                completed_at,
+            )
             .await
             .map_err(StampError::Read)?;
         let key = Arc::clone(self.key);
@@ -324,9 +333,14 @@ fn stamp_kind(field_type: FieldType) -> Option<StampKind> {
     })
 }
 
-/// The fields with each ATTACHMENT field's value (the id of the file it holds) replaced by the
-/// file's name, which is what its box is stamped with.
-fn with_file_names(fields: &[Field], attached: &[Attachment]) -> Vec<Field> {
+/// The fields with each ATTACHMENT field's value (the id of the file it holds) replaced by
+/// `describe` of the file: its name is what its box is stamped with; its name, size and
+/// SHA-256 what the certificate lists.
+fn with_attachments(
+    fields: &[Field],
+    attached: &[Attachment],
+    describe: fn(&Attachment) -> String,
+) -> Vec<Field> {
     fields
         .iter()
         .map(|f| {
@@ -335,9 +349,39 @@ fn with_file_names(fields: &[Field], attached: &[Attachment]) -> Vec<Field> {
                 f.value = attached
                     .iter()
                     .find(|a| Some(a.id.to_string()) == f.value)
-                    .map(|a| a.file_name.clone());
+                    .map(describe);
             }
             f
+        })
+        .collect()
+}
+
+/// An attached file as the certificate lists it.
+fn attachment_record(a: &Attachment) -> String {
+    format!("{} ({} B, SHA-256 {})", a.file_name, a.size, a.sha256)
+}
+
+/// The fields `recipient` filled in, with the value stamped: those a person types or picks
+/// (a signature is seen on the page, a date is the signing time the certificate gives), and
+/// the files they attached (name, size, SHA-256).
+fn certificate_fields(fields: &[Field], recipient: &Recipient) -> Vec<CertificateField> {
+    fields
+        .iter()
+        .filter(|f| {
+            f.recipient_id == recipient.id
+                && (f.field_type.takes_prefill() || f.field_type == FieldType::Attachment)
+        })
+        .filter_map(|f| {
+            Some(CertificateField {
+                kind: f.field_type.as_str().to_owned(),
+                label: f.label.clone(),
+                value: f
+                    .value
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|v| !v.is_empty())?
+                    .to_owned(),
+            })
         })
         .collect()
 }
@@ -364,6 +408,7 @@ fn time(t: DateTime<Utc>) -> String {
 fn certificate(
     document: &Document,
     recipients: &[Recipient],
+    fields: &[Field],
     trail: &[AuditEntry],
     completed_at: DateTime<Utc>,
     default_language: Language,
@@ -406,6 +451,7 @@ fn certificate(
                     consent_ip: r.consented_at.and(r.consent_ip.clone()),
                     consent_user_agent: r.consented_at.and(r.consent_user_agent.clone()),
                     consent_text: r.consented_at.and(r.consent_text.clone()),
+                    fields: certificate_fields(fields, r),
                 }
             })
             .collect(),
@@ -715,6 +761,7 @@ mod tests {
         let certificate = certificate(
             &document,
             &[ann, vic],
+            &[],
             &trail,
             Utc::now(),
             Language::English,

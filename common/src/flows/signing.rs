@@ -10,8 +10,8 @@ use crate::{
     flows::{attachments, invitations},
     infra::{notify::Notifier, secrets::SigningToken},
     model::{
-        Actor, AttachmentId, Document, DocumentStatus, Field, FieldId, FieldType, Recipient, RecipientId,
-        RecipientRole, RecipientStatus, field_values,
+        Actor, AttachmentId, Document, DocumentStatus, Field, FieldId, FieldType, Recipient,
+        RecipientId, RecipientRole, RecipientStatus, field_values,
     },
     store::{documents, fields, recipients},
     wire::inputs::{DeclineInput, SubmitInput},

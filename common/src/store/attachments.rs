@@ -64,7 +64,10 @@ pub async fn find_own(
 
 /// The attachments the document's fields hold as their values (those signed with), in the
 /// order of `created_at`.
-pub async fn list_signed(conn: &mut PgConnection, document_id: DocumentId) -> Result<Vec<Attachment>> {
+pub async fn list_signed(
+    conn: &mut PgConnection,
+    document_id: DocumentId,
+) -> Result<Vec<Attachment>> {
     Ok(sqlx::query_as(
         "SELECT id, document_id, recipient_id, field_id, file_key, file_name, media_type, size,
                 sha256

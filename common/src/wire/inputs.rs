@@ -117,7 +117,11 @@ pub struct FieldInput {
     /// Additive (TEXT, NUMBER, EMAIL, NAME, COMPANY, CHECKBOX, RADIO, DROPDOWN): a prefilled
     /// value, checked by the kind's value rule; the signer may change it unless `readOnly`
     #[serde(default)]
-    #[schema(min_length = 1, max_length = 1000)]
+    #[schema(
+        min_length = 1,
+        max_length = 1000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    )]
     pub value: Option<String>,
     /// Additive: `true` stamps `value` as given (required with it); the signer does not fill
     /// the field. Default `false`
@@ -126,7 +130,7 @@ pub struct FieldInput {
     /// Additive (RADIO, DROPDOWN, required there): 1 to 50 distinct choices of 1 to 100
     /// characters
     #[serde(default)]
-    #[schema(min_items = 1, max_items = 50)]
+    #[schema(min_items = 1, max_items = 50, value_type = Option<Vec<FieldOption>>)]
     pub options: Option<Vec<String>>,
     /// Additive (NUMBER): the least value, inclusive
     #[serde(default)]
@@ -148,6 +152,16 @@ pub struct FieldInput {
     #[schema(min_length = 1, max_length = 200)]
     pub pattern: Option<String>,
 }
+
+/// A choice of a RADIO or DROPDOWN field: 1 to 100 characters, not only white space, no control
+/// characters; the choices of a field are distinct (compared trimmed).
+#[derive(ToSchema)]
+#[schema(
+    min_length = 1,
+    max_length = 100,
+    pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+)]
+pub struct FieldOption(#[allow(dead_code)] String);
 
 impl FieldInput {
     pub fn properties(&self) -> FieldPropertiesInput {

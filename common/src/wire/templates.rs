@@ -11,7 +11,9 @@ use crate::{
     model::{DocumentId, FieldType, RecipientRole, TemplateId},
     store::templates::{Template, TemplateField, TemplateRole},
     wire::{
-        inputs::{FieldPropertiesInput, RemindersInput, optional_whole_number, whole_number},
+        inputs::{
+            FieldOption, FieldPropertiesInput, RemindersInput, optional_whole_number, whole_number,
+        },
         views::{Pixels, Timestamp},
     },
 };
@@ -180,11 +182,15 @@ pub struct TemplateFieldInput {
     /// As a document field's `value`: what its documents' field is prefilled with, unless
     /// they are made with another (`values`)
     #[serde(default)]
-    #[schema(min_length = 1, max_length = 1000)]
+    #[schema(
+        min_length = 1,
+        max_length = 1000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    )]
     pub value: Option<String>,
     /// As a document field's `options` (RADIO, DROPDOWN)
     #[serde(default)]
-    #[schema(min_items = 1, max_items = 50)]
+    #[schema(min_items = 1, max_items = 50, value_type = Option<Vec<FieldOption>>)]
     pub options: Option<Vec<String>>,
     /// As a document field's `min` (NUMBER)
     #[serde(default)]

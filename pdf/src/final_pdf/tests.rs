@@ -147,6 +147,7 @@ fn certificate(original: &[u8], audit_entries: usize) -> Certificate {
                 consent_ip: None,
                 consent_user_agent: None,
                 consent_text: None,
+                fields: Vec::new(),
             },
             CertificateRecipient {
                 name: "Charles Babbage".into(),
@@ -161,6 +162,7 @@ fn certificate(original: &[u8], audit_entries: usize) -> Certificate {
                 consent_ip: None,
                 consent_user_agent: None,
                 consent_text: None,
+                fields: Vec::new(),
             },
         ],
         audit: (1..=audit_entries)

@@ -33,6 +33,7 @@ fn final_pdf() -> FinalPdf {
             consent_ip: None,
             consent_user_agent: None,
             consent_text: None,
+            fields: Vec::new(),
         }],
         audit: Vec::new(),
     };

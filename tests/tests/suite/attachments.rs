@@ -25,7 +25,13 @@ fn png() -> Vec<u8> {
     bytes
 }
 
-async fn upload(app: &TestApp, link: &str, field: &str, name: &str, bytes: Vec<u8>) -> (u16, Value) {
+async fn upload(
+    app: &TestApp,
+    link: &str,
+    field: &str,
+    name: &str,
+    bytes: Vec<u8>,
+) -> (u16, Value) {
     read(
         app.client
             .post(
@@ -78,10 +84,10 @@ fn refused_naming(answer: &(u16, Value), field: &str, reason: &str) {
     assert_eq!(answer.0, 400, "{}", answer.1);
     let errors = answer.1["errors"].as_array().expect("errors");
     assert!(
-        errors
-            .iter()
-            .any(|e| e["field"].as_str().unwrap_or_default().starts_with(field)
-                && e["reason"].as_str().unwrap_or_default().contains(reason)),
+        errors.iter().any(
+            |e| e["field"].as_str().unwrap_or_default().starts_with(field)
+                && e["reason"].as_str().unwrap_or_default().contains(reason)
+        ),
         "expected {field}: …{reason}… in {}",
         answer.1
     );
@@ -98,10 +104,13 @@ async fn attachments_are_checked_held_by_their_field_and_embedded_in_the_final_p
         {"name": "Ann Example", "email": "ann@signet.test", "role": "SIGNER"},
         {"name": "Bob Example", "email": "bob@signet.test", "role": "SIGNER"},
     ]);
-    assert_eq!(app.post(&format!("/documents/{doc}/recipients"), &key, &people).await.0, 200);
-    let field = |email: &str, kind: &str, y: i32| {
-        json!({"recipientEmail": email, "type": kind, "page": 1, "x": 72, "y": y, "width": 260, "height": 30})
-    };
+    assert_eq!(
+        app.post(&format!("/documents/{doc}/recipients"), &key, &people)
+            .await
+            .0,
+        200
+    );
+    let field = |email: &str, kind: &str, y: i32| json!({"recipientEmail": email, "type": kind, "page": 1, "x": 72, "y": y, "width": 260, "height": 30});
     let placed = json!([
         field("ann@signet.test", "ATTACHMENT", 80),
         field("ann@signet.test", "ATTACHMENT", 130),
@@ -109,9 +118,13 @@ async fn attachments_are_checked_held_by_their_field_and_embedded_in_the_final_p
         field("bob@signet.test", "ATTACHMENT", 230),
         field("bob@signet.test", "SIGNATURE", 280),
     ]);
-    let (status, body) = app.post(&format!("/documents/{doc}/fields"), &key, &placed).await;
+    let (status, body) = app
+        .post(&format!("/documents/{doc}/fields"), &key, &placed)
+        .await;
     assert_eq!(status, 200, "{body}");
-    let (status, body) = app.post(&format!("/documents/{doc}/send"), &key, &send_body()).await;
+    let (status, body) = app
+        .post(&format!("/documents/{doc}/send"), &key, &send_body())
+        .await;
     assert_eq!(status, 200, "{body}");
     let links = invitations(&mailbox, 2).await;
     let (ann, bob) = (&links["ann@signet.test"], &links["bob@signet.test"]);
@@ -137,7 +150,14 @@ async fn attachments_are_checked_held_by_their_field_and_embedded_in_the_final_p
         "larger than the 1 MiB",
     );
     refused_naming(
-        &upload(&app, ann, &proof, "proof.gif", b"GIF89a\x01\x00\x01\x00".to_vec()).await,
+        &upload(
+            &app,
+            ann,
+            &proof,
+            "proof.gif",
+            b"GIF89a\x01\x00\x01\x00".to_vec(),
+        )
+        .await,
         &format!("fields.{proof}"),
         "not a PDF, PNG or JPEG",
     );
@@ -149,7 +169,14 @@ async fn attachments_are_checked_held_by_their_field_and_embedded_in_the_final_p
     );
     // A PDF is read in the sandbox like an upload: a broken one is refused.
     refused_naming(
-        &upload(&app, ann, &proof, "broken.pdf", b"%PDF-1.7\nnot really".to_vec()).await,
+        &upload(
+            &app,
+            ann,
+            &proof,
+            "broken.pdf",
+            b"%PDF-1.7\nnot really".to_vec(),
+        )
+        .await,
         &format!("fields.{proof}"),
         "the PDF cannot be taken",
     );
@@ -251,16 +278,26 @@ async fn attachments_are_checked_held_by_their_field_and_embedded_in_the_final_p
         .arg(&path)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(std::fs::read(&saved).unwrap(), image);
     let text = pdftotext(&final_pdf);
     assert!(text.contains("proof of address.png"), "{text}");
-    assert!(text.contains(&signet_pdf::sha256_hex(&image)[..16]), "the certificate lists the SHA-256: {text}");
+    assert!(
+        text.contains(&signet_pdf::sha256_hex(&image)[..16]),
+        "the certificate lists the SHA-256: {text}"
+    );
 }
 
 async fn download(app: &TestApp, key: &str, doc: uuid::Uuid) -> Vec<u8> {
     let detail = app.get(&format!("/documents/{doc}"), key).await.1;
-    let url = detail["data"]["filePath"].as_str().expect("filePath").to_owned();
+    let url = detail["data"]["filePath"]
+        .as_str()
+        .expect("filePath")
+        .to_owned();
     app.client
         .get(url)
         .send()
@@ -280,13 +317,28 @@ async fn replaced_uploads_are_swept_and_signed_ones_kept() {
     let mailbox = Mailbox::start().await;
     let doc = app.document(account, "Proofs", &[LETTER]).await;
     let people = json!([{"name": "Ann Example", "email": "ann@signet.test", "role": "SIGNER"}]);
-    assert_eq!(app.post(&format!("/documents/{doc}/recipients"), &key, &people).await.0, 200);
+    assert_eq!(
+        app.post(&format!("/documents/{doc}/recipients"), &key, &people)
+            .await
+            .0,
+        200
+    );
     let placed = json!([
         {"recipientEmail": "ann@signet.test", "type": "ATTACHMENT", "page": 1, "x": 72, "y": 80, "width": 260, "height": 30},
         {"recipientEmail": "ann@signet.test", "type": "SIGNATURE", "page": 1, "x": 72, "y": 140, "width": 260, "height": 30},
     ]);
-    assert_eq!(app.post(&format!("/documents/{doc}/fields"), &key, &placed).await.0, 200);
-    assert_eq!(app.post(&format!("/documents/{doc}/send"), &key, &send_body()).await.0, 200);
+    assert_eq!(
+        app.post(&format!("/documents/{doc}/fields"), &key, &placed)
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        app.post(&format!("/documents/{doc}/send"), &key, &send_body())
+            .await
+            .0,
+        200
+    );
     let worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
     let links = invitations(&mailbox, 1).await;
     drop(worker);
@@ -308,7 +360,10 @@ async fn replaced_uploads_are_swept_and_signed_ones_kept() {
     assert_eq!(status, 200, "{body}");
     let keys_before = app.file_store.keys().await;
     assert_eq!(
-        keys_before.iter().filter(|k| k.contains("/attachments/")).count(),
+        keys_before
+            .iter()
+            .filter(|k| k.contains("/attachments/"))
+            .count(),
         2,
         "{keys_before:?}"
     );
@@ -327,7 +382,10 @@ async fn replaced_uploads_are_swept_and_signed_ones_kept() {
     .await;
     assert_eq!(left, vec![second_id.clone()]);
     let keys = app.file_store.keys().await;
-    let attachments: Vec<&String> = keys.iter().filter(|k| k.contains("/attachments/")).collect();
+    let attachments: Vec<&String> = keys
+        .iter()
+        .filter(|k| k.contains("/attachments/"))
+        .collect();
     assert_eq!(attachments.len(), 1, "{keys:?}");
     assert!(attachments[0].ends_with(&second_id), "{attachments:?}");
 }

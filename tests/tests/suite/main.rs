@@ -14,6 +14,7 @@ mod database_restart;
 mod delivery_failures;
 mod draft_editing;
 mod errors;
+mod field_kinds;
 mod files;
 mod hardening;
 mod hostile_pdfs;

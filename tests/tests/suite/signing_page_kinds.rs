@@ -35,17 +35,41 @@ async fn a_signer_fills_every_new_kind_of_field_with_the_keyboard() {
         field
     };
     let fields = json!([
-        at("CHECKBOX", 60, json!({"label": "Agree to the rules", "width": 24})),
-        at("RADIO", 100, json!({"label": "Plan", "options": ["Monthly", "Yearly"]})),
-        at("DROPDOWN", 140, json!({"label": "Branch", "options": ["North", "South", "West"]})),
-        at("NUMBER", 180, json!({"label": "Guests", "min": 0, "max": 10, "decimals": 1})),
+        at(
+            "CHECKBOX",
+            60,
+            json!({"label": "Agree to the rules", "width": 24})
+        ),
+        at(
+            "RADIO",
+            100,
+            json!({"label": "Plan", "options": ["Monthly", "Yearly"]})
+        ),
+        at(
+            "DROPDOWN",
+            140,
+            json!({"label": "Branch", "options": ["North", "South", "West"]})
+        ),
+        at(
+            "NUMBER",
+            180,
+            json!({"label": "Guests", "min": 0, "max": 10, "decimals": 1})
+        ),
         at("EMAIL", 220, json!({})),
         at("NAME", 260, json!({})),
         at("COMPANY", 300, json!({})),
-        at("TEXT", 340, json!({"label": "Member code", "maxLength": 8, "pattern": "[A-Z]{2}[0-9]{3}"})),
+        at(
+            "TEXT",
+            340,
+            json!({"label": "Member code", "maxLength": 8, "pattern": "[A-Z]{2}[0-9]{3}"})
+        ),
         at("ATTACHMENT", 380, json!({"label": "Proof of address"})),
         at("TEXT", 420, json!({"label": "Notes", "required": false})),
-        at("TEXT", 460, json!({"label": "Fee", "value": "EUR 40", "readOnly": true})),
+        at(
+            "TEXT",
+            460,
+            json!({"label": "Fee", "value": "EUR 40", "readOnly": true})
+        ),
         at("SIGNATURE", 500, json!({"height": 40})),
     ]);
     let (status, body) = app
@@ -83,12 +107,18 @@ async fn a_signer_fills_every_new_kind_of_field_with_the_keyboard() {
     // the optional one are not), NAME filled from the start with the recipient's name.
     let names = findings["names"].to_string();
     assert!(names.contains("Text (Notes), page 1 (optional)"), "{names}");
-    assert!(names.contains("Checkbox (Agree to the rules), page 1"), "{names}");
+    assert!(
+        names.contains("Checkbox (Agree to the rules), page 1"),
+        "{names}"
+    );
     assert_eq!(findings["progressBefore"], "1 of 10 fields completed");
     assert_eq!(findings["progressAfter"], "10 of 10 fields completed");
     assert_eq!(findings["namePrefilled"], "Ann Lee");
     assert_eq!(findings["checkboxTicked"], true);
-    assert_eq!(findings["shown"]["ATTACHMENT"], "utility-bill.pdf", "{findings}");
+    assert_eq!(
+        findings["shown"]["ATTACHMENT"], "utility-bill.pdf",
+        "{findings}"
+    );
     // The guide took the keyboard through every required field in reading order, then to Sign.
     let steps: Vec<String> = findings["steps"]
         .as_array()
@@ -99,15 +129,31 @@ async fn a_signer_fills_every_new_kind_of_field_with_the_keyboard() {
     assert_eq!(
         steps,
         [
-            "CHECKBOX", "RADIO", "DROPDOWN", "NUMBER", "EMAIL", "COMPANY", "TEXT", "ATTACHMENT",
-            "SIGNATURE", "-"
+            "CHECKBOX",
+            "RADIO",
+            "DROPDOWN",
+            "NUMBER",
+            "EMAIL",
+            "COMPANY",
+            "TEXT",
+            "ATTACHMENT",
+            "SIGNATURE",
+            "-"
         ],
         "{findings}"
     );
 
     let detail = wait_for_status(&app, &key, doc, "COMPLETED").await;
     let url = detail["filePath"].as_str().expect("filePath").to_owned();
-    let final_pdf = app.client.get(url).send().await.unwrap().bytes().await.unwrap();
+    let final_pdf = app
+        .client
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
     let text = pdftotext(&final_pdf);
     for shown in [
         "Yearly",

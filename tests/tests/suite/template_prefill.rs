@@ -418,7 +418,7 @@ async fn labels_marks_and_values_that_break_a_rule_are_refused_naming_them() {
         (
             json!({"Rent": "100", "Tenant.signature.1": "Tenant"}),
             "values.Tenant.signature.1",
-            "only a TEXT field",
+            "only a field that takes a value",
         ),
         (json!({"Company": "Acme"}), "values.Rent", "required"),
         (json!({"Rent": "   "}), "values.Rent", "must not be empty"),

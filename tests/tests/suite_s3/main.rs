@@ -100,6 +100,9 @@ const LEFT_OUT: &[&str] = &[
     // Prefilled values are rows; the final PDFs are stored and read back through the paths
     // signing_flow checks here.
     "template_prefill",
+    // Kinds of field are rows and what the stamping draws; the final PDF is stored and read
+    // back through the paths signing_flow checks here.
+    "field_kinds",
     // The signing page's new kinds of field: what the browser draws and sends; the attachment's
     // store paths are checked here by attachments.
     "signing_page_kinds",
