@@ -317,7 +317,9 @@ function setUpDialog() {
     byId("sign-error").textContent = "";
     goToNext(field.id);
   });
-  dialog.addEventListener("close", () => { editing = null; });
+  // The close event comes as a task of its own, which input may overtake: by then the dialog
+  // may be open again for the next field, which it must not forget.
+  dialog.addEventListener("close", () => { if (!dialog.open) editing = null; });
 }
 
 // Sign: every field filled, or a list of what is missing, each named.

@@ -91,7 +91,9 @@ try {
     await page.keyboard.press("Enter");
     // An attachment is uploaded (a PDF read in the sandbox) before the dialog closes.
     await page.waitForSelector("#field-dialog[open]", { state: "detached", timeout: 90000 }).catch(async () => {
-      const said = [await page.textContent("#dialog-error"), await page.textContent("#dialog-file-status")];
+      const said = [await page.textContent("#dialog-error"), await page.textContent("#dialog-file-status"),
+        await page.evaluate(() => { const i = document.getElementById("dialog-input"); return `${i.type} ${JSON.stringify(i.value)} valid=${i.checkValidity()} focus=${document.activeElement?.id} title=${document.getElementById("dialog-title").textContent} progress=${document.getElementById("progress").textContent}`; }),
+        ...findings.consoleErrors];
       throw new Error(`${at.type}: the dialog stayed open: ${said.join(" / ")}`);
     });
   }
@@ -105,7 +107,9 @@ try {
     await page.keyboard.type(values.NAME);
     await page.focus("#dialog-apply");
     await page.keyboard.press("Enter");
-    await page.waitForSelector("#field-dialog[open]", { state: "detached" });
+    await page.waitForSelector("#field-dialog[open]", { state: "detached" }).catch(async () => {
+      throw new Error(`NAME: the dialog stayed open: ${await page.textContent("#dialog-error")}`);
+    });
   }
   findings.progressAfter = await page.textContent("#progress");
   findings.shown = await page.locator("#pages button.field").evaluateAll((boxes) =>
