@@ -19,6 +19,8 @@ pub struct EmbeddedFile {
     pub sha256: String,
     /// What the certificate calls the field it answers: "Attachment (Proof of address)".
     pub description: String,
+    /// How many bytes it has: where its bytes end in the sandbox's payload.
+    pub size: usize,
 }
 
 /// Adds `files` (each with its bytes) to the document's embedded files. An original that
@@ -33,7 +35,7 @@ pub(crate) fn embed(doc: &mut Document, files: &[(EmbeddedFile, &[u8])]) -> Resu
         let spec = add_file(doc, file, bytes);
         names.push((key, spec));
     }
-    names.sort_by(|a, b| utf16_text(&a.0).cmp(&utf16_text(&b.0)));
+    names.sort_by_key(|(key, _)| utf16_text(key));
     let leaf: Vec<Object> = names
         .iter()
         .flat_map(|(key, spec)| [text_string(key), Object::Reference(*spec)])
@@ -155,6 +157,7 @@ mod tests {
             media_type: "image/png".into(),
             sha256: "ab".repeat(32),
             description: "Attachment".into(),
+            size: 0,
         }
     }
 

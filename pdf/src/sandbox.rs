@@ -40,15 +40,13 @@ pub enum Task {
     Verify { limits: Limits, anchors_pem: String },
     /// The final PDF made from the original (the payload), with its seal's place left empty:
     /// [`crate::render_final_with`] then [`seal::with_placeholder`]. The parent signs it.
-    /// The attachments' bytes follow the original in the payload, in order, each
-    /// `attachment_sizes[i]` long.
+    /// The attachments' bytes follow the original in the payload, in order, each its `size`
+    /// long.
     Render {
         limits: Limits,
         stamps: Vec<StampField>,
         #[serde(default)]
         attachments: Vec<EmbeddedFile>,
-        #[serde(default)]
-        attachment_sizes: Vec<usize>,
         certificate: Certificate,
         reason: String,
         signing_time: DateTime<Utc>,
@@ -149,12 +147,11 @@ fn perform(task: Task, pdf: &[u8]) -> (Answer, Vec<u8>) {
             limits,
             stamps,
             attachments,
-            attachment_sizes,
             certificate,
             reason,
             signing_time,
         } => {
-            let Some((pdf, files)) = split_attachments(pdf, attachments, &attachment_sizes) else {
+            let Some((pdf, files)) = split_attachments(pdf, attachments) else {
                 return (
                     Answer::Refused("the attachments' sizes do not fit the payload".into()),
                     Vec::new(),
@@ -190,23 +187,22 @@ fn perform(task: Task, pdf: &[u8]) -> (Answer, Vec<u8>) {
     }
 }
 
+/// Each attachment with its bytes.
+type Attached<'a> = Vec<(EmbeddedFile, &'a [u8])>;
+
 /// The original and each attachment with its bytes, cut from the end of `payload`.
-fn split_attachments<'a>(
-    payload: &'a [u8],
+fn split_attachments(
+    payload: &[u8],
     attachments: Vec<EmbeddedFile>,
-    sizes: &[usize],
-) -> Option<(&'a [u8], Vec<(EmbeddedFile, &'a [u8])>)> {
-    if attachments.len() != sizes.len() {
-        return None;
-    }
-    let total = sizes
+) -> Option<(&[u8], Attached<'_>)> {
+    let total = attachments
         .iter()
-        .try_fold(0usize, |sum, size| sum.checked_add(*size))?;
+        .try_fold(0usize, |sum, file| sum.checked_add(file.size))?;
     let original_len = payload.len().checked_sub(total)?;
     let (original, mut rest) = payload.split_at(original_len);
-    let mut files = Vec::with_capacity(sizes.len());
-    for (file, size) in attachments.into_iter().zip(sizes) {
-        let (bytes, after) = rest.split_at(*size);
+    let mut files = Vec::with_capacity(attachments.len());
+    for file in attachments {
+        let (bytes, after) = rest.split_at(file.size);
         files.push((file, bytes));
         rest = after;
     }

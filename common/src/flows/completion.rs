@@ -386,17 +386,20 @@ fn certificate_fields(fields: &[Field], recipient: &Recipient) -> Vec<Certificat
         .collect()
 }
 
-/// A signer's attachment as the final PDF embeds it, described by the field it answers.
+/// A signer's attachment as the final PDF embeds it, described by the field it answers (the
+/// field's label, when it has one).
 fn embedded_file(attachment: &Attachment, fields: &[Field]) -> EmbeddedFile {
     let field = fields.iter().find(|f| f.id == attachment.field_id);
     EmbeddedFile {
         name: attachment.file_name.clone(),
         media_type: attachment.media_type.clone(),
         sha256: attachment.sha256.clone(),
-        description: match field {
-            Some(f) => format!("Attachment, page {}", f.page),
+        description: match field.and_then(|f| f.label.as_deref()) {
+            Some(label) => format!("Attachment ({label})"),
             None => "Attachment".to_owned(),
         },
+        // Its bytes' length, set as they are read.
+        size: 0,
     }
 }
 

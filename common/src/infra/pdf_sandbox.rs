@@ -195,18 +195,16 @@ impl PdfSandbox {
         signing_time: DateTime<Utc>,
     ) -> Result<(Rendered, Vec<u8>), String> {
         let mut payload = original.to_vec();
-        let mut attachment_sizes = Vec::with_capacity(attachments.len());
         let mut files = Vec::with_capacity(attachments.len());
-        for (file, bytes) in attachments {
+        for (mut file, bytes) in attachments {
             payload.extend_from_slice(&bytes);
-            attachment_sizes.push(bytes.len());
+            file.size = bytes.len();
             files.push(file);
         }
         let task = Task::Render {
             limits: self.limits,
             stamps,
             attachments: files,
-            attachment_sizes,
             certificate,
             reason,
             signing_time,
