@@ -164,7 +164,9 @@ export function templateRoles(root, { fields, personSelect, status, drop }) {
               type: f.type,
               page: f.page,
               ...box(f),
-              ...(f.type === "TEXT" ? { readOnly: Boolean(f.readOnly) } : {}),
+              // What the page does not edit (options, bounds, a prefill…) goes back as saved.
+              ...(f.properties ?? {}),
+              ...(f.type === "TEXT" || f.readOnly ? { readOnly: Boolean(f.readOnly) } : {}),
             })),
         };
         const order = String(role.signingOrder).trim();

@@ -5,7 +5,7 @@
 use maud::{Markup, html};
 use signet_common::{
     flows::drafting::PALETTE,
-    model::{Document, Field, FieldType, Recipient},
+    model::{Document, Field, Recipient},
     store::templates::{Template, TemplateField, TemplateRole},
 };
 
@@ -168,9 +168,17 @@ fn subject(editing: &Editing<'_>) -> Subject {
                     .iter()
                     .filter_map(|f| {
                         let i = roles.iter().position(|r| r.id == f.role_id)?;
+                        // The properties this page does not edit go back as they came, so that
+                        // saving the roles keeps them (a choice's options, a number's bounds…).
+                        let mut properties = serde_json::to_value(&f.rules.0).ok()?;
+                        let properties = properties.as_object_mut()?;
+                        properties.insert("required".into(), f.required.into());
+                        if let Some(value) = &f.value {
+                            properties.insert("value".into(), value.clone().into());
+                        }
                         Some(serde_json::json!({
                             "person": key(i), "label": f.label, "type": f.field_type,
-                            "readOnly": f.read_only && f.field_type == FieldType::Text,
+                            "readOnly": f.read_only, "properties": properties,
                             "page": f.page, "x": f.x, "y": f.y, "width": f.width, "height": f.height,
                         }))
                     })
