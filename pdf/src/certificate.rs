@@ -766,4 +766,76 @@ mod tests {
             "{texts:#?}"
         );
     }
+
+    /// Each field a recipient filled in, in the certificate's language, a ticked box in words
+    /// and the person's words isolated (a right-to-left value cannot reorder the line).
+    #[test]
+    fn the_fields_a_recipient_filled_in_are_listed_in_words() {
+        let field = |kind: &str, label: Option<&str>, value: &str| CertificateField {
+            kind: kind.into(),
+            label: label.map(Into::into),
+            value: value.into(),
+        };
+        let recipient = CertificateRecipient {
+            name: "Ann".into(),
+            email: "ann@example.com".into(),
+            role: "SIGNER".into(),
+            status: "SIGNED".into(),
+            viewed_at: None,
+            signed_at: None,
+            ip_address: None,
+            user_agent: None,
+            consented_at: None,
+            consent_ip: None,
+            consent_user_agent: None,
+            consent_text: None,
+            fields: vec![
+                field("CHECKBOX", Some("Agree"), "true"),
+                field("CHECKBOX", None, "false"),
+                field("RADIO", Some("Plan"), "שנתי"),
+                field("NUMBER", Some("Seats"), "12.50"),
+            ],
+        };
+        let texts = |language| -> Vec<String> {
+            let certificate = Certificate {
+                language,
+                title: "Lease".into(),
+                code: "ABC".into(),
+                document_id: "id".into(),
+                original_sha256: "0".repeat(64),
+                completed_at: "2026-11-21T22:38:39.123Z".into(),
+                recipients: vec![recipient.clone()],
+                audit: Vec::new(),
+            };
+            certificate_lines(&certificate, "0")
+                .into_iter()
+                .map(|line| line.text)
+                .collect()
+        };
+        let english = texts(Language::English);
+        for expected in [
+            "Fields filled in".to_owned(),
+            format!("Checkbox ({}): Checked", typeset::recorded("Agree")),
+            "Checkbox: Not checked".to_owned(),
+            format!(
+                "Choice ({}): {}",
+                typeset::recorded("Plan"),
+                typeset::recorded("שנתי")
+            ),
+            format!(
+                "Number ({}): {}",
+                typeset::recorded("Seats"),
+                typeset::recorded("12.50")
+            ),
+        ] {
+            assert!(english.contains(&expected), "{expected:?} in {english:#?}");
+        }
+        let german = texts(Language::German);
+        assert!(
+            german
+                .iter()
+                .any(|t| t.starts_with("Kontrollkästchen") && t.ends_with("Angekreuzt")),
+            "{german:#?}"
+        );
+    }
 }

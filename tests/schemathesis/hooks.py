@@ -55,7 +55,7 @@ BEYOND_SCHEMA = re.compile(
     # Kinds of field (issue #33, docs/fields.md): which properties a kind takes, how they
     # agree with each other, and a value by its kind's rule (all depend on `type`); a label's
     # letters are Unicode's, which JSON Schema tools' patterns do not agree on.
-    r"|only a [A-Z, ]+ field takes \w+, not a [A-Z]+ field"
+    r"|only a [A-Za-z, ]+ field takes \w+, not a [A-Z]+ field"
     r"|required: a [A-Z]+ field's signer picks one of its options"
     r"|.+ is given twice: options are distinct"
     r"|must be at least min"

@@ -345,7 +345,9 @@ async fn every_kind_is_filled_checked_stamped_in_its_box_and_certified() {
         .filter(|(id, _)| *id != ids[1])
         .cloned()
         .collect();
-    let refusals: Vec<(&str, Vec<(String, String)>, String, &str)> = vec![
+    // What is wrong, the values sent, the element named and words of the reason.
+    type Refusal<'a> = (&'a str, Vec<(String, String)>, String, &'a str);
+    let refusals: Vec<Refusal> = vec![
         (
             "a required field skipped",
             skipped,

@@ -294,7 +294,10 @@ fn a_documents_reminders_are_its_own_with_the_operators_for_what_it_leaves_out()
     assert_eq!(fields, ["reminders.firstAfterDays", "reminders.everyDays"]);
 }
 
-fn fields(json: serde_json::Value) -> Result<Vec<(usize, PlacedField)>, Vec<(String, String)>> {
+/// Each problem's element and reason.
+type Named = Vec<(String, String)>;
+
+fn fields(json: serde_json::Value) -> Result<Vec<(usize, PlacedField)>, Named> {
     let mut problems = Problems::default();
     let placed = validate_fields(serde_json::from_value(json).unwrap(), &mut problems);
     match problem_list(problems) {
