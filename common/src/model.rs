@@ -109,6 +109,9 @@ typed_id! {
     ReminderLinkId;
     /// The id of a template (issue #32: a document's PDF, roles and fields prepared once).
     TemplateId;
+    /// The id of a file a signer attached to an ATTACHMENT field (a row of
+    /// `signer_attachments`); the field's value once signed.
+    AttachmentId;
     /// The id of a role of a template (a row of `template_roles`).
     TemplateRoleId;
     /// The id of a field of a template (a row of `template_fields`).

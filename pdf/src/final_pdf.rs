@@ -10,6 +10,7 @@
 use lopdf::Document;
 
 use crate::certificate::{self, Certificate};
+use crate::embedded_files::{self, EmbeddedFile};
 use crate::flatten;
 use crate::inspect::Limits;
 use crate::page_tree::{self, PageTreeError};
@@ -47,25 +48,28 @@ pub fn render_final(
     fields: &[StampField],
     certificate: &Certificate,
 ) -> Result<FinalPdf, StampError> {
-    render_final_with(original, fields, certificate, Limits::default())
+    render_final_with(original, fields, &[], certificate, Limits::default())
 }
 
-/// [`render_final`], reading the original within `limits`, as its upload was read.
+/// [`render_final`], reading the original within `limits`, as its upload was read, with the
+/// signers' `attachments` embedded in the stamped document (see [`crate::EmbeddedFile`]).
 pub fn render_final_with(
     original: &[u8],
     fields: &[StampField],
+    attachments: &[(EmbeddedFile, &[u8])],
     certificate: &Certificate,
     limits: Limits,
 ) -> Result<FinalPdf, StampError> {
     // lopdf is a large parser and the original is untrusted: a bug in it must not bring down
     // the caller.
-    std::panic::catch_unwind(|| render(original, fields, certificate, limits))
+    std::panic::catch_unwind(|| render(original, fields, attachments, certificate, limits))
         .unwrap_or_else(|_| Err(StampError::Read("the PDF parser failed on it".into())))
 }
 
 fn render(
     original: &[u8],
     fields: &[StampField],
+    attachments: &[(EmbeddedFile, &[u8])],
     certificate: &Certificate,
     limits: Limits,
 ) -> Result<FinalPdf, StampError> {
@@ -80,6 +84,7 @@ fn render(
     }
     flatten::flatten_form(&mut doc, &pages, fields)?;
     stamp::stamp_fields(&mut doc, &pages, fields)?;
+    embedded_files::embed(&mut doc, attachments)?;
 
     let stamped = revisions::save_stamped(&mut doc)?;
     let stamped_sha256 = sha256_hex(&stamped);

@@ -23,6 +23,7 @@
 //!   finding the stamped revision again.
 //! - `form_fields`: [`import_form`], a PDF's own form fields read as Signet fields; `flatten`:
 //!   its widgets drawn into the pages of the final PDF.
+//! - `embedded_files`: the signers' attachments, embedded in the stamped document.
 //! - `final_pdf`: [`render_final`], which runs the above in order.
 //! - `sandbox`: the tasks above as a child process takes them, for untrusted files.
 //! - `text`: the pages' text with where each character is shown ([`find_text`] for anchors,
@@ -32,6 +33,7 @@
 
 mod certificate;
 mod content_stream;
+mod embedded_files;
 mod final_pdf;
 mod flatten;
 mod form_fields;
@@ -49,6 +51,7 @@ mod text;
 mod typeset;
 
 pub use certificate::{Certificate, CertificateAuditLine, CertificateField, CertificateRecipient};
+pub use embedded_files::EmbeddedFile;
 pub use final_pdf::{FinalPdf, render_final, render_final_with};
 pub use form_fields::{FormError, MAX_FORM_FIELDS, import_form};
 pub use hash::sha256_hex;

@@ -16,6 +16,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::certificate::Certificate;
+use crate::embedded_files::EmbeddedFile;
 use crate::form_fields::FormError;
 use crate::inspect::{InspectedPdf, Limits, MAX_UPLOAD_BYTES, PdfError};
 use crate::seal::{self, SealDetails, SealReport, Unverified, ValidationData};
@@ -24,9 +25,12 @@ use crate::text::{TakenTags, TextBox};
 
 /// The longest task the child reads: drawn signatures travel in it, each at most 512 KiB.
 const MAX_TASK_BYTES: u64 = 64 * 1024 * 1024;
+/// The most bytes a document's attachments (ATTACHMENT fields) may hold together: they travel
+/// with the original to the rendering and are embedded in the final PDF.
+pub const MAX_ATTACHMENT_BYTES: usize = 100 * 1024 * 1024;
 /// The longest payload the child reads: a final PDF is the original, at most
-/// [`MAX_UPLOAD_BYTES`], with stamps, certificate pages and the seal.
-pub const MAX_PAYLOAD_BYTES: usize = 2 * MAX_UPLOAD_BYTES;
+/// [`MAX_UPLOAD_BYTES`], with stamps, certificate pages, the attachments and the seal.
+pub const MAX_PAYLOAD_BYTES: usize = 2 * MAX_UPLOAD_BYTES + MAX_ATTACHMENT_BYTES;
 
 /// What to do with the payload.
 #[derive(Debug, Serialize, Deserialize)]
@@ -38,9 +42,13 @@ pub enum Task {
     Verify { limits: Limits, anchors_pem: String },
     /// The final PDF made from the original (the payload), with its seal's place left empty:
     /// [`crate::render_final_with`] then [`seal::with_placeholder`]. The parent signs it.
+    /// The attachments' bytes follow the original in the payload, in order, each its `size`
+    /// long.
     Render {
         limits: Limits,
         stamps: Vec<StampField>,
+        #[serde(default)]
+        attachments: Vec<EmbeddedFile>,
         certificate: Certificate,
         reason: String,
         signing_time: DateTime<Utc>,
@@ -153,11 +161,18 @@ fn perform(task: Task, pdf: &[u8]) -> (Answer, Vec<u8>) {
         Task::Render {
             limits,
             stamps,
+            attachments,
             certificate,
             reason,
             signing_time,
         } => {
-            let rendered = crate::render_final_with(pdf, &stamps, &certificate, limits)
+            let Some((pdf, files)) = split_attachments(pdf, attachments) else {
+                return (
+                    Answer::Refused("the attachments' sizes do not fit the payload".into()),
+                    Vec::new(),
+                );
+            };
+            let rendered = crate::render_final_with(pdf, &stamps, &files, &certificate, limits)
                 .map_err(|e| e.to_string())
                 .and_then(|rendered| {
                     let details = SealDetails {
@@ -197,6 +212,28 @@ fn perform(task: Task, pdf: &[u8]) -> (Answer, Vec<u8>) {
             Err(e) => (Answer::TookTags(Err(e)), Vec::new()),
         },
     }
+}
+
+/// Each attachment with its bytes.
+type Attached<'a> = Vec<(EmbeddedFile, &'a [u8])>;
+
+/// The original and each attachment with its bytes, cut from the end of `payload`.
+fn split_attachments(
+    payload: &[u8],
+    attachments: Vec<EmbeddedFile>,
+) -> Option<(&[u8], Attached<'_>)> {
+    let total = attachments
+        .iter()
+        .try_fold(0usize, |sum, file| sum.checked_add(file.size))?;
+    let original_len = payload.len().checked_sub(total)?;
+    let (original, mut rest) = payload.split_at(original_len);
+    let mut files = Vec::with_capacity(attachments.len());
+    for file in attachments {
+        let (bytes, after) = rest.split_at(file.size);
+        files.push((file, bytes));
+        rest = after;
+    }
+    Some((original, files))
 }
 
 #[cfg(test)]

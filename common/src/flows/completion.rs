@@ -20,12 +20,15 @@ use crate::{
         Actor, AuditEntry, AuditEntryId, AuditEvent, Document, DocumentId, DocumentStatus, Field,
         FieldType, Recipient, RecipientRole, RecipientStatus,
     },
-    store::{audit, documents, fields, pending_files, recipients},
+    store::{
+        attachments::{self, Attachment},
+        audit, documents, fields, pending_files, recipients,
+    },
     wire::views::Timestamp,
 };
 use signet_pdf::{
-    Certificate, CertificateAuditLine, CertificateField, CertificateRecipient, FinalPdf,
-    StampError, StampField, StampKind,
+    Certificate, CertificateAuditLine, CertificateField, CertificateRecipient, EmbeddedFile,
+    FinalPdf, StampError, StampField, StampKind,
     seal::{self, RevocationSource, SealError, SealKey, ValidationPlan},
 };
 use sqlx::PgPool;
@@ -75,6 +78,7 @@ pub async fn check(
             return Ok(Outcome::Waiting);
         }
         let fields = fields::list(&mut tx, document_id).await?;
+        let signed_attachments = attachments::list_signed(&mut tx, document_id).await?;
         // In the same transaction: one connection per job, so a small pool cannot deadlock
         // with every job holding one and waiting for a second.
         let mut trail = audit::list(&mut *tx, document.account_id, document_id).await?;
@@ -109,16 +113,24 @@ pub async fn check(
         let certificate = certificate(
             &document,
             &recipients,
-            &fields,
+            &with_attachments(&fields, &signed_attachments, attachment_record),
             &trail,
             completed_at,
             default_language,
         );
-        let stamps = stamp_fields(&fields);
+        let stamps = stamp_fields(&with_attachments(&fields, &signed_attachments, |a| {
+            a.file_name.clone()
+        }));
+        let mut embedded = Vec::with_capacity(signed_attachments.len());
+        for attachment in &signed_attachments {
+            let bytes = store.get(&attachment.file_key).await?;
+            embedded.push((embedded_file(attachment, &fields), bytes));
+        }
         let rendered = sealer
             .render_and_seal(
                 &original,
                 stamps,
+                embedded,
                 certificate,
                 format!("Completed in Signet, document {}", document.code),
                 completed_at,
@@ -199,6 +211,7 @@ impl Sealer<'_> {
         &self,
         original: &[u8],
         stamps: Vec<StampField>,
+        attachments: Vec<(EmbeddedFile, bytes::Bytes)>,
         certificate: Certificate,
         reason: String,
         completed_at: DateTime<Utc>,
@@ -208,7 +221,14 @@ impl Sealer<'_> {
         };
         let (rendered, with_placeholder) = self
             .sandbox
-            .render(original, stamps, certificate, reason, completed_at)
+            .render(
+                original,
+                stamps,
+                attachments,
+                certificate,
+                reason,
+                completed_at,
+            )
             .await
             .map_err(StampError::Read)?;
         let key = Arc::clone(self.key);
@@ -308,17 +328,49 @@ fn stamp_kind(field_type: FieldType) -> Option<StampKind> {
         FieldType::Email => StampKind::Email,
         FieldType::Name => StampKind::Name,
         FieldType::Company => StampKind::Company,
-        // The signer's file, once uploads are built (docs/fields.md): its name is stamped.
-        FieldType::Attachment => return None,
+        // Stamped with the file's name, which `with_file_names` puts in the value.
+        FieldType::Attachment => StampKind::Text,
     })
 }
 
+/// The fields with each ATTACHMENT field's value (the id of the file it holds) replaced by
+/// `describe` of the file: its name is what its box is stamped with; its name, size and
+/// SHA-256 what the certificate lists.
+fn with_attachments(
+    fields: &[Field],
+    attached: &[Attachment],
+    describe: fn(&Attachment) -> String,
+) -> Vec<Field> {
+    fields
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            if f.field_type == FieldType::Attachment {
+                f.value = attached
+                    .iter()
+                    .find(|a| Some(a.id.to_string()) == f.value)
+                    .map(describe);
+            }
+            f
+        })
+        .collect()
+}
+
+/// An attached file as the certificate lists it.
+fn attachment_record(a: &Attachment) -> String {
+    format!("{} ({} B, SHA-256 {})", a.file_name, a.size, a.sha256)
+}
+
 /// The fields `recipient` filled in, with the value stamped: those a person types or picks
-/// (a signature is seen on the page, a date is the signing time the certificate gives).
+/// (a signature is seen on the page, a date is the signing time the certificate gives), and
+/// the files they attached (name, size, SHA-256).
 fn certificate_fields(fields: &[Field], recipient: &Recipient) -> Vec<CertificateField> {
     fields
         .iter()
-        .filter(|f| f.recipient_id == recipient.id && f.field_type.takes_prefill())
+        .filter(|f| {
+            f.recipient_id == recipient.id
+                && (f.field_type.takes_prefill() || f.field_type == FieldType::Attachment)
+        })
         .filter_map(|f| {
             Some(CertificateField {
                 kind: f.field_type.as_str().to_owned(),
@@ -332,6 +384,23 @@ fn certificate_fields(fields: &[Field], recipient: &Recipient) -> Vec<Certificat
             })
         })
         .collect()
+}
+
+/// A signer's attachment as the final PDF embeds it, described by the field it answers (the
+/// field's label, when it has one).
+fn embedded_file(attachment: &Attachment, fields: &[Field]) -> EmbeddedFile {
+    let field = fields.iter().find(|f| f.id == attachment.field_id);
+    EmbeddedFile {
+        name: attachment.file_name.clone(),
+        media_type: attachment.media_type.clone(),
+        sha256: attachment.sha256.clone(),
+        description: match field.and_then(|f| f.label.as_deref()) {
+            Some(label) => format!("Attachment ({label})"),
+            None => "Attachment".to_owned(),
+        },
+        // Its bytes' length, set as they are read.
+        size: 0,
+    }
 }
 
 /// Times on the certificate read as they do in the API.

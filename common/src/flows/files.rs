@@ -1,12 +1,17 @@
 //! Files nothing refers to: an upload whose document insert failed, a final PDF whose
-//! completion was discarded or never committed. They are found by their `pending_files` row,
-//! never by listing the store (which would cost in proportion to every file ever stored).
+//! completion was discarded or never committed, a signer's attachment replaced or never signed
+//! with. They are found by their `pending_files` (or `signer_attachments`) row, never by
+//! listing the store (which would cost in proportion to every file ever stored).
 
 use std::time::Duration;
 
 use sqlx::PgPool;
 
-use crate::{error::Result, infra::files::FileStore, store::pending_files};
+use crate::{
+    error::Result,
+    infra::files::FileStore,
+    store::{attachments, pending_files},
+};
 
 /// How many abandoned files one sweep removes at most.
 const BATCH: i64 = 100;
@@ -31,6 +36,30 @@ pub async fn remove_abandoned(pool: &PgPool, store: &FileStore, grace: Duration)
             removed += 1;
         }
         pending_files::settle(&mut tx, &key).await?;
+    }
+    tx.commit().await?;
+    Ok(removed + remove_stale_attachments(pool, store, grace).await?)
+}
+
+/// Removes signers' attachments that no field holds and none will (replaced by a later upload
+/// for the field, or never signed with), with their rows, once older than `grace`. An
+/// attachment a field holds is never one of them: the query excludes it, and the signature
+/// that makes a field hold one locks its row (`FOR SHARE`), which this sweep skips.
+async fn remove_stale_attachments(
+    pool: &PgPool,
+    store: &FileStore,
+    grace: Duration,
+) -> Result<usize> {
+    let mut tx = pool.begin().await?;
+    let stale = attachments::lock_stale(&mut tx, grace, BATCH).await?;
+    let mut removed = 0;
+    for (id, key) in stale {
+        if let Err(e) = store.remove(&key).await {
+            tracing::warn!(key, error = %e, "a stale attachment could not be removed yet");
+            break;
+        }
+        attachments::delete(&mut tx, id).await?;
+        removed += 1;
     }
     tx.commit().await?;
     Ok(removed)

@@ -1,6 +1,7 @@
 //! The use cases: each checks its rules and makes its change, with its audit entry, e-mails,
 //! webhook events and jobs, in one transaction under the document's row lock.
 
+pub mod attachments;
 pub mod bulk_sends;
 pub mod completion;
 pub mod delivery_failures;

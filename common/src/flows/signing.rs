@@ -7,11 +7,11 @@ use sqlx::{PgConnection, PgPool};
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Conflict, Error, Problem, Result, Rule},
-    flows::invitations,
+    flows::{attachments, invitations},
     infra::{notify::Notifier, secrets::SigningToken},
     model::{
-        Actor, Document, DocumentStatus, Field, FieldId, FieldType, Recipient, RecipientId,
-        RecipientRole, RecipientStatus, field_values,
+        Actor, AttachmentId, Document, DocumentStatus, Field, FieldId, FieldType, Recipient,
+        RecipientId, RecipientRole, RecipientStatus, field_values,
     },
     store::{documents, fields, recipients},
     wire::inputs::{DeclineInput, SubmitInput},
@@ -125,10 +125,15 @@ pub async fn submit(
         .into_iter()
         .filter(|f| f.recipient_id == recipient.id)
         .collect();
+    let attached = attachment_values(&own_fields, &input);
     // Images are decoded off the async threads.
     let values = tokio::task::spawn_blocking(move || validate_values(&own_fields, input))
         .await
         .map_err(|e| std::io::Error::other(format!("validation task failed: {e}")))??;
+    let problems = attachments::check_signed(&mut tx, recipient.id, &attached).await?;
+    if !problems.is_empty() {
+        return Err(Error::Invalid(problems));
+    }
     if recipient.status == RecipientStatus::Pending {
         record_view(&mut tx, &document, &recipient, actor, notifier).await?;
     }
@@ -196,7 +201,7 @@ pub async fn decline(
 }
 
 /// Finds the token's recipient and locks its document; 404 for an unknown token.
-async fn begin(
+pub(crate) async fn begin(
     pool: &PgPool,
     token: &SigningToken,
 ) -> Result<(
@@ -263,7 +268,7 @@ fn is_past_expiry(document: &Document) -> bool {
         .is_some_and(|expiry| expiry <= Utc::now())
 }
 
-fn require_can_act(document: &Document, recipient: &Recipient) -> Result<()> {
+pub(crate) fn require_can_act(document: &Document, recipient: &Recipient) -> Result<()> {
     // A document past its expiry is closed even before the sweep marks it EXPIRED.
     if document.status != DocumentStatus::Sent || is_past_expiry(document) {
         return Err(Conflict::NotOpen.into());
@@ -277,8 +282,21 @@ fn require_can_act(document: &Document, recipient: &Recipient) -> Result<()> {
     Ok(())
 }
 
-/// What an ATTACHMENT field's value check answers until signers can upload one.
-pub const ATTACHMENTS_NOT_ACCEPTED: &str = "attachments are not accepted yet";
+/// The values given for ATTACHMENT fields, each with where it was given: `submit` checks
+/// them against the uploads (`attachments::check_signed`) once their form is checked.
+fn attachment_values(own: &[Field], input: &SubmitInput) -> Vec<(String, FieldId, String)> {
+    input
+        .fields
+        .iter()
+        .enumerate()
+        .filter_map(|(i, given)| {
+            let field = own.iter().find(|f| f.id == given.id)?;
+            let value = given.value.trim();
+            (field.field_type == FieldType::Attachment && !value.is_empty())
+                .then(|| (format!("fields[{i}].value"), field.id, value.to_owned()))
+        })
+        .collect()
+}
 
 /// Every required field of the recipient but DATE and read-only ones exactly once, each value
 /// valid for its field (docs/fields.md); an optional field may be sent `""` (left empty, its
@@ -323,9 +341,12 @@ fn validate_values(own: &[Field], input: SubmitInput) -> Result<Vec<(FieldId, Op
             continue;
         }
         let checked = match field.field_type {
-            // ATTACHMENT: the signer's upload is not built yet; its check (the file uploaded
-            // on this link for this field) replaces this arm.
-            FieldType::Attachment => Err(ATTACHMENTS_NOT_ACCEPTED.to_owned()),
+            // The id of the signer's upload; that it is a file uploaded on this link for this
+            // field is checked against the uploads by `submit`.
+            FieldType::Attachment => value
+                .parse::<AttachmentId>()
+                .map(|id| id.to_string())
+                .map_err(|_| "not the id of a file you uploaded for this field".to_owned()),
             field_type => normalise_value(field_type, &field.rules, value),
         };
         match checked {

@@ -22,7 +22,7 @@ use std::{
 use chrono::{DateTime, Utc};
 use signet_pdf::sandbox::{self as protocol, Answer, Rendered, Task};
 use signet_pdf::{
-    Certificate, FormError, InspectedPdf, PdfError, StampField, TakenTags, TextBox,
+    Certificate, EmbeddedFile, FormError, InspectedPdf, PdfError, StampField, TakenTags, TextBox,
     seal::{SealReport, Unverified, ValidationData},
 };
 use tokio::{
@@ -219,23 +219,33 @@ impl PdfSandbox {
         }
     }
 
-    /// The final PDF made from `original`, its seal's place empty, and what it records.
+    /// The final PDF made from `original`, with `attachments` embedded, its seal's place
+    /// empty, and what it records.
     pub async fn render(
         &self,
         original: &[u8],
         stamps: Vec<StampField>,
+        attachments: Vec<(EmbeddedFile, bytes::Bytes)>,
         certificate: Certificate,
         reason: String,
         signing_time: DateTime<Utc>,
     ) -> Result<(Rendered, Vec<u8>), String> {
+        let mut payload = original.to_vec();
+        let mut files = Vec::with_capacity(attachments.len());
+        for (mut file, bytes) in attachments {
+            payload.extend_from_slice(&bytes);
+            file.size = bytes.len();
+            files.push(file);
+        }
         let task = Task::Render {
             limits: self.limits,
             stamps,
+            attachments: files,
             certificate,
             reason,
             signing_time,
         };
-        match self.run(task, original, self.render_time, ()).await {
+        match self.run(task, &payload, self.render_time, ()).await {
             Ok((Answer::Rendered(Ok(rendered)), bytes)) => Ok((rendered, bytes)),
             Ok((Answer::Rendered(Err(reason)), _)) => Err(reason),
             Ok((other, _)) => Err(unexpected(other).to_string()),

@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod api_keys;
+pub mod attachments;
 pub mod audit;
 pub mod bulk_sends;
 pub mod console_sessions;

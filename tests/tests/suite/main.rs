@@ -1,6 +1,7 @@
 //! End-to-end tests against a real PostgreSQL, the real router on a loopback socket, and the
 //! real binaries. One test binary (modules below) keeps link time down.
 
+mod attachments;
 mod audit_chain;
 mod bidi_isolation;
 mod bring_up;
@@ -39,6 +40,7 @@ mod security;
 mod sender_workflow;
 mod signing_flow;
 mod signing_page;
+mod signing_page_kinds;
 mod sms;
 mod template_editing;
 mod template_prefill;

@@ -11,6 +11,8 @@
 //! `idempotency`, whose keys live in PostgreSQL alone and whose requests store no file; and
 //! `schemathesis`, which checks the OpenAPI document against the server, whatever its store.
 
+#[path = "../suite/attachments.rs"]
+mod attachments;
 #[path = "../suite/audit_chain.rs"]
 mod audit_chain;
 #[path = "../suite/browser.rs"]
@@ -109,6 +111,9 @@ const LEFT_OUT: &[&str] = &[
     // Kinds of field are rows and what the stamping draws; the final PDF is stored and read
     // back through the paths signing_flow checks here.
     "field_kinds",
+    // The signing page's new kinds of field: what the browser draws and sends; the attachment's
+    // store paths are checked here by attachments.
+    "signing_page_kinds",
     // The page's PDF comes through the same download link the browser journey, which runs
     // here, already checks against a bucket.
     "signing_page",

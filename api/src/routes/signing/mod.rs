@@ -1,9 +1,11 @@
 //! The signer's side: `GET /sign/{token}` (a page a person can use), and its JSON endpoints
-//! `GET /sign/{token}/session`, `POST /sign/{token}/submit`, `POST /sign/{token}/decline`.
+//! `GET /sign/{token}/session`, `POST /sign/{token}/submit`, `POST /sign/{token}/decline`,
+//! and `POST /sign/{token}/fields/{fieldId}/attachment` (a file for an ATTACHMENT field).
 
 use axum::{
     Router,
-    extract::{Path, State},
+    body::Body,
+    extract::{DefaultBodyLimit, Path, RawQuery, State},
     http::StatusCode,
     response::{IntoResponse, Response},
     routing::{get, post},
@@ -11,10 +13,16 @@ use axum::{
 use chrono::Utc;
 use serde::Serialize;
 use signet_common::{
-    Error,
-    flows::signing::{self, SigningSession},
+    Error, Problem,
+    flows::{
+        attachments::{self, Upload},
+        signing::{self, SigningSession},
+    },
     infra::secrets::SigningToken,
-    model::{DocumentId, DocumentStatus, Field, RecipientRole, RecipientStatus, reader_language},
+    model::{
+        AttachmentId, DocumentId, DocumentStatus, Field, FieldId, RecipientRole, RecipientStatus,
+        reader_language,
+    },
     wire::{
         inputs::{ConsentInput, DeclineInput, SubmitInput},
         views::{FieldView, Timestamp},
@@ -27,7 +35,7 @@ use crate::{
     AppState,
     envelope::{Empty, success},
     error::ApiError,
-    extract::{ApiJson, AskedLanguage, ClientActor},
+    extract::{ApiJson, AskedLanguage, ClientActor, query_once},
 };
 
 mod views;
@@ -39,6 +47,11 @@ pub fn router() -> Router<AppState> {
         .route("/sign/{token}/consent", post(consent))
         .route("/sign/{token}/submit", post(submit))
         .route("/sign/{token}/decline", post(decline))
+        // The file is read up to ATTACHMENT_MAX_MIB (known only at run time) by the handler.
+        .route(
+            "/sign/{token}/fields/{field_id}/attachment",
+            post(attach).layer(DefaultBodyLimit::disable()),
+        )
 }
 
 #[derive(Serialize)]
@@ -174,6 +187,66 @@ async fn decline(
     Ok(success("Document declined successfully", Empty {}))
 }
 
+/// What the signer is told of a file they attached; its `id` is the field's value at signing.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AttachmentView {
+    id: AttachmentId,
+    field_id: FieldId,
+    name: String,
+    content_type: String,
+    size: i64,
+    sha256: String,
+}
+
+/// A file for one of the signer's ATTACHMENT fields: the raw body, its name in `?name=`. Its
+/// kind is read from its bytes, whatever `Content-Type` says. Uploads are read under the same
+/// gate as PDF uploads.
+async fn attach(
+    State(state): State<AppState>,
+    Path((token, field_id)): Path<(SigningToken, FieldId)>,
+    RawQuery(query): RawQuery,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let Some(ticket) = state.gates.uploads.admit() else {
+        return Err(ApiError::Unavailable);
+    };
+    let _running = ticket.run().await;
+    let max_bytes = state.config.limits.attachment_max_bytes;
+    let Ok(bytes) = axum::body::to_bytes(body, max_bytes).await else {
+        return Err(ApiError::InvalidBody(vec![Problem::new(
+            format!("fields.{field_id}"),
+            format!(
+                "the file is larger than the {} MiB an attachment may be",
+                max_bytes / (1024 * 1024)
+            ),
+        )]));
+    };
+    let upload = Upload {
+        field_id,
+        file_name: query_once(query.as_deref(), "name"),
+        bytes,
+    };
+    let attachment = attachments::upload(
+        &state.db.pool,
+        &state.store,
+        &state.gates.pdf,
+        &token,
+        upload,
+        max_bytes,
+    )
+    .await?;
+    let view = AttachmentView {
+        id: attachment.id,
+        field_id: attachment.field_id,
+        name: attachment.file_name,
+        content_type: attachment.media_type,
+        size: attachment.size,
+        sha256: attachment.sha256,
+    };
+    Ok(success("File attached", view))
+}
+
 /// The page a signer opens from the e-mail. Fetching it records nothing (link scanners and
 /// previews fetch it too); its script asks for the session, which records VIEWED, once it has
 /// drawn the document.
@@ -202,6 +275,7 @@ async fn page(
                 file_url: file_url.as_deref(),
                 language,
                 consent_text: consent_text(&state, language),
+                attachment_max_mib: state.config.limits.attachment_max_bytes / (1024 * 1024),
             };
             page.render().into_response()
         }

@@ -7,7 +7,8 @@ use serde::Serialize;
 use signet_common::{
     flows::signing::SigningSession,
     infra::secrets::SigningToken,
-    model::{DocumentStatus, Field, FieldId, FieldType, RecipientRole, RecipientStatus},
+    model::{DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus},
+    wire::views::FieldView,
 };
 use signet_i18n::Language;
 
@@ -54,7 +55,7 @@ dialog::backdrop{background:#0007}\
 .languages{display:flex;flex-wrap:wrap;gap:4px 12px;font-size:14px}.languages a{color:#1f4fd1}\
 .languages a[aria-current]{color:#1d2330;font-weight:600;text-decoration:none}\
 label.check{display:flex;gap:8px;align-items:flex-start;font-weight:600}label.check input{width:auto;margin-top:4px}\
-a{color:#1f4fd1}";
+fieldset{border:0;padding:0;margin:0 0 8px}legend{font-weight:600;margin-bottom:6px}.field.checkbox{cursor:default;padding:0}.field.checkbox input{width:auto;margin:0;min-width:18px;min-height:18px}a{color:#1f4fd1}";
 
 /// The states a signing link can be in once its recipient cannot act, as the page words them.
 fn state_message(session: &SigningSession, language: Language) -> Option<String> {
@@ -88,26 +89,19 @@ fn state_message(session: &SigningSession, language: Language) -> Option<String>
     }
 }
 
-/// A field as the page's script places and names it.
+/// A field as the page's script places and names it: the detail's field (its box, `readOnly`,
+/// `required` and its kind's rules: options, bounds, length, pattern) and its words.
 #[derive(Serialize)]
 struct PageField {
-    id: FieldId,
-    #[serde(rename = "type")]
-    field_type: FieldType,
-    page: i32,
-    x: f64,
-    y: f64,
-    width: f64,
-    height: f64,
-    /// Stamped with `value` as the document was made: drawn with it, not to be filled.
-    #[serde(rename = "readOnly")]
-    read_only: bool,
-    /// A TEXT field's value prefilled from a template: read-only, or shown for the signer to
-    /// keep or change.
+    #[serde(flatten)]
+    field: FieldView,
+    /// A value prefilled by the sender (or a NAME field's recipient's name): read-only, or
+    /// shown for the signer to keep or change.
     value: Option<String>,
     /// "Signature": what its box shows while empty.
     kind: String,
-    /// "Signature, page 2": what screen readers and error messages call it.
+    /// "Signature, page 2", "Text (Company), page 1 (optional)": what screen readers and error
+    /// messages call it.
     name: String,
     /// The message when it is left empty.
     empty: String,
@@ -119,6 +113,8 @@ pub(super) struct SigningPage<'a> {
     pub file_url: Option<&'a str>,
     pub language: Language,
     pub consent_text: String,
+    /// ATTACHMENT_MAX_MIB, which the file input's label states.
+    pub attachment_max_mib: usize,
 }
 
 impl SigningPage<'_> {
@@ -151,28 +147,30 @@ impl SigningPage<'_> {
         fields
             .into_iter()
             .map(|f| {
-                let name = self.language.format(
+                // A labelled field is called by its kind and label; its box shows the kind, which
+                // its name starts with (WCAG 2.5.3).
+                let kind = self.kind(f.field_type);
+                let called = match &f.label {
+                    Some(label) => format!("{kind} ({label})"),
+                    None => kind.clone(),
+                };
+                let mut name = self.language.format(
                     "sign-field-name",
-                    &[
-                        ("kind", self.kind(f.field_type).into()),
-                        ("page", f.page.into()),
-                    ],
+                    &[("kind", called.into()), ("page", f.page.into())],
                 );
+                if !f.required {
+                    name = self
+                        .language
+                        .format("sign-field-optional", &[("field", name.into())]);
+                }
                 PageField {
-                    id: f.id,
-                    field_type: f.field_type,
-                    page: f.page,
-                    x: f.x,
-                    y: f.y,
-                    width: f.width,
-                    height: f.height,
-                    read_only: f.read_only,
+                    field: FieldView::from(f),
                     value: f
                         .field_type
                         .takes_prefill()
                         .then(|| f.value.clone())
                         .flatten(),
-                    kind: self.kind(f.field_type),
+                    kind,
                     empty: self
                         .language
                         .format("sign-error-empty", &[("field", name.clone().into())]),
@@ -188,7 +186,9 @@ impl SigningPage<'_> {
         let fields = self.fields();
         let to_fill = fields
             .iter()
-            .filter(|f| f.field_type != FieldType::Date && !f.read_only)
+            .filter(|f| {
+                f.field.field_type != FieldType::Date && !f.field.read_only && f.field.required
+            })
             .count();
         let l = self.language;
         let words: serde_json::Map<String, serde_json::Value> = [
@@ -203,6 +203,11 @@ impl SigningPage<'_> {
             "sign-decline-confirm",
             "sign-dialog-text",
             "sign-dialog-type",
+            "sign-field-optional-empty",
+            "sign-dialog-choose",
+            "sign-dialog-uploading",
+            "sign-error-dialog-choose",
+            "sign-error-dialog-file",
         ]
         .into_iter()
         .map(|id| (id.to_owned(), l.text(id).into()))
@@ -299,6 +304,19 @@ impl SigningPage<'_> {
                             label #dialog-input-label for="dialog-input" { (l.text("sign-dialog-type")) }
                             input #dialog-input type="text" autocomplete="off";
                             div.typed.typed-preview #dialog-preview dir="auto" aria-hidden="true" {}
+                        }
+                        fieldset #dialog-choices hidden {
+                            legend #dialog-choices-legend {}
+                            div #dialog-choices-list {}
+                        }
+                        div #dialog-select-box hidden {
+                            label #dialog-select-label for="dialog-select" {}
+                            select #dialog-select {}
+                        }
+                        div #dialog-file-box hidden {
+                            label for="dialog-file" { (l.format("sign-dialog-file", &[("size", self.attachment_max_mib.into())])) }
+                            input #dialog-file type="file" accept="application/pdf,image/png,image/jpeg,.pdf,.png,.jpg,.jpeg";
+                            p #dialog-file-status aria-live="polite" dir="auto" {}
                         }
                         div #dialog-drawn {
                             p #dialog-draw-label { (l.text("sign-dialog-draw")) }

@@ -34,6 +34,8 @@ pub struct Limits {
     pub pdf_sandbox: SandboxSettings,
     /// The public `/verify` page's own admission.
     pub verify: VerifyLimits,
+    /// ATTACHMENT_MAX_MIB: the largest file a signer may attach to an ATTACHMENT field.
+    pub attachment_max_bytes: usize,
 }
 
 /// The PDF sandbox (`infra::pdf_sandbox`): its children's limits, set by the OS.
@@ -119,6 +121,8 @@ struct LimitVars {
     verify_per_client_per_minute: u32,
     #[serde(rename = "VERIFY_MAX_MIB", deserialize_with = "de::positive")]
     verify_max_mib: u64,
+    #[serde(rename = "ATTACHMENT_MAX_MIB", deserialize_with = "de::positive")]
+    attachment_max_mib: u64,
 }
 
 impl Default for LimitVars {
@@ -140,6 +144,7 @@ impl Default for LimitVars {
             verify_concurrency: 2,
             verify_per_client_per_minute: 10,
             verify_max_mib: 25,
+            attachment_max_mib: 10,
         }
     }
 }
@@ -177,6 +182,12 @@ impl Limits {
                     as usize
                     * MIB,
             },
+            // A document's attachments together travel to the rendering within its bound.
+            attachment_max_bytes: v
+                .attachment_max_mib
+                .min((signet_pdf::sandbox::MAX_ATTACHMENT_BYTES / MIB) as u64)
+                as usize
+                * MIB,
         })
     }
 }
