@@ -9,6 +9,17 @@ use signet_pdf::PageSize;
 
 pub mod email_address;
 pub mod field_values;
+
+/// Whether `value` holds a control character other than a line break or a tab: NUL and the
+/// like, which PostgreSQL refuses in text and which no name, title, message or field value
+/// needs.
+pub fn has_control_chars(value: &str) -> bool {
+    value
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+}
+
+pub const CONTROL_CHARS: &str = "must not contain control characters";
 pub use email_address::EmailAddress;
 
 macro_rules! text_enum {

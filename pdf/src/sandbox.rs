@@ -21,7 +21,8 @@ use crate::form_fields::FormError;
 use crate::inspect::{InspectedPdf, Limits, MAX_UPLOAD_BYTES, PdfError};
 use crate::seal::{self, SealDetails, SealReport, Unverified, ValidationData};
 use crate::stamp::StampField;
-use crate::text::{TakenTags, TextBox};
+use crate::text::TextBox;
+use crate::text::tags::TakenTags;
 
 /// The longest task the child reads: drawn signatures travel in it, each at most 512 KiB.
 const MAX_TASK_BYTES: u64 = 64 * 1024 * 1024;

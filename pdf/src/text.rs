@@ -12,7 +12,7 @@
 
 mod font;
 mod standard_widths;
-mod tags;
+pub(crate) mod tags;
 
 use std::{
     collections::HashMap,
@@ -26,8 +26,6 @@ use crate::inspect::{Limits, PdfError};
 use crate::page_geometry::PageView;
 use crate::page_tree::inherited;
 use font::{Font, number};
-
-pub use tags::{FoundTag, TakenTags, take_tags};
 
 /// The most operators one read may interpret, over all pages and forms.
 pub(crate) const MAX_OPERATORS: usize = 4_000_000;

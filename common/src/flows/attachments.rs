@@ -214,34 +214,3 @@ fn check_file_name(name: Option<&str>) -> std::result::Result<String, String> {
     }
     Ok(name.to_owned())
 }
-
-/// At signing: each `(path, field, value)` is an ATTACHMENT field's value, which must be the id
-/// of a file this recipient uploaded for that very field. The problems, each at its `path`.
-pub async fn check_signed(
-    conn: &mut PgConnection,
-    recipient_id: RecipientId,
-    given: &[(String, FieldId, String)],
-) -> Result<Vec<Problem>> {
-    let ids: Vec<AttachmentId> = given
-        .iter()
-        .filter_map(|(_, _, value)| value.parse().ok())
-        .collect();
-    let found = attachments::find_own(conn, recipient_id, &ids).await?;
-    Ok(given
-        .iter()
-        .filter_map(|(path, field_id, value)| {
-            let id: Option<AttachmentId> = value.parse().ok();
-            match found.iter().find(|a| Some(a.id) == id) {
-                Some(a) if a.field_id == *field_id => None,
-                Some(_) => Some(Problem::new(
-                    path,
-                    "that file was uploaded for another field; upload it for this one",
-                )),
-                None => Some(Problem::new(
-                    path,
-                    "not a file you uploaded on this link; upload the file for this field",
-                )),
-            }
-        })
-        .collect())
-}

@@ -7,13 +7,13 @@ use sqlx::{PgConnection, PgPool};
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Conflict, Error, Problem, Result, Rule},
-    flows::{attachments, invitations},
+    flows::invitations,
     infra::{notify::Notifier, secrets::SigningToken},
     model::{
         Actor, AttachmentId, Document, DocumentStatus, Field, FieldId, FieldType, Recipient,
         RecipientId, RecipientRole, RecipientStatus, field_values,
     },
-    store::{documents, fields, recipients},
+    store::{attachments, documents, fields, recipients},
     wire::inputs::{DeclineInput, SubmitInput},
 };
 
@@ -130,7 +130,7 @@ pub async fn submit(
     let values = tokio::task::spawn_blocking(move || validate_values(&own_fields, input))
         .await
         .map_err(|e| std::io::Error::other(format!("validation task failed: {e}")))??;
-    let problems = attachments::check_signed(&mut tx, recipient.id, &attached).await?;
+    let problems = check_attachments(&mut tx, recipient.id, &attached).await?;
     if !problems.is_empty() {
         return Err(Error::Invalid(problems));
     }
@@ -282,8 +282,39 @@ pub(crate) fn require_can_act(document: &Document, recipient: &Recipient) -> Res
     Ok(())
 }
 
+/// At signing: each `(path, field, value)` is an ATTACHMENT field's value, which must be the id
+/// of a file this recipient uploaded for that very field. The problems, each at its `path`.
+async fn check_attachments(
+    conn: &mut PgConnection,
+    recipient_id: RecipientId,
+    given: &[(String, FieldId, String)],
+) -> Result<Vec<Problem>> {
+    let ids: Vec<AttachmentId> = given
+        .iter()
+        .filter_map(|(_, _, value)| value.parse().ok())
+        .collect();
+    let found = attachments::find_own(conn, recipient_id, &ids).await?;
+    Ok(given
+        .iter()
+        .filter_map(|(path, field_id, value)| {
+            let id: Option<AttachmentId> = value.parse().ok();
+            match found.iter().find(|a| Some(a.id) == id) {
+                Some(a) if a.field_id == *field_id => None,
+                Some(_) => Some(Problem::new(
+                    path,
+                    "that file was uploaded for another field; upload it for this one",
+                )),
+                None => Some(Problem::new(
+                    path,
+                    "not a file you uploaded on this link; upload the file for this field",
+                )),
+            }
+        })
+        .collect())
+}
+
 /// The values given for ATTACHMENT fields, each with where it was given: `submit` checks
-/// them against the uploads (`attachments::check_signed`) once their form is checked.
+/// them against the uploads ([`check_attachments`]) once their form is checked.
 fn attachment_values(own: &[Field], input: &SubmitInput) -> Vec<(String, FieldId, String)> {
     input
         .fields

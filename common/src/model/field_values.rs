@@ -32,8 +32,8 @@ pub fn normalise_value(
     if value.is_empty() {
         return Err("must not be empty".into());
     }
-    if crate::wire::inputs::has_control_chars(value) {
-        return Err(crate::wire::inputs::CONTROL_CHARS.into());
+    if super::has_control_chars(value) {
+        return Err(super::CONTROL_CHARS.into());
     }
     match field_type {
         FieldType::Signature | FieldType::Initials => signature(value),

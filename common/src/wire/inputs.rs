@@ -624,15 +624,7 @@ pub(crate) fn check_list_size(len: usize, max: usize, problems: &mut Problems) {
     }
 }
 
-/// Whether `value` holds a control character other than a line break or a tab: NUL and the
-/// like, which PostgreSQL refuses in text and which no name, title or message needs.
-pub fn has_control_chars(value: &str) -> bool {
-    value
-        .chars()
-        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
-}
-
-pub const CONTROL_CHARS: &str = "must not contain control characters";
+pub use crate::model::{CONTROL_CHARS, has_control_chars};
 
 fn check_text(
     problems: &mut Problems,

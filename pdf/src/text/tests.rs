@@ -1,5 +1,6 @@
 use lopdf::{Document, Object, Stream, dictionary};
 
+use super::tags::take_tags;
 use super::*;
 
 /// A one-page PDF (612 × 792 unless `media_box`) with Helvetica as /F1 (no widths: the
