@@ -277,9 +277,9 @@ async fn importing_a_form_that_is_not_there_is_refused() {
     assert_eq!(list["data"]["total"], 0, "nothing was made: {list}");
 }
 
-/// An HTML page of form controls, converted to a one-page PDF form by LibreOffice (loaded as
-/// a Writer document, so that the controls become AcroForm fields): text fields, one with a
-/// value, a check box, a radio group and a combo box.
+/// An HTML page of form controls, converted to a PDF form by LibreOffice: text fields, one with
+/// a value, a check box, a radio group and a combo box. The controls become AcroForm fields
+/// only inside a `<form>`; loaded as a Writer document (not Writer/Web) the page is one page.
 fn libreoffice_form() -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("order.html");
