@@ -68,6 +68,11 @@ if ! python3 -c 'import reportlab.pdfbase.acroform' 2>/dev/null; then
     python3 -m pip install --quiet reportlab >&2 ||
         python3 -m pip install --quiet --break-system-packages reportlab >&2
 fi
+# LibreOffice (headless, no GUI) makes a form of every kind from an HTML page for the form
+# import test: a PDF form written by a tool that shares no code with Signet.
+if ! command -v soffice >/dev/null; then
+    apt_install --no-install-recommends libreoffice-writer-nogui
+fi
 # The browser test: Debian's Chromium driven by playwright-core (no browser download).
 if [[ ! -x /usr/bin/chromium ]]; then
     apt_install chromium

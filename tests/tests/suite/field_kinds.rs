@@ -156,11 +156,11 @@ async fn stored_values(app: &TestApp, doc: Uuid) -> Vec<(String, Option<String>)
 
 /// A box in PDF points from the page's top-left corner, as the API and pdftotext give them.
 #[derive(Debug, Clone, Copy)]
-struct Area {
-    x0: f64,
-    y0: f64,
-    x1: f64,
-    y1: f64,
+pub(crate) struct Area {
+    pub x0: f64,
+    pub y0: f64,
+    pub x1: f64,
+    pub y1: f64,
 }
 
 impl Area {
@@ -220,7 +220,7 @@ fn words(pdf: &Path) -> Vec<(String, Area)> {
 
 /// How many dark pixels page 1 has inside `area`, rendered by poppler's pdftoppm at 72 dpi
 /// (a pixel a point).
-fn dark_pixels(pdf: &Path, area: Area) -> usize {
+pub(crate) fn dark_pixels(pdf: &Path, area: Area) -> usize {
     let out = Command::new("pdftoppm")
         .args(["-gray", "-r", "72", "-f", "1", "-l", "1"])
         .arg(pdf)

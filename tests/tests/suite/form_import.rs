@@ -1,8 +1,10 @@
 //! Issue #33: a PDF's own form fields (its AcroForm) imported as a template's fields
 //! (`POST /templates?fields=form`), prefilled by their names, signed, and flattened in the
-//! final PDF. The form is made by reportlab's acroform module and qpdf
-//! (tests/support/form_pdf.py): two text fields and a signature field on a page turned a
-//! quarter. Through the real binaries, a real SMTP server, poppler and Chromium.
+//! final PDF. Two forms from tools that share no code with Signet: one made by reportlab's
+//! acroform module and qpdf (tests/support/form_pdf.py), two text fields and a signature field
+//! on a page turned a quarter; one made by LibreOffice from an HTML page of form controls, a
+//! field of every form kind. Through the real binaries, a real SMTP server, poppler and
+//! Chromium.
 
 use std::process::Command;
 
@@ -13,6 +15,7 @@ use signet_tests::{
 };
 
 use crate::{
+    field_kinds::{Area, dark_pixels},
     placement::{WordBox, inside, text_boxes},
     real_names::final_pdf,
     signing_flow::{consent, invitations, session, wait_for_status},
@@ -272,4 +275,198 @@ async fn importing_a_form_that_is_not_there_is_refused() {
     );
     let (_, list) = app.get("/templates", &key).await;
     assert_eq!(list["data"]["total"], 0, "nothing was made: {list}");
+}
+
+/// An HTML page of form controls, converted to a PDF form by LibreOffice: text fields, one with
+/// a value, a check box, a radio group and a combo box. The controls become AcroForm fields
+/// only inside a `<form>`; loaded as a Writer document (not Writer/Web) the page is one page.
+fn libreoffice_form() -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("order.html");
+    std::fs::write(
+        &html,
+        r#"<html><body><h1>Order form</h1><form>
+<p>Company: <input type="text" name="company" size="30"></p>
+<p>Amount: <input type="text" name="amount" value="EUR 900"></p>
+<p>Agree: <input type="checkbox" name="agree"></p>
+<p>Plan: <input type="radio" name="plan" value="monthly"> monthly
+   <input type="radio" name="plan" value="yearly"> yearly</p>
+<p>Country: <select name="country"><option>France</option><option>Japan</option></select></p>
+</form></body></html>"#,
+    )
+    .unwrap();
+    // A profile of its own, so that tests running at once do not share one.
+    let profile = format!(
+        "-env:UserInstallation=file://{}",
+        dir.path().join("profile").display()
+    );
+    let output = Command::new("soffice")
+        .arg(profile)
+        .args([
+            "--headless",
+            "--infilter=HTML (StarWriter)",
+            "--convert-to",
+            "pdf:writer_pdf_Export",
+            "--outdir",
+        ])
+        .arg(dir.path())
+        .arg(&html)
+        .output()
+        .expect("soffice (libreoffice-writer-nogui; scripts/test.sh installs it)");
+    assert!(output.status.success(), "soffice failed: {output:?}");
+    std::fs::read(dir.path().join("order.pdf")).expect("soffice wrote no PDF")
+}
+
+#[tokio::test]
+async fn a_libreoffice_form_of_every_kind_is_imported_prefilled_signed_and_flattened() {
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let (_, key) = app.account(1000).await;
+    let original = libreoffice_form();
+    assert_eq!(
+        widgets_and_fields(&original).0,
+        6,
+        "five fields, the radio group of two"
+    );
+
+    let (status, made) = upload(&app, &key, "fields=form&title=Order", original).await;
+    assert_eq!(status, 200, "{made}");
+    let template = made["data"]["id"].as_str().unwrap().to_owned();
+    let (_, detail) = app.get(&format!("/templates/{template}"), &key).await;
+    let fields = detail["data"]["roles"][0]["fields"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let kinds: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|f| (f["label"].as_str().unwrap(), f["type"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("company", "TEXT"),
+            ("amount", "TEXT"),
+            ("agree", "CHECKBOX"),
+            ("plan", "RADIO"),
+            ("country", "DROPDOWN"),
+        ],
+        "{detail}"
+    );
+    let field = |label: &str| fields.iter().find(|f| f["label"] == label).unwrap().clone();
+    assert_eq!(field("amount")["value"], "EUR 900", "{detail}");
+    assert_eq!(
+        field("plan")["options"],
+        json!(["monthly", "yearly"]),
+        "{detail}"
+    );
+    assert_eq!(
+        field("country")["options"],
+        json!(["France", "Japan"]),
+        "{detail}"
+    );
+
+    // A document from it, prefilled by the HTML names.
+    let body = json!({
+        "roles": {"Role 1": {"name": "Former Example", "email": SIGNER}},
+        "values": {"company": "ООО Ромашка", "country": "Japan"},
+        "send": true, "message": "Please sign the order.", "description": "Order",
+        "expiryDate": "2099-01-01T00:00:00Z",
+    });
+    let (status, answer) = app
+        .post(&format!("/templates/{template}/documents"), &key, &body)
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let doc: uuid::Uuid = answer["data"]["id"].as_str().unwrap().parse().unwrap();
+    let link = invitations(&mailbox, 1).await[SIGNER].clone();
+
+    consent(&app, &link).await;
+    let opened = session(&app, &link).await;
+    let shown = opened["fields"].as_array().unwrap();
+    let prefilled = |label: &str| {
+        shown
+            .iter()
+            .find(|f| f["label"] == label)
+            .unwrap_or_else(|| panic!("no {label} in {opened}"))["value"]
+            .clone()
+    };
+    assert_eq!(
+        [
+            prefilled("company"),
+            prefilled("amount"),
+            prefilled("country")
+        ],
+        [json!("ООО Ромашка"), json!("EUR 900"), json!("Japan")],
+        "{opened}"
+    );
+    let given: Vec<Value> = shown
+        .iter()
+        .map(|f| {
+            let value = match f["label"].as_str().unwrap() {
+                "agree" => json!("true"),
+                "plan" => json!("yearly"),
+                _ => f["value"].clone(),
+            };
+            json!({"id": f["id"], "value": value})
+        })
+        .collect();
+    let (status, body) = read(
+        app.client
+            .post(format!("{link}/submit"))
+            .json(&json!({"fields": given}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let detail = wait_for_status(&app, &key, doc, "COMPLETED").await;
+    let signed = final_pdf(&app, &detail).await;
+
+    let stamped = signet_pdf::stamped_revision(&signed).expect("the stamped revision");
+    assert_eq!(widgets_and_fields(stamped), (0, None));
+
+    // Each value is stamped inside its field's box (the check mark is a path, not text).
+    let page = &text_boxes(&signed)[0];
+    for (word, label) in [
+        ("ООО Ромашка", "company"),
+        ("EUR 900", "amount"),
+        ("yearly", "plan"),
+        ("Japan", "country"),
+    ] {
+        let boxed = area(&field(label));
+        let found = page
+            .words
+            .iter()
+            .filter(|(w, _)| w == word)
+            .map(|(_, b)| *b)
+            .collect::<Vec<_>>();
+        assert!(
+            found.iter().any(|b| inside(*b, boxed, 2.0)),
+            "{word} at {found:?}, not in {label} at {boxed:?}: {page:?}"
+        );
+    }
+    assert!(
+        page.word("France").is_none(),
+        "the form's old choice is not drawn: {page:?}"
+    );
+
+    // The ticked box has its check mark, drawn as a path: dark where the form's box was blank
+    // (the box is 8 pt square, so at a pixel a point the mark is a few pixels).
+    let dir = tempfile::tempdir().unwrap();
+    let (before, after) = (dir.path().join("form.pdf"), dir.path().join("signed.pdf"));
+    std::fs::write(&before, libreoffice_form()).unwrap();
+    std::fs::write(&after, &signed).unwrap();
+    let agree = area(&field("agree"));
+    let agree = Area {
+        x0: agree.x0,
+        y0: agree.y0,
+        x1: agree.x1,
+        y1: agree.y1,
+    };
+    let (blank, ticked) = (dark_pixels(&before, agree), dark_pixels(&after, agree));
+    assert!(
+        ticked >= blank + 3,
+        "no check mark: {blank} dark pixels before, {ticked} after"
+    );
 }
