@@ -41,30 +41,20 @@ if [[ "$(schemathesis --version 2>/dev/null)" != *"$SCHEMATHESIS_VERSION"* ]]; t
     python3 -m pip install --quiet "schemathesis==$SCHEMATHESIS_VERSION" >&2 ||
         python3 -m pip install --quiet --break-system-packages "schemathesis==$SCHEMATHESIS_VERSION" >&2
 fi
-# reportlab writes the PDFs with text the tags and anchors tests read (split runs, embedded
-# TrueType subsets with ToUnicode maps); qpdf rotates their pages.
-if ! python3 -c 'import reportlab' 2>/dev/null; then
-    log "installing reportlab (the PDF writer the text tags and anchors tests use)"
-    python3 -m pip install --quiet reportlab >&2 ||
-        python3 -m pip install --quiet --break-system-packages reportlab >&2
-fi
-if ! command -v qpdf >/dev/null; then
-    apt_install qpdf
-fi
 if ! command -v openssl >/dev/null; then
     apt_install openssl # an operator's RSA seal is made with it in the seal's tests
 fi
 if ! command -v pdftotext >/dev/null || ! command -v pdfsig >/dev/null; then
     apt_install poppler-utils
 fi
-# qpdf turns and crops pages, and reportlab draws pages of several sizes and AcroForm fields,
-# for the placement and form import tests (real PDFs made by tools that share no code with
-# Signet).
+# Real PDFs made by tools that share no code with Signet: reportlab writes text for the tags
+# and anchors tests (split runs, TrueType subsets with ToUnicode maps), pages of several sizes
+# and AcroForm fields; qpdf turns and crops pages.
 if ! command -v qpdf >/dev/null; then
     apt_install qpdf
 fi
 if ! python3 -c 'import reportlab.pdfbase.acroform' 2>/dev/null; then
-    log "installing reportlab (the placement and form tests' PDFs)"
+    log "installing reportlab (the tags, anchors, placement and form tests' PDFs)"
     python3 -m pip install --quiet reportlab >&2 ||
         python3 -m pip install --quiet --break-system-packages reportlab >&2
 fi
