@@ -19,6 +19,7 @@ use crate::{
         fields::{self, NewField},
         idempotency::{self, Receipt},
         pending_files,
+        placeholders::{self, NewPlaceholder},
         recipients::{self, NewRecipient},
         sms,
     },
@@ -51,6 +52,32 @@ pub async fn upload_document(
 ) -> Result<Document> {
     let title = inputs::validate_title(title)?;
     let inspected = sandbox.inspect(&bytes, ()).await?;
+    store_upload(
+        pool,
+        store,
+        account_id,
+        &title,
+        bytes,
+        &inspected,
+        actor,
+        &[],
+    )
+    .await
+}
+
+/// Stores an inspected PDF and creates its DRAFT document with the CREATED audit entry, and
+/// the `placeholders` found in it, in one transaction.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn store_upload(
+    pool: &PgPool,
+    store: &FileStore,
+    account_id: AccountId,
+    title: &str,
+    bytes: Vec<u8>,
+    inspected: &signet_pdf::InspectedPdf,
+    actor: &Actor,
+    placeholders: &[NewPlaceholder],
+) -> Result<Document> {
     accounts::find(pool, account_id).await?;
     let id = DocumentId::new();
     let file_key = FileStore::original_key(account_id, id);
@@ -69,7 +96,7 @@ pub async fn upload_document(
             &documents::NewDocument {
                 id,
                 account_id,
-                title: &title,
+                title,
                 file_key: &file_key,
                 sha256: &inspected.sha256,
                 page_sizes: &inspected.page_sizes,
@@ -79,6 +106,7 @@ pub async fn upload_document(
         .await?;
         let subject = Subject::of(&document);
         effects::record_in_trail(&mut tx, subject, DocumentEvent::Created, actor).await?;
+        placeholders::insert_many(&mut tx, id, placeholders).await?;
         pending_files::settle(&mut tx, &file_key).await?;
         tx.commit().await?;
         Ok(document)
@@ -110,6 +138,30 @@ pub async fn add_recipients(
         Ok(opened) => opened,
         Err(refusal) => return Err(problems.before(refusal)),
     };
+    let message = insert_recipients(
+        &mut tx,
+        account_id,
+        document_id,
+        &existing,
+        additions,
+        requested,
+        problems,
+    )
+    .await?;
+    commit_update(tx, account_id, document_id, &message, actor, receipt).await
+}
+
+/// The recipients added on the caller's transaction (which holds the document's row lock)
+/// after the rules of [`add_recipients`], and the words of its audit entry.
+pub(crate) async fn insert_recipients(
+    tx: &mut PgConnection,
+    account_id: AccountId,
+    document_id: DocumentId,
+    existing: &[Recipient],
+    additions: Vec<(usize, ValidRecipient)>,
+    requested: usize,
+    mut problems: Problems,
+) -> Result<String> {
     for (i, new) in &additions {
         if existing.iter().any(|old| new.email.matches(&old.email)) {
             problems.broken(
@@ -134,10 +186,9 @@ pub async fn add_recipients(
         .max()
         .unwrap_or(0);
     let new_recipients = new_recipients(next, additions);
-    recipients::insert_many(&mut tx, account_id, document_id, &new_recipients).await?;
+    recipients::insert_many(tx, account_id, document_id, &new_recipients).await?;
     let emails: Vec<&str> = new_recipients.iter().map(|r| r.email.as_str()).collect();
-    let message = format!("Recipients added: {}", emails.join(", "));
-    commit_update(tx, account_id, document_id, &message, actor, receipt).await
+    Ok(format!("Recipients added: {}", emails.join(", ")))
 }
 
 /// Validated recipients as rows to insert, positioned (and coloured) from `next` on.
@@ -203,8 +254,32 @@ pub async fn add_fields(
             Ok(opened) => opened,
             Err(refusal) => return Err(problems.before(refusal)),
         };
-    let existing = fields::list(&mut tx, document_id).await?;
-    let new_fields = new_fields(&document, &recipients, &existing, placed, &mut problems);
+    let message = insert_fields(
+        &mut tx,
+        account_id,
+        &document,
+        &recipients,
+        placed,
+        requested,
+        problems,
+    )
+    .await?;
+    commit_update(tx, account_id, document_id, &message, actor, receipt).await
+}
+
+/// The fields added on the caller's transaction (which holds the document's row lock) after
+/// the rules of [`add_fields`], and the words of its audit entry.
+pub(crate) async fn insert_fields(
+    tx: &mut PgConnection,
+    account_id: AccountId,
+    document: &Document,
+    recipients: &[Recipient],
+    placed: Vec<(usize, inputs::PlacedField)>,
+    requested: usize,
+    mut problems: Problems,
+) -> Result<String> {
+    let existing = fields::list(tx, document.id).await?;
+    let new_fields = new_fields(document, recipients, &existing, placed, &mut problems);
     let existing = existing.len();
     if existing + requested > MAX_FIELDS_PER_DOCUMENT {
         problems.invalid(
@@ -213,9 +288,8 @@ pub async fn add_fields(
         );
     }
     problems.into_result()?;
-    fields::insert_many(&mut tx, account_id, document_id, &new_fields).await?;
-    let message = format!("Fields added: {}", new_fields.len());
-    commit_update(tx, account_id, document_id, &message, actor, receipt).await
+    fields::insert_many(tx, account_id, document.id, &new_fields).await?;
+    Ok(format!("Fields added: {}", new_fields.len()))
 }
 
 /// Checks that a field's box lies on its page of a PDF with these pages (a document's or a
@@ -521,6 +595,12 @@ pub(crate) async fn send_draft(
             "the document has none: add at least one",
         );
     }
+    for (role, _) in placeholders::waiting_roles(&mut *tx, document_id).await? {
+        problems.invalid(
+            format!("placeholders.{role}"),
+            format!("fields found in the PDF for {role} wait for a recipient"),
+        );
+    }
     let without_fields = recipients::without_fields(&mut *tx, document_id).await?;
     // Named as the document's detail lists its recipients: `recipients[1]`.
     for (i, recipient) in recipients.iter().enumerate() {
@@ -630,7 +710,7 @@ pub async fn audit_trail(
 
 /// Opens the transaction of a change to a DRAFT document: the document, locked, and its
 /// recipients.
-async fn begin_draft_change(
+pub(crate) async fn begin_draft_change(
     pool: &PgPool,
     account_id: AccountId,
     document_id: DocumentId,
@@ -645,7 +725,7 @@ async fn begin_draft_change(
 }
 
 /// Ends a change to a DRAFT document: bumps `updated_at`, writes the UPDATED entry, commits.
-async fn commit_update(
+pub(crate) async fn commit_update(
     mut tx: Transaction<'static, Postgres>,
     account_id: AccountId,
     document_id: DocumentId,

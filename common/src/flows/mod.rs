@@ -8,6 +8,7 @@ pub mod delivery_failures;
 pub mod drafting;
 pub mod expiry;
 pub mod files;
+pub mod found_fields;
 pub mod invitations;
 pub mod reminders;
 pub mod sign_in;

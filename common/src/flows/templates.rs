@@ -102,30 +102,8 @@ pub async fn create_from_pdf(
     let title = title.map(str::trim).filter(|t| !t.is_empty());
     let title = inputs::validate_title(title.unwrap_or(UNTITLED))?;
     let mut problems = Problems::default();
-    let (inspected, bytes, mut roles) = if sources.tags {
-        let (taken, cleaned) = sandbox.take_tags(&bytes, ()).await?;
-        let roles = crate::wire::tags::template_roles(&taken.tags, &mut problems);
-        (taken.inspected, cleaned.unwrap_or(bytes), roles)
-    } else {
-        (sandbox.inspect(&bytes, ()).await?, bytes, Vec::new())
-    };
-    if sources.form {
-        let found = sandbox
-            .import_form(&bytes)
-            .await
-            .map_err(|e| Error::invalid("file", format!("its form fields cannot be read: {e}")))?;
-        let fields = form_fields(found, &mut problems)?;
-        match roles.first_mut() {
-            Some(first) => first.fields.extend(fields),
-            None => roles.push(TemplateRoleInput {
-                name: FORM_ROLE.to_owned(),
-                role: RecipientRole::Signer,
-                signing_order: None,
-                language: None,
-                fields,
-            }),
-        }
-    }
+    let (inspected, bytes, mut roles) =
+        find_fields(sandbox, bytes, sources, true, &mut problems).await?;
     label_blank_fields(&mut roles);
     let (roles, fields) = new_roles(&inspected.page_sizes, roles, &mut problems);
     problems.into_result()?;
@@ -166,6 +144,47 @@ pub async fn create_from_pdf(
         let _ = pending_files::forget(pool, &file_key).await;
     }
     created
+}
+
+/// The PDF checked in the sandbox, the PDF to store (without the tags' text, with `tags`) and
+/// the roles and fields `sources` find, unlabelled; a tag that does not parse is named
+/// `tags[<n>]`, a form field of a kind Signet does not take `form[<i>]`. Without form fields
+/// to import, `form_required` refuses the PDF naming `fields`.
+pub(crate) async fn find_fields(
+    sandbox: &PdfSandbox,
+    bytes: Vec<u8>,
+    sources: FieldSources,
+    form_required: bool,
+    problems: &mut Problems,
+) -> Result<(signet_pdf::InspectedPdf, Vec<u8>, Vec<TemplateRoleInput>)> {
+    let (inspected, bytes, mut roles) = if sources.tags {
+        let (taken, cleaned) = sandbox.take_tags(&bytes, ()).await?;
+        let roles = crate::wire::tags::template_roles(&taken.tags, problems);
+        (taken.inspected, cleaned.unwrap_or(bytes), roles)
+    } else {
+        (sandbox.inspect(&bytes, ()).await?, bytes, Vec::new())
+    };
+    if sources.form {
+        let found = sandbox
+            .import_form(&bytes)
+            .await
+            .map_err(|e| Error::invalid("file", format!("its form fields cannot be read: {e}")))?;
+        if found.is_empty() && !form_required {
+            return Ok((inspected, bytes, roles));
+        }
+        let fields = form_fields(found, problems)?;
+        match roles.first_mut() {
+            Some(first) => first.fields.extend(fields),
+            None => roles.push(TemplateRoleInput {
+                name: FORM_ROLE.to_owned(),
+                role: RecipientRole::Signer,
+                signing_order: None,
+                language: None,
+                fields,
+            }),
+        }
+    }
+    Ok((inspected, bytes, roles))
 }
 
 /// A PDF's form fields (each the JSON of a field as `PATCH /templates/{id}` takes it) read as
@@ -376,7 +395,7 @@ pub fn label_blank_fields(roles: &mut [TemplateRoleInput]) {
 /// The roles and fields an update sets, each checked: a role's name (unique), its signing
 /// order, each field's label (unique in the template), its place on a page of the PDF (as a
 /// document's field is placed), `readOnly` only on a TEXT field.
-fn new_roles(
+pub(crate) fn new_roles(
     page_sizes: &[signet_pdf::PageSize],
     input: Vec<TemplateRoleInput>,
     problems: &mut Problems,

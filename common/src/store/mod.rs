@@ -13,6 +13,7 @@ pub mod emails;
 pub mod fields;
 pub mod idempotency;
 pub mod pending_files;
+pub mod placeholders;
 pub mod queues;
 pub mod recipients;
 pub mod sign_in_throttle;

@@ -482,6 +482,18 @@ impl Browser<'_> {
         file_name: &str,
         bytes: Vec<u8>,
     ) -> Page {
+        self.upload_form(csrf, title, file_name, bytes, false).await
+    }
+
+    /// The upload form, with "Find fields in the PDF" ticked or not.
+    pub(crate) async fn upload_form(
+        &mut self,
+        csrf: Option<&str>,
+        title: &str,
+        file_name: &str,
+        bytes: Vec<u8>,
+        find_fields: bool,
+    ) -> Page {
         let cookie: Vec<String> = self
             .cookies
             .iter()
@@ -490,6 +502,9 @@ impl Browser<'_> {
         let mut form = reqwest::multipart::Form::new().text("title", title.to_owned());
         if let Some(csrf) = csrf {
             form = form.text("csrf", csrf.to_owned());
+        }
+        if find_fields {
+            form = form.text("find_fields", "1");
         }
         let form = form.part(
             "file",

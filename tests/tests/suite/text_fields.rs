@@ -276,3 +276,197 @@ async fn tags_make_a_templates_roles_and_fields_and_leave_the_pdf() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&text.stdout).contains("{{"));
 }
+
+#[tokio::test]
+async fn the_consoles_upload_finds_fields_that_wait_for_recipients() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let dir = tempfile::tempdir().unwrap();
+    write_pdfs(dir.path());
+    let words = words(&dir.path().join("tags.pdf"));
+    let mut browser = crate::console::Browser::signed_in_as(&app, account).await;
+    let csrf = browser.get("/app/documents").await.csrf();
+    let read = |file: &str| std::fs::read(dir.path().join(file)).unwrap();
+    let documents = || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM documents")
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap()
+    };
+
+    // A tag that does not parse refuses the upload as the template route does; nothing stored.
+    let refused = browser
+        .upload_form(
+            Some(&csrf),
+            "Bad",
+            "tags-bad.pdf",
+            read("tags-bad.pdf"),
+            true,
+        )
+        .await;
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    assert!(
+        refused.body.contains("tags[1]") && refused.body.contains("{{stamp:Tenant}}"),
+        "{}",
+        refused.body
+    );
+    assert_eq!(documents().await, 0);
+
+    // Without the option, the upload is today's: no fields wait.
+    let plain = browser
+        .upload_form(Some(&csrf), "Plain", "tags.pdf", read("tags.pdf"), false)
+        .await;
+    assert_eq!(plain.status, 303, "{}", plain.body);
+    let page = browser.get(plain.location.as_deref().unwrap()).await;
+    assert!(!page.body.contains(r#"id="placeholders""#), "{}", page.body);
+    let waiting: i64 = sqlx::query_scalar("SELECT count(*) FROM document_placeholders")
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(waiting, 0);
+
+    // With it, the roles the tags name wait on the document's page, in order.
+    let found = browser
+        .upload_form(Some(&csrf), "Tagged", "tags.pdf", read("tags.pdf"), true)
+        .await;
+    assert_eq!(found.status, 303, "{}", found.body);
+    let path = found.location.unwrap();
+    let doc = path.rsplit('/').next().unwrap().to_owned();
+    let page = browser.get(&path).await;
+    let at = |role: &str| page.body.find(&format!(r#"data-role="{role}""#));
+    let (tenant, landlord, third) = (at("Tenant"), at("Landlord"), at("Role 3"));
+    assert!(
+        tenant.is_some() && tenant < landlord && landlord < third,
+        "{}",
+        page.body
+    );
+
+    // Send is refused while they wait, naming each role, in the console and the API.
+    let send = format!("/app/documents/{doc}/send");
+    let send_form = [
+        ("csrf", csrf.as_str()),
+        ("message", "Please sign"),
+        ("description", ""),
+        ("expiry", "2099-01-01T10:00"),
+    ];
+    let refused = browser.post(&send, &send_form).await;
+    assert_eq!(refused.status, 400);
+    assert!(
+        refused.body.contains(
+            "<li>placeholders.Tenant: fields found in the PDF for Tenant wait for a recipient</li>"
+        ),
+        "{}",
+        refused.body
+    );
+    let (status, body) = app
+        .post(
+            &format!("/documents/{doc}/send"),
+            &key,
+            &json!({"message": "m", "description": "", "expiryDate": "2099-01-01T00:00:00Z"}),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    let named: Vec<&str> = body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["field"].as_str())
+        .collect();
+    for role in [
+        "placeholders.Tenant",
+        "placeholders.Landlord",
+        "placeholders.Role 3",
+    ] {
+        assert!(named.contains(&role), "{role}: {body}");
+    }
+
+    // A person is checked as any recipient: a bad address changes nothing.
+    let give = format!("/app/documents/{doc}/placeholders");
+    let bad = browser
+        .post(
+            &give,
+            &[
+                ("csrf", &csrf),
+                ("role", "Tenant"),
+                ("name", "Tia"),
+                ("email", "not an address"),
+            ],
+        )
+        .await;
+    assert_eq!(bad.status, 400, "{}", bad.body);
+    assert!(bad.body.contains(r#"data-role="Tenant""#), "{}", bad.body);
+    for (role, name, email) in [
+        ("Tenant", "Tia Tenant", "tia@example.com"),
+        ("Landlord", "Lou Landlord", "lou@example.com"),
+        ("Role 3", "Wes Witness", "wes@example.com"),
+    ] {
+        let given = browser
+            .post(
+                &give,
+                &[
+                    ("csrf", &csrf),
+                    ("role", role),
+                    ("name", name),
+                    ("email", email),
+                ],
+            )
+            .await;
+        assert_eq!(given.status, 303, "{role}: {}", given.body);
+    }
+    let page = browser.get(&path).await;
+    assert!(!page.body.contains(r#"id="placeholders""#), "{}", page.body);
+
+    // Each person has their role's fields where the tags were.
+    let (status, detail) = app.get(&format!("/documents/{doc}"), &key).await;
+    assert_eq!(status, 200, "{detail}");
+    let recipients = detail["data"]["recipients"].as_array().unwrap();
+    let emails: Vec<&str> = recipients
+        .iter()
+        .map(|r| r["email"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        emails,
+        ["tia@example.com", "lou@example.com", "wes@example.com"],
+        "{detail}"
+    );
+    let field = |who: usize, kind: &str| -> Value {
+        recipients[who]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["type"] == kind)
+            .cloned()
+            .unwrap_or_else(|| panic!("{kind} of recipient {who}: {detail}"))
+    };
+    let signature = at_word(&words, "{{signature:Tenant}}");
+    assert_near(&field(0, "SIGNATURE"), 1, signature.1, signature.2);
+    let date = field(0, "DATE");
+    assert_eq!(date["label"], "Signed on", "{date}");
+    let date_word = at_word(&words, "{{date:Tenant;label=Signed");
+    assert_near(&date, 1, date_word.1, date_word.2);
+    let initials = at_word(&words, "{{initials:Landlord}}");
+    assert_near(&field(1, "INITIALS"), 1, initials.1, initials.2);
+    let text = field(2, "TEXT");
+    assert_eq!(
+        (text["width"].as_f64(), text["height"].as_f64()),
+        (Some(120.0), Some(20.0)),
+        "{text}"
+    );
+
+    let sent = browser.post(&send, &send_form).await;
+    assert_eq!(sent.status, 303, "{}", sent.body);
+    let status: String =
+        sqlx::query_scalar("SELECT status::text FROM documents WHERE id = $1::uuid")
+            .bind(&doc)
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap();
+    assert_eq!(status, "SENT");
+}
+
+fn at_word<'a>(words: &'a [(u32, f64, f64, String)], text: &str) -> &'a (u32, f64, f64, String) {
+    at(words, text)
+        .first()
+        .copied()
+        .unwrap_or_else(|| panic!("poppler does not show {text}"))
+}

@@ -13,7 +13,7 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use signet_common::{
-    flows::{delivery_failures, drafting, reminders},
+    flows::{delivery_failures, drafting, found_fields, reminders},
     model::{DocumentId, RecipientRole},
     store::{accounts, documents},
     wire::{
@@ -80,6 +80,7 @@ async fn render_detail(
     let (document, recipients, fields) =
         drafting::document_detail(&state.db.pool, console.session.account_id, id).await?;
     let trail = drafting::audit_trail(&state.db.pool, console.session.account_id, id).await?;
+    let waiting = found_fields::waiting(&state.db.pool, id).await?;
     let now = Utc::now();
     let body = views::document_page(DocumentPage {
         csrf: console.csrf(),
@@ -87,6 +88,7 @@ async fn render_detail(
         recipients: &recipients,
         fields: &fields,
         trail: &trail,
+        waiting: &waiting,
         file_link: &state.links.url(document.id, now),
         error,
         now,
@@ -198,6 +200,29 @@ pub(super) async fn add_recipient(
         Parsed::whole(vec![input]),
         &actor,
         None,
+    )
+    .await;
+    refused_or(&state, &console, id, outcome).await
+}
+
+/// Gives the fields found in the PDF for a role to a new recipient (the form under "Fields
+/// found in the PDF").
+pub(super) async fn assign_role(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    id: Result<DocumentPath, ApiError>,
+    CsrfForm(form): CsrfForm<AssignRoleForm>,
+) -> Result<Response, Failure> {
+    let DocumentPath(id) = id?;
+    let outcome = found_fields::assign_role(
+        &state.db.pool,
+        console.session.account_id,
+        id,
+        &form.role,
+        form.name,
+        form.email,
+        &actor,
     )
     .await;
     refused_or(&state, &console, id, outcome).await
@@ -479,6 +504,17 @@ pub(super) struct RecipientForm {
     language: Option<String>,
     #[serde(default)]
     signing_order: Option<String>,
+}
+
+/// The form that gives a role's found fields to a recipient.
+#[derive(Deserialize)]
+pub(super) struct AssignRoleForm {
+    #[serde(default)]
+    role: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    email: String,
 }
 
 /// The send form (see [`send_body`]); `reminders` is its tick box.

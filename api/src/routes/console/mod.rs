@@ -85,6 +85,10 @@ pub fn router() -> Router<AppState> {
         .route("/app/documents/{id}/fields", post(documents::save_fields))
         .route("/app/documents/{id}/send", post(documents::send))
         .route(
+            "/app/documents/{id}/placeholders",
+            post(documents::assign_role),
+        )
+        .route(
             "/app/documents/{id}/recipients/{recipient}/resend",
             post(documents::resend_invitation),
         )

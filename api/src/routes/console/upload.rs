@@ -1,13 +1,18 @@
 //! The console's upload: a multipart form (title and PDF) read in chunks up to the largest
-//! accepted PDF, stored through the same function as `signet-api document upload`; refusals
-//! are shown on the documents page.
+//! accepted PDF, stored through the same function as `signet-api document upload` (or, with
+//! "Find fields in the PDF" ticked, with the fields its tags and form fields give, waiting for
+//! recipients); refusals are shown on the documents page.
 
 use axum::{
     extract::{Multipart, State},
     http::{HeaderValue, StatusCode, header},
     response::{IntoResponse, Redirect, Response},
 };
-use signet_common::{Problem, flows::drafting, wire::inputs};
+use signet_common::{
+    Problem,
+    flows::{drafting, found_fields},
+    wire::inputs,
+};
 
 use super::{documents::render_list, failure::Failure, session::Console};
 use crate::{
@@ -24,6 +29,8 @@ pub(super) const UPLOAD_BODY_LIMIT: usize = signet_pdf::MAX_UPLOAD_BYTES + 64 * 
 struct UploadForm {
     csrf: String,
     title: String,
+    /// "Find fields in the PDF" ticked.
+    find_fields: bool,
     file_name: String,
     bytes: Vec<u8>,
     too_large: bool,
@@ -36,6 +43,7 @@ impl UploadForm {
             match field.name().unwrap_or_default() {
                 "csrf" => form.csrf = field.text().await.unwrap_or_default(),
                 "title" => form.title = field.text().await.unwrap_or_default(),
+                "find_fields" => form.find_fields = true,
                 "file" => {
                     form.file_name = field.file_name().unwrap_or_default().to_owned();
                     while let Ok(Some(chunk)) = field.chunk().await {
@@ -84,16 +92,15 @@ pub(super) async fn upload(
         return upload_refused(&state, &console, too_large, StatusCode::BAD_REQUEST).await;
     }
     let title = inputs::upload_title(Some(&form.title), &form.file_name);
-    let uploaded = drafting::upload_document(
-        &state.db.pool,
-        &state.store,
-        console.session.account_id,
-        &title,
-        form.bytes,
-        &state.gates.pdf,
-        &actor,
-    )
-    .await;
+    let (pool, store, account_id) = (&state.db.pool, &state.store, console.session.account_id);
+    let uploaded = if form.find_fields {
+        let sandbox = &state.gates.pdf;
+        found_fields::upload(pool, store, account_id, &title, form.bytes, sandbox, &actor).await
+    } else {
+        let sandbox = &state.gates.pdf;
+        drafting::upload_document(pool, store, account_id, &title, form.bytes, sandbox, &actor)
+            .await
+    };
     match uploaded.map_err(ApiError::from) {
         Ok(document) => {
             Ok(Redirect::to(&format!("/app/documents/{}", document.id)).into_response())
@@ -144,6 +151,20 @@ async fn upload_refused(
 fn upload_refusal(problems: &[Problem]) -> String {
     match problems.first() {
         Some(problem) if problem.field == "file" => format!("Cannot upload: {}.", problem.reason),
+        Some(problem)
+            if problem.field.starts_with("tags[") || problem.field.starts_with("form[") =>
+        {
+            format!(
+                "Cannot upload: the field {} found in the PDF is refused: {}.",
+                problem.field, problem.reason
+            )
+        }
+        Some(problem) if problem.field.starts_with("roles") => {
+            format!(
+                "Cannot upload: the fields found in the PDF are refused ({}: {}).",
+                problem.field, problem.reason
+            )
+        }
         Some(problem) => format!("Cannot upload: the title {}.", problem.reason),
         None => "Cannot upload: the title is invalid.".into(),
     }

@@ -57,6 +57,7 @@ pub(in crate::routes::console) fn document_list(view: DocumentList<'_>) -> Marku
             input type="text" id="title" name="title" maxlength="500" placeholder="Defaults to the file name";
             label for="file" { "PDF (at most 50 MiB)" }
             input type="file" id="file" name="file" accept="application/pdf" required;
+            label.inline for="find-fields" { input type="checkbox" id="find-fields" name="find_fields" value="1"; " Find fields in the PDF (text tags and form fields)" }
             button.primary type="submit" { "Upload" }
             @if let Some(error) = upload_error { p.error role="alert" { (error) } }
         }

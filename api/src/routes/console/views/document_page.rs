@@ -20,6 +20,9 @@ pub(in crate::routes::console) struct DocumentPage<'a> {
     pub recipients: &'a [Recipient],
     pub fields: &'a [Field],
     pub trail: &'a [AuditEntry],
+    /// The roles whose fields, found in the PDF at upload, wait for a recipient, with their
+    /// fields' count.
+    pub waiting: &'a [(String, i64)],
     /// The signed link to the document's file.
     pub file_link: &'a str,
     /// Why the last change was refused: what was wrong, and each problem (all of them).
@@ -36,6 +39,7 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
         recipients,
         fields,
         trail,
+        waiting,
         file_link: link,
         error,
         now,
@@ -124,6 +128,22 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                     @for f in fields.iter().filter(|f| f.recipient_id == r.id) {
                         li { (f.field_type) " on page " (f.page) " at " (f.x) ", " (f.y) " (" (f.width) " × " (f.height) ")"
                             @if let Some(value) = f.value.as_deref().filter(|v| !v.starts_with("data:")) { " — " (isolated(value)) } }
+                    }
+                }
+            }
+        }
+        @if draft && !waiting.is_empty() {
+            section.card id="placeholders" {
+                h2 { "Fields found in the PDF" }
+                p { "Give each role a person: they become a signer with the role's fields. The document cannot be sent before." }
+                @for (i, (role, found)) in waiting.iter().enumerate() {
+                    form.placeholder-role method="post" action=(format!("/app/documents/{}/placeholders", document.id)) data-role=(role) {
+                        (csrf_field(csrf))
+                        h3 { (isolated(role)) " · " (count(*found, "field", "fields")) }
+                        input type="hidden" name="role" value=(role);
+                        label for=(format!("role-name-{i}")) { "Name" } input type="text" id=(format!("role-name-{i}")) name="name" required maxlength="200";
+                        label for=(format!("role-email-{i}")) { "E-mail" } input type="email" id=(format!("role-email-{i}")) name="email" required maxlength="254";
+                        button.primary type="submit" { "Give " (isolated(role)) " to this person" }
                     }
                 }
             }
