@@ -159,7 +159,8 @@ pub(crate) async fn find_fields(
 ) -> Result<(signet_pdf::InspectedPdf, Vec<u8>, Vec<TemplateRoleInput>)> {
     let (inspected, bytes, mut roles) = if sources.tags {
         let (taken, cleaned) = sandbox.take_tags(&bytes, ()).await?;
-        let roles = crate::wire::tags::template_roles(&taken.tags, problems);
+        let roles =
+            crate::wire::tags::template_roles(&taken.tags, &taken.inspected.page_sizes, problems);
         (taken.inspected, cleaned.unwrap_or(bytes), roles)
     } else {
         (sandbox.inspect(&bytes, ()).await?, bytes, Vec::new())

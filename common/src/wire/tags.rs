@@ -3,10 +3,11 @@
 //! checks a field given as JSON does.
 
 use serde_json::{Map, Value, json};
-use signet_pdf::FoundTag;
+use signet_pdf::{FoundTag, PageSize};
 
 use crate::{error::Problems, model::RecipientRole};
 
+use super::inputs::{DEFAULT_FIELD_HEIGHT, DEFAULT_FIELD_WIDTH};
 use super::templates::{TemplateFieldInput, TemplateRoleInput};
 
 pub const MAX_ROLE_CHARS: usize = 100;
@@ -32,8 +33,11 @@ const LISTS: &[&str] = &["options"];
 const PLACED: &[&str] = &["type", "page", "x", "y", "anchor", "recipientEmail"];
 
 /// Reads one tag (`{{kind:role;key=value;flag}}`, braces included) into its role and the JSON
-/// of its field, with `page`, `x` and `y` from where the tag is shown.
-pub fn parse_tag(tag: &FoundTag) -> Result<ParsedTag, String> {
+/// of its field, with `page`, `x` and `y` from where the tag is shown. Without `width` or
+/// `height`, the field takes the default size shrunk to fit between the tag and the right and
+/// bottom edges of `page` (its size as displayed), never smaller than the tag's own text: a tag
+/// near the margin is a field at the margin, not one refused for leaving the page.
+pub fn parse_tag(tag: &FoundTag, page: Option<PageSize>) -> Result<ParsedTag, String> {
     let inner = tag
         .text
         .strip_prefix("{{")
@@ -108,6 +112,15 @@ pub fn parse_tag(tag: &FoundTag) -> Result<ParsedTag, String> {
         field.insert(key.to_owned(), value);
     }
     let at = tag.at;
+    if let Some(page) = page {
+        let fitted = |default: f64, room: f64, own: f64| round(default.min(room).max(own));
+        field
+            .entry("width")
+            .or_insert_with(|| json!(fitted(DEFAULT_FIELD_WIDTH, page.width - at.x, at.width)));
+        field
+            .entry("height")
+            .or_insert_with(|| json!(fitted(DEFAULT_FIELD_HEIGHT, page.height - at.y, at.height)));
+    }
     field.insert("page".into(), json!(at.page));
     field.insert("x".into(), json!(round(at.x)));
     field.insert("y".into(), json!(round(at.y)));
@@ -133,11 +146,19 @@ fn role_name(role: &TagRole, named: &[String]) -> String {
 /// A template's roles (signers, in order of first appearance) and their fields from `tags`,
 /// each field read from its tag's JSON as a template field is from a request. A tag that does
 /// not parse is a problem named `tags[<n>]`, with its text and page.
-pub fn template_roles(tags: &[FoundTag], problems: &mut Problems) -> Vec<TemplateRoleInput> {
+pub fn template_roles(
+    tags: &[FoundTag],
+    page_sizes: &[PageSize],
+    problems: &mut Problems,
+) -> Vec<TemplateRoleInput> {
     let mut parsed = Vec::with_capacity(tags.len());
     for (n, tag) in tags.iter().enumerate() {
         let refused = |reason: String| format!("{} on page {}: {reason}", tag.text, tag.at.page);
-        match parse_tag(tag) {
+        let page = (tag.at.page as usize)
+            .checked_sub(1)
+            .and_then(|i| page_sizes.get(i))
+            .copied();
+        match parse_tag(tag, page) {
             Ok(found) => {
                 let field = Value::Object(found.field.clone());
                 match serde_json::from_value::<TemplateFieldInput>(with_blank_label(field)) {
@@ -204,9 +225,56 @@ mod tests {
         }
     }
 
+    /// A tag read without its page's size: no size is fitted.
+    fn parse_tag_alone(tag: &FoundTag) -> Result<ParsedTag, String> {
+        parse_tag(tag, None)
+    }
+
+    #[test]
+    fn a_tag_without_a_size_fits_between_it_and_the_page_edges() {
+        let a4 = PageSize {
+            width: 595.0,
+            height: 842.0,
+        };
+        let near_the_margin = FoundTag {
+            text: "{{text:A}}".into(),
+            at: TextBox {
+                page: 1,
+                x: 500.0,
+                y: 820.0,
+                width: 60.0,
+                height: 12.0,
+            },
+        };
+        let field = parse_tag(&near_the_margin, Some(a4)).unwrap().field;
+        assert_eq!(
+            (&field["width"], &field["height"]),
+            (&json!(95.0), &json!(22.0))
+        );
+        let roomy = parse_tag(&tag("{{text:A;height=30}}"), Some(a4))
+            .unwrap()
+            .field;
+        assert_eq!(
+            (&roomy["width"], &roomy["height"]),
+            (&json!(200.0), &json!(30.0))
+        );
+        let wider_than_its_room = FoundTag {
+            text: "{{signature:A}}".into(),
+            at: TextBox {
+                page: 1,
+                x: 560.0,
+                y: 100.0,
+                width: 90.0,
+                height: 12.0,
+            },
+        };
+        let own = parse_tag(&wider_than_its_room, Some(a4)).unwrap().field;
+        assert_eq!(own["width"], json!(90.0));
+    }
+
     #[test]
     fn a_tag_is_the_json_of_its_field() {
-        let parsed = parse_tag(&tag(
+        let parsed = parse_tag_alone(&tag(
             "{{Text:Landlord;label=Company name;required=false;maxLength=40;readOnly;options=a|b}}",
         ))
         .unwrap();
@@ -216,7 +284,10 @@ mod tests {
             json!({"type": "TEXT", "label": "Company name", "required": false, "maxLength": 40.0,
                    "readOnly": true, "options": ["a", "b"], "page": 2, "x": 72.0, "y": 100.0})
         );
-        assert_eq!(parse_tag(&tag("{{date:2}}")).unwrap().role, TagRole::Nth(2));
+        assert_eq!(
+            parse_tag_alone(&tag("{{date:2}}")).unwrap().role,
+            TagRole::Nth(2)
+        );
     }
 
     #[test]
@@ -230,7 +301,7 @@ mod tests {
             ("{{text:A;page=2}}", "cannot be set"),
             ("{{text:A;label=a;label=b}}", "twice"),
         ] {
-            let reason = parse_tag(&tag(text)).unwrap_err();
+            let reason = parse_tag_alone(&tag(text)).unwrap_err();
             assert!(reason.contains(why), "{text}: {reason}");
         }
     }
@@ -246,6 +317,7 @@ mod tests {
                 tag("{{text:3}}"),
                 tag("{{stamp:Tenant}}"),
             ],
+            &[],
             &mut problems,
         );
         let names: Vec<&str> = roles.iter().map(|r| r.name.as_str()).collect();
