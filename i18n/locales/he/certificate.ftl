@@ -23,19 +23,21 @@ cert-ip-address = כתובת IP
 cert-user-agent = סוכן משתמש
 cert-consent = הסכמה לרשומות אלקטרוניות: ניתנה ב-{ $time } מכתובת { $ip } ({ $agent })
 cert-consent-text = הנוסח שעליו ניתנה ההסכמה
+# [many] (20, 30, 40…, in the CLDR rules Fluent applies) reads as [other] in Hebrew.
 cert-section-audit = { $count ->
     [one] יומן ביקורת (אירוע אחד)
     [two] יומן ביקורת (שני אירועים)
+    [many] יומן ביקורת ({ $count } אירועים)
    *[other] יומן ביקורת ({ $count } אירועים)
 }
 cert-role-signer = חותם
 cert-role-viewer = צופה (מקבל עותק; אינו חותם על דבר)
-cert-status-signer-pending = לא פתח את המסמך
-cert-status-signer-viewed = פתח את המסמך; לא חתם
-cert-status-signer-signed = חתם
-cert-status-signer-declined = סירב לחתום
-cert-status-viewer-pending = לא פתח את המסמך
-cert-status-viewer-viewed = פתח את המסמך
+cert-status-signer-pending = המסמך לא נפתח
+cert-status-signer-viewed = המסמך נפתח; לא נחתם
+cert-status-signer-signed = המסמך נחתם
+cert-status-signer-declined = סירוב לחתום
+cert-status-viewer-pending = המסמך לא נפתח
+cert-status-viewer-viewed = המסמך נפתח
 cert-event-created = נוצר
 cert-event-sent = נשלח
 cert-event-viewed = נצפה
