@@ -264,8 +264,8 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
 
 /// Issue #30 item 8: on a device with no CJK font (Chromium with a fontconfig that finds DejaVu
 /// alone), the page's CJK text is drawn with the final PDF's CJK face, served as WOFF2 that the
-/// browser's font sanitiser accepts: the language picker's "简体中文" from the small page font,
-/// a Chinese title and a Korean name from the whole face.
+/// browser's font sanitiser accepts: the language picker's "简体中文" (and "日本語", "한국어")
+/// from the small page font, a Chinese title and a Korean name from the whole face.
 #[tokio::test]
 async fn cjk_text_is_drawn_with_the_shipped_font_where_the_device_has_none() {
     let app = TestApp::spawn().await;
@@ -368,6 +368,12 @@ async fn cjk_text_is_drawn_with_the_shipped_font_where_the_device_has_none() {
         [(wqy.clone(), 4)],
         "{findings}"
     );
+    // Japanese and Korean (issue #34) name themselves in the same face.
+    for (tag, name) in [("ja", "日本語"), ("ko", "한국어")] {
+        let picker = &findings["otherPickers"][tag];
+        assert_eq!(picker["text"], name);
+        assert_eq!(custom(&picker["fonts"]), [(wqy.clone(), 3)], "{findings}");
+    }
     assert_eq!(findings["titleText"], title);
     assert_eq!(
         custom(&findings["titleFonts"]),
