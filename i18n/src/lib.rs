@@ -330,8 +330,8 @@ mod tests {
             let path = entry.unwrap().path();
             let source = std::fs::read_to_string(&path).unwrap();
             let file = path.file_name().unwrap().to_string_lossy().into_owned();
-            let catalogue = parse(&source)
-                .unwrap_or_else(|errors| panic!("{}: {errors:?}", path.display()));
+            let catalogue =
+                parse(&source).unwrap_or_else(|errors| panic!("{}: {errors:?}", path.display()));
             files.insert(file, catalogue);
         }
         files
@@ -435,7 +435,8 @@ mod tests {
     fn plural_categories(language: Language) -> BTreeSet<String> {
         use intl_pluralrules::{PluralRuleType, PluralRules};
         // CLDR's rules are by language alone (`zh`, not `zh-Hans`).
-        let primary: LanguageIdentifier = language.tag().split('-').next().unwrap().parse().unwrap();
+        let primary: LanguageIdentifier =
+            language.tag().split('-').next().unwrap().parse().unwrap();
         let rules = PluralRules::create(primary, PluralRuleType::CARDINAL)
             .unwrap_or_else(|e| panic!("{language}: {e}"));
         (0..=1000_u32)
@@ -500,7 +501,9 @@ mod tests {
                     ));
                 }
                 if keys.len() > 1 && !missing.is_empty() {
-                    problems.push(format!("{language}/{file}: {id} lacks plural forms {missing:?}"));
+                    problems.push(format!(
+                        "{language}/{file}: {id} lacks plural forms {missing:?}"
+                    ));
                 }
             }
         }
@@ -520,13 +523,22 @@ mod tests {
 
     #[test]
     fn the_completeness_check_sees_what_a_catalogue_lacks() {
-        let english = parse("a = { $n ->\n    [one] x\n   *[other] { $n } y\n}\nb = { $t }\n    .title = T\n")
-            .unwrap();
-        let same = parse("a = { $n ->\n   *[other] { $n } y\n}\nb = { $t }\n    .title = T\n").unwrap();
+        let english = parse(
+            "a = { $n ->\n    [one] x\n   *[other] { $n } y\n}\nb = { $t }\n    .title = T\n",
+        )
+        .unwrap();
+        let same =
+            parse("a = { $n ->\n   *[other] { $n } y\n}\nb = { $t }\n    .title = T\n").unwrap();
         assert_eq!(english.messages, same.messages);
         let other = parse("a = { $m }\nb = { $t }\n").unwrap();
-        assert_ne!(english.messages["a"], other.messages["a"], "a variable renamed");
-        assert_ne!(english.messages["b"], other.messages["b"], "an attribute missing");
+        assert_ne!(
+            english.messages["a"], other.messages["a"],
+            "a variable renamed"
+        );
+        assert_ne!(
+            english.messages["b"], other.messages["b"],
+            "an attribute missing"
+        );
         assert_eq!(
             english.selectors,
             [("a".to_owned(), ["one", "other"].map(String::from).into())]
@@ -535,7 +547,10 @@ mod tests {
             plural_categories(Language::Polish),
             ["few", "many", "one", "other"].map(String::from).into()
         );
-        assert_eq!(plural_categories(Language::Japanese), ["other".to_owned()].into());
+        assert_eq!(
+            plural_categories(Language::Japanese),
+            ["other".to_owned()].into()
+        );
     }
 
     #[test]
@@ -560,7 +575,10 @@ mod tests {
         assert_eq!(audit(Language::Russian, 5), "Журнал аудита (5 событий)");
         assert_eq!(audit(Language::Russian, 2), "Журнал аудита (2 события)");
         assert_eq!(audit(Language::Polish, 12), "Dziennik audytu (12 zdarzeń)");
-        assert_eq!(audit(Language::Italian, 1), "Registro di controllo (1 evento)");
+        assert_eq!(
+            audit(Language::Italian, 1),
+            "Registro di controllo (1 evento)"
+        );
         assert_eq!(audit(Language::English, 4), "Audit trail (4 events)");
     }
 

@@ -223,8 +223,12 @@ mod tests {
 
     #[test]
     fn an_invitation_carries_the_signing_link_until_the_document_closes() {
-        let Dispatch::Send(text) = dispatch(&sms(SmsKind::Invitation), "https://s.test", Language::English, now())
-        else {
+        let Dispatch::Send(text) = dispatch(
+            &sms(SmsKind::Invitation),
+            "https://s.test",
+            Language::English,
+            now(),
+        ) else {
             panic!("sent")
         };
         assert!(
@@ -246,12 +250,18 @@ mod tests {
             expiry_date: Some(now()),
             ..sms(SmsKind::Invitation)
         };
-        assert_eq!(dispatch(&due, "https://s.test", Language::English, now()), Dispatch::Withdraw);
+        assert_eq!(
+            dispatch(&due, "https://s.test", Language::English, now()),
+            Dispatch::Withdraw
+        );
         let sent = OutgoingSms {
             status: SmsStatus::Sent,
             ..sms(SmsKind::Invitation)
         };
-        assert_eq!(dispatch(&sent, "https://s.test", Language::English, now()), Dispatch::Done);
+        assert_eq!(
+            dispatch(&sent, "https://s.test", Language::English, now()),
+            Dispatch::Done
+        );
     }
 
     #[test]
@@ -281,7 +291,9 @@ mod tests {
                 link_token: None,
                 ..sms(kind)
             };
-            let Dispatch::Send(text) = dispatch(&notice, "https://s.test", Language::English, now()) else {
+            let Dispatch::Send(text) =
+                dispatch(&notice, "https://s.test", Language::English, now())
+            else {
                 panic!("sent")
             };
             assert!(!text.body.contains("https://"), "{}", text.body);

@@ -673,7 +673,8 @@ mod tests {
 
     #[test]
     fn names_lose_their_control_and_bidi_chars() {
-        let text = invitation(English, 
+        let text = invitation(
+            English,
             "  Eve\n\tMallory\r\u{202E}fdp.exe\u{200B}\u{FEFF}\u{2066}x\u{2069}  ",
             "Pay\nnow\u{0}!",
             LINK,
@@ -736,7 +737,10 @@ mod tests {
         );
 
         let title = "Master services agreement ".repeat(8);
-        for text in [declined(English, "O'Brien", &title), expired(English, "O'Brien", &title)] {
+        for text in [
+            declined(English, "O'Brien", &title),
+            expired(English, "O'Brien", &title),
+        ] {
             check(&text);
             assert_eq!((text.segments.encoding, text.segments.count), (Gsm7, 1));
             assert!(text.body.contains("...\" from O'Brien "), "{}", text.body);
@@ -772,13 +776,34 @@ mod tests {
     /// A title and a sender long enough to be cut, in the script of each language.
     fn long_names(language: Language) -> (&'static str, &'static str) {
         match language {
-            Language::ChineseSimplified => ("北京市朝阳区建国路八十八号办公楼租赁合同及其全部附件", "北京某某科技有限公司法务部"),
-            Language::Japanese => ("東京都千代田区丸の内一丁目オフィス賃貸借契約書および付属書類", "株式会社サンプル法務部契約管理課"),
-            Language::Korean => ("서울특별시 강남구 테헤란로 사무실 임대차 계약서 및 부속 서류", "주식회사 샘플 법무팀 계약 관리 담당"),
-            Language::Arabic => ("عقد إيجار مكتب في شارع الملك فهد مع جميع الملاحق والجداول", "شركة المثال للتجارة والمقاولات العامة"),
-            Language::Hebrew => ("חוזה שכירות למשרד ברחוב רוטשילד בתל אביב כולל כל הנספחים", "חברת הדוגמה לסחר ושירותים בע״מ"),
-            Language::Russian => ("Договор аренды офиса на Тверской улице со всеми приложениями", "ООО «Пример Торговая Компания»"),
-            _ => ("Master services agreement for the spring campaign, with all its annexes", "Bartholomew Fitzgerald-Montgomery & Partners"),
+            Language::ChineseSimplified => (
+                "北京市朝阳区建国路八十八号办公楼租赁合同及其全部附件",
+                "北京某某科技有限公司法务部",
+            ),
+            Language::Japanese => (
+                "東京都千代田区丸の内一丁目オフィス賃貸借契約書および付属書類",
+                "株式会社サンプル法務部契約管理課",
+            ),
+            Language::Korean => (
+                "서울특별시 강남구 테헤란로 사무실 임대차 계약서 및 부속 서류",
+                "주식회사 샘플 법무팀 계약 관리 담당",
+            ),
+            Language::Arabic => (
+                "عقد إيجار مكتب في شارع الملك فهد مع جميع الملاحق والجداول",
+                "شركة المثال للتجارة والمقاولات العامة",
+            ),
+            Language::Hebrew => (
+                "חוזה שכירות למשרד ברחוב רוטשילד בתל אביב כולל כל הנספחים",
+                "חברת הדוגמה לסחר ושירותים בע״מ",
+            ),
+            Language::Russian => (
+                "Договор аренды офиса на Тверской улице со всеми приложениями",
+                "ООО «Пример Торговая Компания»",
+            ),
+            _ => (
+                "Master services agreement for the spring campaign, with all its annexes",
+                "Bartholomew Fitzgerald-Montgomery & Partners",
+            ),
         }
     }
 
@@ -810,11 +835,18 @@ mod tests {
                 assert!(text.segments.count <= 2, "{language}: {}", text.body);
                 assert!(!text.body.contains("https://"), "{}", text.body);
                 if language != English {
-                    assert!(!text.body.contains("no longer works"), "{language}: {}", text.body);
+                    assert!(
+                        !text.body.contains("no longer works"),
+                        "{language}: {}",
+                        text.body
+                    );
                 }
             }
             // Each names the sender (Signet when there is none).
-            assert!(declined(language, "", "").body.contains("Signet"), "{language}");
+            assert!(
+                declined(language, "", "").body.contains("Signet"),
+                "{language}"
+            );
         }
     }
 
@@ -857,8 +889,18 @@ mod tests {
         let text = invitation(Language::Russian, sender, title, LINK);
         check(&text);
         assert_eq!((text.segments.encoding, text.segments.count), (Ucs2, 2));
-        assert!(text.body.starts_with(&format!("{sender} просит вас подписать «")));
-        let shown = text.body.split('«').nth(1).unwrap().split('»').next().unwrap();
+        assert!(
+            text.body
+                .starts_with(&format!("{sender} просит вас подписать «"))
+        );
+        let shown = text
+            .body
+            .split('«')
+            .nth(1)
+            .unwrap()
+            .split('»')
+            .next()
+            .unwrap();
         let kept = shown.strip_suffix('…').unwrap();
         assert!(title.starts_with(kept) && kept.chars().count() >= TITLE_MIN_CHARS);
 
@@ -879,7 +921,11 @@ mod tests {
         let text = expired(Language::Japanese, sender, title);
         check(&text);
         assert_eq!((text.segments.encoding, text.segments.count), (Ucs2, 2));
-        assert!(text.body.contains(&format!("「{title}」は、全員の署名")), "{}", text.body);
+        assert!(
+            text.body.contains(&format!("「{title}」は、全員の署名")),
+            "{}",
+            text.body
+        );
     }
 
     #[test]

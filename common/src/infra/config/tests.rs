@@ -55,8 +55,9 @@ fn the_default_language_is_one_signet_speaks() {
         let err = config(&[("DEFAULT_LANGUAGE", unknown)]).unwrap_err();
         assert_eq!(err.name, "DEFAULT_LANGUAGE");
         assert!(
-            err.to_string()
-                .ends_with("expected one of en, de, fr, es, pt, zh-Hans, ar, it, nl, pl, ru, tr, ja, ko, he"),
+            err.to_string().ends_with(
+                "expected one of en, de, fr, es, pt, zh-Hans, ar, it, nl, pl, ru, tr, ja, ko, he"
+            ),
             "{err}"
         );
     }
