@@ -49,12 +49,15 @@ fn the_default_language_is_one_signet_speaks() {
     );
     let c = config(&[("DEFAULT_LANGUAGE", " zh-hans ")]).unwrap();
     assert_eq!(c.signing.default_language, Language::ChineseSimplified);
+    let c = config(&[("DEFAULT_LANGUAGE", "HE")]).unwrap();
+    assert_eq!(c.signing.default_language, Language::Hebrew);
     for unknown in ["xx", "zh", "de-AT", "english"] {
         let err = config(&[("DEFAULT_LANGUAGE", unknown)]).unwrap_err();
         assert_eq!(err.name, "DEFAULT_LANGUAGE");
         assert!(
-            err.to_string()
-                .ends_with("expected one of en, de, fr, es, pt, zh-Hans, ar"),
+            err.to_string().ends_with(
+                "expected one of en, de, fr, es, pt, zh-Hans, ar, it, nl, pl, ru, tr, ja, ko, he"
+            ),
             "{err}"
         );
     }
