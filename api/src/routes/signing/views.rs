@@ -339,7 +339,7 @@ impl SigningPage<'_> {
                     }
                 }
                 @if let Some(expiry) = document.expiry_date {
-                    p { small { (l.format("sign-valid-until", &[("time", l.time(expiry).into())])) } }
+                    p { small { (l.format("sign-valid-until", &[("time", signet_i18n::bidi::isolate(&l.time(expiry)).into())])) } }
                 }
                 style { (PreEscaped(format!("{}{SIGNING_STYLE}", assets::font_faces()))) }
                 @if self.file_url.is_some() {
