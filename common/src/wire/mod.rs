@@ -4,6 +4,7 @@
 //! which travel on the wire as they are.
 
 pub mod body;
+pub mod events;
 pub mod bulk_sends;
 pub mod inputs;
 pub mod query;
