@@ -832,10 +832,10 @@ def event_feed(api):
         else:
             where = " AND (txid, position) > ('0'::xid8, 0)"
         sql = (auth_sql(acct)
-               + "SELECT id, event_type, payload, created_at, txid::text, position FROM events"
+               + "SELECT id, event_type, payload, created_at, txid::text AS txid_text, position FROM events"
                + f" WHERE account_id = '{acct['id']}'{where}"
                + " AND txid < pg_snapshot_xmin(pg_current_snapshot())"
-               + " ORDER BY txid, position LIMIT 101;\n")
+               + " ORDER BY events.txid, events.position LIMIT 101;\n")
         compare("events", f"GET /events?limit=100, {label} page of {EVENTS:,} events",
                 lambda: wrk(api.url(path), [acct["key"]]), sql)
 

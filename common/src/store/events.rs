@@ -49,14 +49,14 @@ pub struct StoredEvent {
     /// The exact body of the event's webhook.
     pub payload: String,
     pub created_at: DateTime<Utc>,
-    txid: String,
+    txid_text: String,
     position: i64,
 }
 
 impl StoredEvent {
     pub fn place(&self) -> FeedPosition {
         FeedPosition {
-            txid: self.txid.parse().expect("xid8 is written as an unsigned number"),
+            txid: self.txid_text.parse().expect("xid8 is written as an unsigned number"),
             position: self.position,
         }
     }
@@ -65,13 +65,15 @@ impl StoredEvent {
 /// The page's statement: `$1` the account, `$2` and `$3` the place after which to read (the
 /// transaction id as text), `$4` the types (any, when null), `$5` how many. Public for the
 /// test that checks its plan.
-pub const PAGE: &str = "SELECT id, event_type, payload, created_at, txid::text AS txid, position
+/// (The transaction id is read as text under another name: `ORDER BY txid` would otherwise
+/// sort by the text.)
+pub const PAGE: &str = "SELECT id, event_type, payload, created_at, txid::text AS txid_text, position
      FROM events
      WHERE account_id = $1
        AND (txid, position) > ($2::text::xid8, $3)
        AND txid < pg_snapshot_xmin(pg_current_snapshot())
        AND ($4::text[] IS NULL OR event_type = ANY ($4))
-     ORDER BY txid, position
+     ORDER BY events.txid, events.position
      LIMIT $5";
 
 /// Up to `limit` of the account's events after `after` (from the start with the default
