@@ -18,8 +18,8 @@ use crate::{
         secrets::SigningToken,
     },
     model::{
-        AccountId, Actor, AuditEntryId, AuditEvent, Document, DocumentId, EmailKind, EventId, Recipient,
-        RecipientId, RecipientRole, RecipientStatus, SmsKind, WebhookEvent,
+        AccountId, Actor, AuditEntryId, AuditEvent, Document, DocumentId, EmailKind, EventId,
+        Recipient, RecipientId, RecipientRole, RecipientStatus, SmsKind, WebhookEvent,
     },
     store::{
         accounts,

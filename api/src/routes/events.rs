@@ -46,10 +46,9 @@ async fn list_events(
     ApiAccount(account_id): ApiAccount,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let pairs: Vec<(String, String)> =
-        form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
-            .into_owned()
-            .collect();
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+        .into_owned()
+        .collect();
     let query = FeedQuery::from_pairs(&pairs)?;
     let mut found = events::page(
         &state.db.pool,

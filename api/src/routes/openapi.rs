@@ -351,9 +351,8 @@ mod tests {
         let feed = doc["paths"]["/events"]["get"]["parameters"]
             .as_array()
             .unwrap();
-        let feed_parameter = |name: &str| {
-            feed.iter().find(|p| p["name"] == name).unwrap()["schema"].clone()
-        };
+        let feed_parameter =
+            |name: &str| feed.iter().find(|p| p["name"] == name).unwrap()["schema"].clone();
         assert_eq!(
             feed_parameter("after")["pattern"],
             json!(signet_common::wire::events::CURSOR_PATTERN)

@@ -56,7 +56,10 @@ pub struct StoredEvent {
 impl StoredEvent {
     pub fn place(&self) -> FeedPosition {
         FeedPosition {
-            txid: self.txid_text.parse().expect("xid8 is written as an unsigned number"),
+            txid: self
+                .txid_text
+                .parse()
+                .expect("xid8 is written as an unsigned number"),
             position: self.position,
         }
     }
@@ -67,7 +70,8 @@ impl StoredEvent {
 /// test that checks its plan.
 /// (The transaction id is read as text under another name: `ORDER BY txid` would otherwise
 /// sort by the text.)
-pub const PAGE: &str = "SELECT id, event_type, payload, created_at, txid::text AS txid_text, position
+pub const PAGE: &str =
+    "SELECT id, event_type, payload, created_at, txid::text AS txid_text, position
      FROM events
      WHERE account_id = $1
        AND (txid, position) > ($2::text::xid8, $3)
@@ -91,13 +95,13 @@ pub async fn page(
     limit: i64,
 ) -> Result<Vec<StoredEvent>> {
     Ok(sqlx::query_as(PAGE)
-    .bind(account_id)
-    .bind(after.txid.to_string())
-    .bind(after.position)
-    .bind(types)
-    .bind(limit)
-    .fetch_all(pool)
-    .await?)
+        .bind(account_id)
+        .bind(after.txid.to_string())
+        .bind(after.position)
+        .bind(types)
+        .bind(limit)
+        .fetch_all(pool)
+        .await?)
 }
 
 /// Deletes up to `limit` events older than `retention_days`, oldest first; how many it

@@ -111,9 +111,10 @@ impl FeedQuery {
             seen.push(name);
             match name {
                 "after" => {
-                    query.after = Some(FeedCursor::decode(value).ok_or_else(|| {
-                        invalid("must be a cursor this feed returned".into())
-                    })?);
+                    query.after =
+                        Some(FeedCursor::decode(value).ok_or_else(|| {
+                            invalid("must be a cursor this feed returned".into())
+                        })?);
                 }
                 "limit" => {
                     query.limit = value
@@ -209,8 +210,7 @@ impl EventView {
             event_type: event.event_type.clone(),
             created_at: Timestamp(event.created_at),
             cursor: FeedCursor(event.place()).encode(),
-            payload: RawValue::from_string(event.payload.clone())
-                .expect("webhook bodies are JSON"),
+            payload: RawValue::from_string(event.payload.clone()).expect("webhook bodies are JSON"),
         }
     }
 }
@@ -246,6 +246,7 @@ mod tests {
 
     #[test]
     fn a_cursor_reads_back_as_itself() {
+        let pattern = regex::Regex::new(CURSOR_PATTERN).unwrap();
         for position in [
             FeedPosition::default(),
             FeedPosition {
@@ -259,7 +260,7 @@ mod tests {
         ] {
             let text = FeedCursor(position).encode();
             assert_eq!(FeedCursor::decode(&text), Some(FeedCursor(position)));
-            assert!(regex::Regex::new(CURSOR_PATTERN).unwrap().is_match(&text));
+            assert!(pattern.is_match(&text));
         }
     }
 
@@ -273,7 +274,11 @@ mod tests {
                 assert!(FeedCursor::decode(&text).is_some(), "{text}");
             }
         }
-        for not_one in ["AQAAAAAAAAPpAAAAAAAAACp", "BQAAAAAAAAPpAAAAAAAAACo", "AQAAAAAAAAPpAAAAAAAAAC"] {
+        for not_one in [
+            "AQAAAAAAAAPpAAAAAAAAACp",
+            "BQAAAAAAAAPpAAAAAAAAACo",
+            "AQAAAAAAAAPpAAAAAAAAAC",
+        ] {
             assert!(!pattern.is_match(not_one));
             assert!(FeedCursor::decode(not_one).is_none(), "{not_one}");
         }

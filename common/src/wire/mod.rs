@@ -4,8 +4,8 @@
 //! which travel on the wire as they are.
 
 pub mod body;
-pub mod events;
 pub mod bulk_sends;
+pub mod events;
 pub mod inputs;
 pub mod query;
 pub mod tags;

@@ -163,7 +163,10 @@ async fn the_feed_holds_exactly_the_delivered_webhooks_in_order_from_any_cursor(
             raw.contains(body.as_str()),
             "the feed carries the webhook's body byte for byte: {body}"
         );
-        assert_eq!(event["payload"], serde_json::from_str::<Value>(body).unwrap());
+        assert_eq!(
+            event["payload"],
+            serde_json::from_str::<Value>(body).unwrap()
+        );
         assert_eq!(event["payload"]["type"], event["type"]);
         assert_eq!(event["payload"]["data"]["id"], docs[0].to_string());
         assert!(event["createdAt"].as_str().unwrap().ends_with('Z'));
@@ -172,7 +175,10 @@ async fn the_feed_holds_exactly_the_delivered_webhooks_in_order_from_any_cursor(
         .iter()
         .map(|e| e["payload"]["timestamp"].as_str().unwrap())
         .collect();
-    assert!(timestamps.windows(2).all(|w| w[0] <= w[1]), "{timestamps:?}");
+    assert!(
+        timestamps.windows(2).all(|w| w[0] <= w[1]),
+        "{timestamps:?}"
+    );
     let delivery_ids: Vec<String> =
         sqlx::query_scalar("SELECT event_id FROM webhook_deliveries ORDER BY event_id")
             .fetch_all(&app.db.pool)
@@ -211,7 +217,10 @@ async fn the_feed_holds_exactly_the_delivered_webhooks_in_order_from_any_cursor(
         .collect();
     assert_eq!(items(&signed), wanted);
     let (page, _) = feed(&app, &hooked_key, "?limit=2").await;
-    assert_eq!((items(&page).len(), &page["hasMore"]), (2, &Value::Bool(true)));
+    assert_eq!(
+        (items(&page).len(), &page["hasMore"]),
+        (2, &Value::Bool(true))
+    );
 
     // Without a webhook URL: the same events, and no delivery.
     let plain_feed = feed_of(&app, &plain_key, 6).await;
@@ -267,7 +276,11 @@ async fn bad_parameters_are_refused_naming_each() {
         ("type=document.archived", "type", type_reason.as_str()),
         ("type=document.sent,", "type", type_reason.as_str()),
         ("type=", "type", type_reason.as_str()),
-        ("type=document.sent&type=document.signed", "type", "must be given once"),
+        (
+            "type=document.sent&type=document.signed",
+            "type",
+            "must be given once",
+        ),
         ("limit=5&limit=5", "limit", "must be given once"),
     ] {
         let answer = app.get(&format!("/events?{query}"), &key).await;
@@ -403,10 +416,13 @@ async fn ten_thousand_events_page_to_the_end_one_index_range_per_page() {
     // after the page (the cost of a page does not grow with the account), planned for its
     // values or, as a prepared statement may be after a few runs, for any.
     let mut conn = app.db.pool.acquire().await.unwrap();
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("PREPARE feed_page AS {}", events::PAGE)))
-        .execute(&mut *conn)
-        .await
-        .unwrap();
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "PREPARE feed_page AS {}",
+        events::PAGE
+    )))
+    .execute(&mut *conn)
+    .await
+    .unwrap();
     for (mode, from) in ["force_custom_plan", "force_generic_plan"]
         .into_iter()
         .flat_map(|mode| [0, 5_000, 9_900].map(|from| (mode, from)))
