@@ -23,8 +23,10 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list_events))
 }
 
-/// The account's events, oldest first, from a cursor: exactly those its webhooks carry (the
-/// same ids, types and bodies), recorded whether or not a webhook URL is set, and kept
+/// The account's events, oldest first, from a cursor.
+///
+/// Exactly those its webhooks carry (the same ids, types and bodies), recorded whether or not
+/// a webhook URL is set, and kept
 /// `EVENT_RETENTION_DAYS` (default 30). Resume with `after` = `nextCursor` (or any item's
 /// `cursor`); an event appears once every transaction that was running when it was written has
 /// ended, so no later event can be placed before a cursor already handed out.

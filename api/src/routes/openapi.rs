@@ -358,6 +358,15 @@ mod tests {
             json!(signet_common::wire::events::CURSOR_PATTERN)
         );
         assert_eq!(feed_parameter("limit")["maximum"], json!(query::MAX_LIMIT));
+        for cursor in [
+            &schemas["EventView"]["properties"]["cursor"],
+            &schemas["EventPage"]["properties"]["nextCursor"],
+        ] {
+            assert_eq!(
+                cursor["pattern"],
+                json!(signet_common::wire::events::CURSOR_PATTERN)
+            );
+        }
         let body = |path: &str| {
             doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
                 .clone()

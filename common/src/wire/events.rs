@@ -194,7 +194,10 @@ pub struct EventView {
     /// When the event was recorded.
     pub created_at: Timestamp,
     /// This event's place: `after` with it gives the events that follow it.
-    #[schema(example = "AQAAAAAAAAPpAAAAAAAAACo")]
+    #[schema(
+        pattern = "^A[Q-Za-f][A-Za-z0-9_-]{20}[AEIMQUYcgkosw048]$",
+        example = "AQAAAAAAAAPpAAAAAAAAACo"
+    )]
     pub cursor: String,
     /// Exactly the body of the event's webhook (`type`, `timestamp`, `data`, and `delivery`
     /// for `recipient.delivery_failed`), byte for byte. A document's `data.filePath` was a
@@ -223,7 +226,10 @@ pub struct EventPage {
     pub items: Vec<EventView>,
     /// Where the next page starts: the last item's cursor, or the `after` given when the page
     /// is empty (poll again with it); null only when there is no event yet and no `after`.
-    #[schema(example = "AQAAAAAAAAPpAAAAAAAAACo")]
+    #[schema(
+        pattern = "^A[Q-Za-f][A-Za-z0-9_-]{20}[AEIMQUYcgkosw048]$",
+        example = "AQAAAAAAAAPpAAAAAAAAACo"
+    )]
     pub next_cursor: Option<String>,
     /// Whether more events follow this page now.
     pub has_more: bool,
