@@ -14,6 +14,7 @@ mod database_restart;
 mod delivery_failures;
 mod draft_editing;
 mod errors;
+mod events;
 mod field_kinds;
 mod files;
 mod form_import;

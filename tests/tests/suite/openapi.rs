@@ -60,6 +60,8 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         ("POST", "/templates/{id}/bulk-sends"),
         ("GET", "/bulk-sends/{id}"),
         ("POST", "/bulk-sends/{id}/cancel"),
+        // Additive (issue #34): the event feed.
+        ("GET", "/events"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_owned(), p.to_owned()))

@@ -244,3 +244,14 @@ fn other_variables_are_ignored_and_an_empty_pkcs12_password_is_a_password() {
         Some(SealSource::Pkcs12 { password: Some(ref p), .. }) if p.is_empty()
     ));
 }
+
+#[test]
+fn the_event_feed_keeps_thirty_days_unless_told_otherwise() {
+    assert_eq!(config(&[]).unwrap().sweep.event_retention_days, 30);
+    let c = config(&[("EVENT_RETENTION_DAYS", "90")]).unwrap();
+    assert_eq!(c.sweep.event_retention_days, 90);
+    for bad in ["0", "-1", "3651", "a month"] {
+        let err = config(&[("EVENT_RETENTION_DAYS", bad)]).unwrap_err();
+        assert_eq!(err.name, "EVENT_RETENTION_DAYS", "{bad}");
+    }
+}
