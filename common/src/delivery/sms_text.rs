@@ -172,11 +172,19 @@ pub fn expired(sender: &str, title: &str) -> SmsText {
     compose(Kind::Expired, sender, title)
 }
 
+/// A one-time code for a signing link that asks for one (SMS_OTP): the code first, the sender,
+/// and nothing of the document: `{code} is your code to open the document {sender} sent you.
+/// It works once, for 10 minutes. Do not share it.` `sender` is sanitised and may be cut.
+pub fn code(sender: &str, code: &str) -> SmsText {
+    compose(Kind::Code(code), sender, "")
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Kind<'a> {
     Invitation(&'a str),
     Declined,
     Expired,
+    Code(&'a str),
 }
 
 /// The text of `kind`; `title` is `None` when there is none to name.
@@ -193,6 +201,11 @@ fn render(kind: Kind, sender: &str, title: Option<&str>) -> String {
         (Kind::Declined, None) => format!("A document from {sender} {DECLINED}"),
         (Kind::Expired, Some(title)) => format!("\"{title}\" from {sender} {EXPIRED}"),
         (Kind::Expired, None) => format!("A document from {sender} {EXPIRED}"),
+        (Kind::Code(code), _) => format!(
+            "{code} is your code to open the document {sender} sent you. It works once, for \
+             {} minutes. Do not share it.",
+            crate::flows::signer_auth::CODE_VALID_MINUTES
+        ),
     }
 }
 
