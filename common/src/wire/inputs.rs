@@ -655,7 +655,10 @@ fn validate_authentication(
     has_phone: bool,
     problems: &mut Problems,
 ) -> Option<ValidAuthentication> {
-    let before = problems.touch(at);
+    // A property that could not be read is said already; its stand-in is not checked.
+    if problems.touch(at) {
+        return None;
+    }
     match (input.method, &input.access_code) {
         (AuthMethod::AccessCode, None) => problems.invalid(
             format!("{at}.accessCode"),
@@ -676,7 +679,7 @@ fn validate_authentication(
         ),
         (_, None) => {}
     }
-    (!before && !problems.touch(at)).then_some(ValidAuthentication {
+    (!problems.touch(at)).then_some(ValidAuthentication {
         method: input.method,
         access_code: input.access_code,
         access_code_hash: None,
