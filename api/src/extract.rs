@@ -248,6 +248,21 @@ impl<S: Send + Sync> FromRequestParts<S> for DocumentPath {
     }
 }
 
+/// The `{recipientId}` of an external API route; anything that is not a UUID names no
+/// recipient.
+pub struct RecipientIdPath(pub RecipientId);
+
+impl<S: Send + Sync> FromRequestParts<S> for RecipientIdPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        path_id(parts, state, "recipientId")
+            .await
+            .map(Self)
+            .ok_or(ApiError::RecipientNotFound)
+    }
+}
+
 /// The `{id}` of a template route; anything that is not a UUID names no template.
 pub struct TemplatePath(pub TemplateId);
 

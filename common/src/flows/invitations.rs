@@ -107,6 +107,10 @@ mod tests {
             delivery_error: None,
             sms_status: Default::default(),
             sms_error: None,
+            auth_method: Default::default(),
+            auth_failures: 0,
+            auth_locked_at: None,
+            auth_passed_at: None,
         }
     }
 

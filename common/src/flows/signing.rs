@@ -7,7 +7,10 @@ use sqlx::{PgConnection, PgPool};
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Conflict, Error, Problem, Result, Rule},
-    flows::invitations,
+    flows::{
+        invitations,
+        signer_auth::{self, BrowserPass},
+    },
     infra::{notify::Notifier, secrets::SigningToken},
     model::{
         Actor, AttachmentId, Document, DocumentStatus, Field, FieldId, FieldType, Recipient,
@@ -58,8 +61,12 @@ impl SigningSession {
 /// document (mail scanners and chat previews fetch links too). The page's script then asks
 /// for the session ([`open`]) once it has drawn the document.
 #[tracing::instrument(name = "signing::look", skip_all)]
-pub async fn look(pool: &PgPool, token: &SigningToken) -> Result<SigningSession> {
-    let (mut tx, document, recipient) = begin(pool, token).await?;
+pub async fn look(
+    pool: &PgPool,
+    token: &SigningToken,
+    pass: &BrowserPass,
+) -> Result<SigningSession> {
+    let (mut tx, document, recipient) = begin(pool, token, pass).await?;
     let session = session(&mut tx, document, recipient.id).await?;
     tx.commit().await?;
     Ok(session)
@@ -70,10 +77,11 @@ pub async fn look(pool: &PgPool, token: &SigningToken) -> Result<SigningSession>
 pub async fn open(
     pool: &PgPool,
     token: &SigningToken,
+    pass: &BrowserPass,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<SigningSession> {
-    let (mut tx, document, recipient) = begin(pool, token).await?;
+    let (mut tx, document, recipient) = begin(pool, token, pass).await?;
     if document.status == DocumentStatus::Sent && recipient.status == RecipientStatus::Pending {
         record_view(&mut tx, &document, &recipient, actor, notifier).await?;
     }
@@ -90,11 +98,12 @@ pub async fn open(
 pub async fn consent(
     pool: &PgPool,
     token: &SigningToken,
+    pass: &BrowserPass,
     text: &str,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<()> {
-    let (mut tx, document, recipient) = begin(pool, token).await?;
+    let (mut tx, document, recipient) = begin(pool, token, pass).await?;
     require_can_act(&document, &recipient)?;
     if recipient.status == RecipientStatus::Pending {
         record_view(&mut tx, &document, &recipient, actor, notifier).await?;
@@ -111,11 +120,12 @@ pub async fn consent(
 pub async fn submit(
     pool: &PgPool,
     token: &SigningToken,
+    pass: &BrowserPass,
     input: SubmitInput,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<()> {
-    let (mut tx, document, recipient) = begin(pool, token).await?;
+    let (mut tx, document, recipient) = begin(pool, token, pass).await?;
     require_can_act(&document, &recipient)?;
     if recipient.consented_at.is_none() {
         return Err(Rule::ConsentRequired.into());
@@ -162,6 +172,7 @@ pub async fn submit(
 pub async fn decline(
     pool: &PgPool,
     token: &SigningToken,
+    pass: &BrowserPass,
     input: DeclineInput,
     actor: &Actor,
     notifier: &Notifier,
@@ -185,7 +196,7 @@ pub async fn decline(
             format!("at most {MAX_TEXT_CHARS} characters"),
         ));
     }
-    let (mut tx, document, recipient) = begin(pool, token).await?;
+    let (mut tx, document, recipient) = begin(pool, token, pass).await?;
     require_can_act(&document, &recipient)?;
     recipients::mark_declined(&mut tx, recipient.id, reason.as_deref()).await?;
     documents::set_status(&mut tx, document.id, DocumentStatus::Declined).await?;
@@ -200,8 +211,26 @@ pub async fn decline(
     Ok(())
 }
 
-/// Finds the token's recipient and locks its document; 404 for an unknown token.
+/// Finds the token's recipient and locks its document, once the browser has passed the
+/// recipient's authentication ([`signer_auth::gate`]); 404 for an unknown token. Every signing
+/// action starts here, so none shows or changes anything before the check passes.
 pub(crate) async fn begin(
+    pool: &PgPool,
+    token: &SigningToken,
+    pass: &BrowserPass,
+) -> Result<(
+    sqlx::Transaction<'static, sqlx::Postgres>,
+    Document,
+    Recipient,
+)> {
+    let (mut tx, document, recipient) = begin_unchecked(pool, token).await?;
+    signer_auth::gate(&mut tx, &recipient, pass).await?;
+    Ok((tx, document, recipient))
+}
+
+/// [`begin`] without the authentication gate: only for the gate's own steps (sending and
+/// checking a code), which show nothing of the document.
+pub(crate) async fn begin_unchecked(
     pool: &PgPool,
     token: &SigningToken,
 ) -> Result<(

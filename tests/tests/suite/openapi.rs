@@ -49,6 +49,8 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         // Additive (issue #21): cancel with a reason, remind now.
         ("POST", "/documents/{id}/cancel"),
         ("POST", "/documents/{id}/remind"),
+        // Additive (issue #34): unlock a recipient locked by wrong codes.
+        ("POST", "/documents/{id}/recipients/{recipientId}/unlock"),
         // Additive (issue #32): templates.
         ("POST", "/templates"),
         ("GET", "/templates"),
@@ -87,7 +89,9 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         } else {
             doc
         };
-        let path = path.replace("{id}", &id.to_string());
+        let path = path
+            .replace("{id}", &id.to_string())
+            .replace("{recipientId}", &uuid::Uuid::new_v4().to_string());
         let method: Method = method.parse().unwrap();
         let body = (method == Method::POST).then(|| json!([]));
         let (status, body) = read(
@@ -95,8 +99,9 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
                 .await,
         )
         .await;
+        // The unlock route is there, and finds no recipient by the made-up id.
         assert!(
-            status != 404 && status != 405,
+            status != 405 && (status != 404 || body["message"] == "Recipient not found"),
             "{method} {path} is documented but not routed: {status} {body}"
         );
     }

@@ -1,21 +1,26 @@
 //! The signer's side: `GET /sign/{token}` (a page a person can use), and its JSON endpoints
 //! `GET /sign/{token}/session`, `POST /sign/{token}/submit`, `POST /sign/{token}/decline`,
-//! and `POST /sign/{token}/fields/{fieldId}/attachment` (a file for an ATTACHMENT field).
+//! and `POST /sign/{token}/fields/{fieldId}/attachment` (a file for an ATTACHMENT field);
+//! for a recipient whose link asks for a code (issue #34), `POST /sign/{token}/auth` (check it)
+//! and `POST /sign/{token}/auth/send` (send a one-time code). Every one of them but those two
+//! goes through the authentication gate (`signet_common::flows::signer_auth::gate`), given the
+//! browser's pass cookie ([`SignerPass`]).
 
 use axum::{
     Router,
     body::Body,
-    extract::{DefaultBodyLimit, Path, RawQuery, State},
-    http::StatusCode,
+    extract::{DefaultBodyLimit, FromRequestParts, Path, RawQuery, State},
+    http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts},
     response::{IntoResponse, Response},
     routing::{get, post},
 };
 use chrono::Utc;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use signet_common::{
-    Error, Problem,
+    AuthRefusal, Error, Problem,
     flows::{
         attachments::{self, Upload},
+        signer_auth::{self, BrowserPass, PASS_HOURS},
         signing::{self, SigningSession},
     },
     infra::secrets::SigningToken,
@@ -47,11 +52,101 @@ pub fn router() -> Router<AppState> {
         .route("/sign/{token}/consent", post(consent))
         .route("/sign/{token}/submit", post(submit))
         .route("/sign/{token}/decline", post(decline))
+        .route("/sign/{token}/auth", post(authenticate))
+        .route("/sign/{token}/auth/send", post(send_code))
         // The file is read up to ATTACHMENT_MAX_MIB (known only at run time) by the handler.
         .route(
             "/sign/{token}/fields/{field_id}/attachment",
             post(attach).layer(DefaultBodyLimit::disable()),
         )
+}
+
+/// The cookie a browser that passed a link's check keeps, scoped to that link's path.
+const PASS_COOKIE: &str = "signet_signer_pass";
+
+/// The browser's pass for the link: its pass cookie's value, if it sent one.
+pub struct SignerPass(pub BrowserPass);
+
+impl<S: Send + Sync> FromRequestParts<S> for SignerPass {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(BrowserPass::presented(cookie(
+            &parts.headers,
+            PASS_COOKIE,
+        ))))
+    }
+}
+
+fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_owned())
+}
+
+/// The code a signer types.
+#[derive(Deserialize)]
+struct CodeInput {
+    code: String,
+}
+
+/// What a checked code or a sent one answers: the method (nothing of the document).
+#[derive(Serialize)]
+struct AuthView {
+    method: signet_common::model::AuthMethod,
+}
+
+/// Checks the code; on success the browser gets its pass (an HttpOnly, SameSite=Strict cookie
+/// for this link's path, `Secure` when PUBLIC_URL is https).
+async fn authenticate(
+    State(state): State<AppState>,
+    Path(token): Path<SigningToken>,
+    ClientActor(actor): ClientActor,
+    ApiJson(body): ApiJson<CodeInput>,
+) -> Result<Response, ApiError> {
+    let pass = signer_auth::check_code(
+        &state.db.pool,
+        &state.gates.hashing,
+        &token,
+        &body.code,
+        &actor,
+        &state.notifier,
+    )
+    .await?;
+    let secure = match state.config.api.public_url.starts_with("https://") {
+        true => "; Secure",
+        false => "",
+    };
+    let cookie = format!(
+        "{PASS_COOKIE}={pass}; Path=/sign/{}; HttpOnly; SameSite=Strict; Max-Age={}{secure}",
+        token.reveal(),
+        PASS_HOURS * 3600
+    );
+    let mut response = success("Identity checked", Empty {});
+    match HeaderValue::from_str(&cookie) {
+        Ok(value) => {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
+        // A token that cannot be a cookie's path found no recipient above.
+        Err(_) => return Err(ApiError::SigningLinkNotFound),
+    }
+    Ok(response)
+}
+
+/// Sends a one-time code (EMAIL_OTP, SMS_OTP); at most one a minute and five an hour
+/// (429 with `Retry-After`).
+async fn send_code(
+    State(state): State<AppState>,
+    Path(token): Path<SigningToken>,
+    ClientActor(actor): ClientActor,
+) -> Result<Response, ApiError> {
+    let method = signer_auth::send_code(&state.db.pool, &token, &actor, &state.notifier).await?;
+    Ok(success("Code sent", AuthView { method }))
 }
 
 #[derive(Serialize)]
@@ -142,9 +237,10 @@ impl SessionView {
 async fn session(
     State(state): State<AppState>,
     Path(token): Path<SigningToken>,
+    SignerPass(pass): SignerPass,
     ClientActor(actor): ClientActor,
 ) -> Result<Response, ApiError> {
-    let session = signing::open(&state.db.pool, &token, &actor, &state.notifier).await?;
+    let session = signing::open(&state.db.pool, &token, &pass, &actor, &state.notifier).await?;
     let file_url = session
         .may_download()
         .then(|| state.links.url(session.document.id, Utc::now()));
@@ -159,31 +255,42 @@ async fn session(
 async fn consent(
     State(state): State<AppState>,
     Path(token): Path<SigningToken>,
+    SignerPass(pass): SignerPass,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<ConsentInput>,
 ) -> Result<Response, ApiError> {
     let text = consent_text(&state, body.language);
-    signing::consent(&state.db.pool, &token, &text, &actor, &state.notifier).await?;
+    signing::consent(
+        &state.db.pool,
+        &token,
+        &pass,
+        &text,
+        &actor,
+        &state.notifier,
+    )
+    .await?;
     Ok(success("Consent recorded", Empty {}))
 }
 
 async fn submit(
     State(state): State<AppState>,
     Path(token): Path<SigningToken>,
+    SignerPass(pass): SignerPass,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<SubmitInput>,
 ) -> Result<Response, ApiError> {
-    signing::submit(&state.db.pool, &token, body, &actor, &state.notifier).await?;
+    signing::submit(&state.db.pool, &token, &pass, body, &actor, &state.notifier).await?;
     Ok(success("Document signed successfully", Empty {}))
 }
 
 async fn decline(
     State(state): State<AppState>,
     Path(token): Path<SigningToken>,
+    SignerPass(pass): SignerPass,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<DeclineInput>,
 ) -> Result<Response, ApiError> {
-    signing::decline(&state.db.pool, &token, body, &actor, &state.notifier).await?;
+    signing::decline(&state.db.pool, &token, &pass, body, &actor, &state.notifier).await?;
     Ok(success("Document declined successfully", Empty {}))
 }
 
@@ -205,6 +312,7 @@ struct AttachmentView {
 async fn attach(
     State(state): State<AppState>,
     Path((token, field_id)): Path<(SigningToken, FieldId)>,
+    SignerPass(pass): SignerPass,
     RawQuery(query): RawQuery,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -232,6 +340,7 @@ async fn attach(
         &state.store,
         &state.gates.pdf,
         &token,
+        &pass,
         upload,
         max_bytes,
     )
@@ -253,10 +362,11 @@ async fn attach(
 async fn page(
     State(state): State<AppState>,
     Path(token): Path<SigningToken>,
+    SignerPass(pass): SignerPass,
     AskedLanguage(asked): AskedLanguage,
 ) -> Response {
     let default = state.config.signing.default_language;
-    match signing::look(&state.db.pool, &token).await {
+    match signing::look(&state.db.pool, &token, &pass).await {
         Ok(session) => {
             // What the reader asked for, else the language their e-mails are in.
             let language = asked.unwrap_or_else(|| {
@@ -280,6 +390,49 @@ async fn page(
             page.render().into_response()
         }
         Err(Error::SigningLinkNotFound) => {
+            let language = asked.unwrap_or(default);
+            (StatusCode::NOT_FOUND, views::not_found(language)).into_response()
+        }
+        Err(Error::SignerAuth(AuthRefusal::Required(_) | AuthRefusal::Locked(_))) => {
+            auth_page(&state, &token, asked).await
+        }
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+/// The page of a link that asks for a code the browser has not given: the code form (or that
+/// the link is locked), and nothing of the document. Fetching it sends no code: the page's
+/// script asks for one (`/auth/send`) when none sent lately still works, and a button sends
+/// another.
+async fn auth_page(state: &AppState, token: &SigningToken, asked: Option<Language>) -> Response {
+    let default = state.config.signing.default_language;
+    match signer_auth::challenge(&state.db.pool, token).await {
+        Ok(Some(challenge)) => {
+            let language = asked.unwrap_or_else(|| {
+                reader_language(
+                    challenge.recipient_language,
+                    challenge.document_language,
+                    default,
+                )
+            });
+            let status = match challenge.locked {
+                true => StatusCode::FORBIDDEN,
+                false => StatusCode::UNAUTHORIZED,
+            };
+            let page = views::AuthPage {
+                token,
+                challenge: &challenge,
+                language,
+            };
+            (
+                status,
+                [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+                page.render(),
+            )
+                .into_response()
+        }
+        // The recipient's method was removed meanwhile (the document was deleted): as unknown.
+        Ok(None) | Err(Error::SigningLinkNotFound) => {
             let language = asked.unwrap_or(default);
             (StatusCode::NOT_FOUND, views::not_found(language)).into_response()
         }

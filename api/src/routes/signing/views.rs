@@ -5,9 +5,9 @@ use chrono::Utc;
 use maud::{Markup, PreEscaped, html};
 use serde::Serialize;
 use signet_common::{
-    flows::signing::SigningSession,
+    flows::{signer_auth::Challenge, signing::SigningSession},
     infra::secrets::SigningToken,
-    model::{DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus},
+    model::{AuthMethod, DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus},
     wire::views::FieldView,
 };
 use signet_i18n::Language;
@@ -346,6 +346,92 @@ impl SigningPage<'_> {
                     script #signing-data type="application/json" { (PreEscaped(self.script_data())) }
                     script type="module" src=(format!("{}/sign-page.mjs", assets::BASE)) {}
                 }
+            },
+        )
+    }
+}
+
+/// The page of a link that asks for a code the browser has not given (issue #34): the code
+/// form, or that the link is locked. Nothing of the document: no title, pages, message or
+/// file link; its `<title>` is the form's heading.
+pub(super) struct AuthPage<'a> {
+    pub token: &'a SigningToken,
+    pub challenge: &'a Challenge,
+    pub language: Language,
+}
+
+impl AuthPage<'_> {
+    fn script_data(&self) -> String {
+        let l = self.language;
+        let words: serde_json::Map<String, serde_json::Value> = [
+            "sign-auth-sent-email",
+            "sign-auth-sent-sms",
+            "sign-auth-too-soon",
+            "sign-auth-wrong",
+            "sign-auth-expired",
+            "sign-auth-empty",
+            "sign-error-network",
+        ]
+        .into_iter()
+        .map(|id| (id.to_owned(), l.text(id).into()))
+        .collect();
+        let data = serde_json::json!({
+            "base": format!("/sign/{}", self.token.reveal()),
+            "method": self.challenge.method,
+            // A code sent lately still works: the page does not ask for another by itself.
+            "codeLive": self.challenge.code_live,
+            "words": words,
+        });
+        data.to_string().replace('<', "\\u003c")
+    }
+
+    pub fn render(&self) -> Markup {
+        let l = self.language;
+        let method = self.challenge.method;
+        let heading = l.text("sign-auth-heading");
+        let explained = match method {
+            AuthMethod::AccessCode => "sign-auth-access-code",
+            AuthMethod::EmailOtp => "sign-auth-email",
+            AuthMethod::SmsOtp => "sign-auth-sms",
+        };
+        layout_in(
+            l,
+            &heading,
+            html! {
+                nav.languages aria-label=(l.text("sign-languages")) {
+                    @for other in Language::ALL {
+                        a href=(format!("?lang={}", other.tag())) lang=(other.tag()) hreflang=(other.tag())
+                            aria-current=[(other == l).then_some("true")] { (other.name()) }
+                    }
+                }
+                h1 { (heading) }
+                @if self.challenge.locked {
+                    p.banner #state role="status" { (l.text("sign-auth-locked")) }
+                } @else {
+                    section.card {
+                        p #auth-explained { (l.text(explained)) }
+                        form #auth-form novalidate {
+                            label for="auth-code" { (l.text("sign-auth-code-label")) }
+                            @if method.is_one_time() {
+                                input #auth-code name="code" type="text" inputmode="numeric"
+                                    autocomplete="one-time-code" maxlength="6" pattern="[0-9]{6}"
+                                    aria-describedby="auth-explained auth-error" required;
+                            } @else {
+                                input #auth-code name="code" type="password" autocomplete="off"
+                                    maxlength="64" aria-describedby="auth-explained auth-error" required;
+                            }
+                            p.error #auth-error role="alert" {}
+                            button.primary #auth-submit type="submit" { (l.text("sign-auth-submit")) }
+                        }
+                        @if method.is_one_time() {
+                            p #auth-status role="status" aria-live="polite" {}
+                            button.secondary #auth-resend type="button" { (l.text("sign-auth-resend")) }
+                        }
+                    }
+                    script #auth-data type="application/json" { (PreEscaped(self.script_data())) }
+                    script type="module" src=(format!("{}/sign-auth.mjs", assets::BASE)) {}
+                }
+                style { (PreEscaped(format!("{}{SIGNING_STYLE}", assets::font_faces()))) }
             },
         )
     }
