@@ -25,3 +25,9 @@ email-reminder-body = המסמך „{ $title }” שנשלח אליך לחתימ
 email-paste-link = אפשר גם להדביק את הקישור הזה בדפדפן: { $url }
 email-document-code = קוד המסמך: { $code }
 email-sent-by = נשלח על ידי Signet בשם { $sender }
+
+email-code-subject = קוד Signet שלך: { $code }
+email-code-body = נשלח אליך מסמך מאת { $sender }, והוא נפתח רק לאחר הזנת קוד. יש להקליד את הקוד הזה בדף שנפתח:
+email-code-line = { $code }
+email-code-expires = הקוד תקף לשימוש אחד במשך { $minutes } דקות.
+email-code-ignore = אם לא ביקשת את הקוד, אפשר להתעלם מהודעה זו: בלי הקוד איש אינו יכול לפתוח את המסמך.

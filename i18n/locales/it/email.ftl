@@ -25,3 +25,9 @@ email-reminder-body = { $sender } le ha inviato «{ $title }» da firmare, e il 
 email-paste-link = Oppure incolli questo link nel browser: { $url }
 email-document-code = Codice del documento: { $code }
 email-sent-by = Inviato da Signet per conto di { $sender }
+
+email-code-subject = Il suo codice Signet: { $code }
+email-code-body = { $sender } le ha inviato un documento che richiede un codice prima di aprirsi. Inserisca questo codice nella pagina che ha aperto:
+email-code-line = { $code }
+email-code-expires = Il codice vale una sola volta, per { $minutes } minuti.
+email-code-ignore = Se non lo ha richiesto, ignori questa e-mail: senza il codice nessuno può aprire il documento.

@@ -25,3 +25,9 @@ email-reminder-body = { $sender } から送信された「{ $title }」は、ま
 email-paste-link = または、このリンクをブラウザーに貼り付けてください：{ $url }
 email-document-code = 文書コード：{ $code }
 email-sent-by = このメールは { $sender } に代わって Signet が送信しました
+
+email-code-subject = Signet の確認コード：{ $code }
+email-code-body = { $sender } から、開く前にコードの入力が必要な文書が届いています。開いたページで次のコードを入力してください：
+email-code-line = { $code }
+email-code-expires = このコードは { $minutes } 分間、1 回のみ有効です。
+email-code-ignore = お心当たりがない場合は、このメールを無視してください。コードがなければ、誰も文書を開くことはできません。

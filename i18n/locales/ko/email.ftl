@@ -25,3 +25,9 @@ email-reminder-body = { $sender }에서 서명을 요청한 “{ $title }”이(
 email-paste-link = 또는 이 링크를 브라우저에 붙여 넣으세요: { $url }
 email-document-code = 문서 코드: { $code }
 email-sent-by = { $sender }을(를) 대신하여 Signet에서 보냈습니다
+
+email-code-subject = Signet 인증 코드: { $code }
+email-code-body = { $sender }에서 코드를 입력해야 열리는 문서를 보냈습니다. 열어 둔 페이지에 다음 코드를 입력하세요.
+email-code-line = { $code }
+email-code-expires = 이 코드는 { $minutes }분 동안 한 번만 사용할 수 있습니다.
+email-code-ignore = 요청하지 않았다면 이 이메일을 무시하세요. 코드가 없으면 아무도 문서를 열 수 없습니다.

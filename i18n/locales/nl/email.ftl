@@ -25,3 +25,9 @@ email-reminder-body = { $sender } heeft u ‘{ $title }’ gestuurd om te ondert
 email-paste-link = Of plak deze link in uw browser: { $url }
 email-document-code = Documentcode: { $code }
 email-sent-by = Verzonden door Signet namens { $sender }
+
+email-code-subject = Uw Signet-code: { $code }
+email-code-body = { $sender } heeft u een document gestuurd dat pas opent nadat een code is ingevoerd. Typ deze code op de pagina die u hebt geopend:
+email-code-line = { $code }
+email-code-expires = De code werkt één keer, { $minutes } minuten lang.
+email-code-ignore = Hebt u er niet om gevraagd, negeer deze e-mail dan: zonder de code kan niemand het document openen.

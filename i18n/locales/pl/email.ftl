@@ -25,3 +25,9 @@ email-reminder-body = Nadawca { $sender } przesłał Państwu dokument „{ $tit
 email-paste-link = Można też wkleić ten link do przeglądarki: { $url }
 email-document-code = Kod dokumentu: { $code }
 email-sent-by = Wysłane przez Signet w imieniu: { $sender }
+
+email-code-subject = Kod Signet: { $code }
+email-code-body = { $sender } przesyła Państwu dokument, który otwiera się dopiero po wpisaniu kodu. Prosimy wpisać ten kod na otwartej stronie:
+email-code-line = { $code }
+email-code-expires = Kod działa jednorazowo przez { $minutes } minut.
+email-code-ignore = Jeśli to nie była Państwa prośba, prosimy zignorować tę wiadomość: bez kodu nikt nie otworzy dokumentu.

@@ -25,3 +25,9 @@ email-reminder-body = Отправитель { $sender } направил вам
 email-paste-link = Или вставьте эту ссылку в браузер: { $url }
 email-document-code = Код документа: { $code }
 email-sent-by = Отправлено сервисом Signet от имени: { $sender }
+
+email-code-subject = Ваш код Signet: { $code }
+email-code-body = { $sender } отправляет вам документ, который открывается только после ввода кода. Введите этот код на открытой вами странице:
+email-code-line = { $code }
+email-code-expires = Код действует один раз в течение { $minutes } минут.
+email-code-ignore = Если вы не запрашивали код, не обращайте внимания на это письмо: без кода никто не сможет открыть документ.

@@ -25,3 +25,9 @@ email-reminder-body = { $sender } size imzalamanız için “{ $title }” belge
 email-paste-link = Ya da bu bağlantıyı tarayıcınıza yapıştırın: { $url }
 email-document-code = Belge kodu: { $code }
 email-sent-by = { $sender } adına Signet tarafından gönderildi
+
+email-code-subject = Signet kodunuz: { $code }
+email-code-body = { $sender } size açılmadan önce kod isteyen bir belge gönderdi. Bu kodu açtığınız sayfaya girin:
+email-code-line = { $code }
+email-code-expires = Kod { $minutes } dakika boyunca yalnızca bir kez geçerlidir.
+email-code-ignore = Bu kodu siz istemediyseniz bu e-postayı dikkate almayın: Kod olmadan kimse belgeyi açamaz.
