@@ -49,6 +49,8 @@ pub enum ApiError {
     RangeNotSatisfiable(u64),
     #[error("Signing link not found")]
     SigningLinkNotFound,
+    #[error("Recipient not found")]
+    RecipientNotFound,
     #[error("This form has expired; reload the page and try again")]
     CsrfRejected,
     #[error("{0}")]
@@ -81,7 +83,8 @@ impl ApiError {
             | Self::DocumentNotFound
             | Self::TemplateNotFound
             | Self::BulkSendNotFound
-            | Self::SigningLinkNotFound => StatusCode::NOT_FOUND,
+            | Self::SigningLinkNotFound
+            | Self::RecipientNotFound => StatusCode::NOT_FOUND,
             Self::Conflict(_)
             | Self::IdempotencyKeyInFlight
             | Self::TemplateArchived
@@ -150,6 +153,7 @@ impl From<Error> for ApiError {
             Error::Refused { rule, problems } => Self::Rule(rule, problems),
             Error::Conflict(conflict) => Self::Conflict(conflict),
             Error::SigningLinkNotFound => Self::SigningLinkNotFound,
+            Error::RecipientNotFound => Self::RecipientNotFound,
             // Only an upload reads a PDF; the file is the property at fault.
             Error::Pdf(e) => Self::InvalidBody(vec![Problem::new("file", e.to_string())]),
             e => Self::Failed(e),

@@ -18,8 +18,12 @@ use ipnet::IpNet;
 use serde::de::DeserializeOwned;
 use signet_common::{
     Problem,
-    infra::limits::{KeyPermit, Running},
-    model::{AccountId, Actor, BulkSendId, DocumentId, RecipientId, TemplateId},
+    flows::signing::SignerKey,
+    infra::{
+        limits::{KeyPermit, Running},
+        secrets::{EmbedSecret, SigningToken},
+    },
+    model::{AccountId, Actor, BulkSendId, DocumentId, EmbeddedSessionId, RecipientId, TemplateId},
     wire::{
         body::{self, Parsed},
         query::{ListQuery, TemplateListQuery},
@@ -276,6 +280,52 @@ impl<S: Send + Sync> FromRequestParts<S> for BulkSendPath {
     }
 }
 
+/// A cookie of the request, by name.
+pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_owned())
+}
+
+/// The cookie that binds an embedded signing session to the browser that opened it (scoped to
+/// the session's path, `/embedded/{session}`).
+pub const EMBEDDED_COOKIE: &str = "signet_embedded";
+
+/// Whom a signing route acts for: the `{token}` of a signing link (`/sign/{token}/…`), or the
+/// `{session}` of an embedded signing session with the cookie of the browser it is bound to
+/// (`/embedded/{session}/…`). One path to the recipient for both: an unknown token, a session
+/// that is not a UUID or without its cookie, finds no one (`signing::begin`).
+pub struct Signer(pub SignerKey);
+
+impl<S: Send + Sync> FromRequestParts<S> for Signer {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Infallible> {
+        let params = Path::<HashMap<String, String>>::from_request_parts(parts, state)
+            .await
+            .map(|Path(params)| params)
+            .unwrap_or_default();
+        let key = match params.get("token") {
+            Some(token) => SignerKey::Link(SigningToken::from_link(token.clone())),
+            None => SignerKey::Embedded {
+                session: params
+                    .get("session")
+                    .and_then(|id| id.parse().ok())
+                    .unwrap_or(EmbeddedSessionId(uuid::Uuid::nil())),
+                browser: EmbedSecret::given(
+                    cookie(&parts.headers, EMBEDDED_COOKIE).unwrap_or_default(),
+                ),
+            },
+        };
+        Ok(Self(key))
+    }
+}
+
 /// The `{recipient}` of a route under a document; `None` when it is not a UUID, which names
 /// no recipient (each use case says what it answers for an unknown recipient).
 pub struct RecipientPath(pub Option<RecipientId>);
@@ -284,7 +334,12 @@ impl<S: Send + Sync> FromRequestParts<S> for RecipientPath {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Infallible> {
-        Ok(Self(path_id(parts, state, "recipient").await))
+        // `{recipient}` in the console's routes, `{recipientId}` in the external API's.
+        let id = match path_id(parts, state, "recipient").await {
+            Some(id) => Some(id),
+            None => path_id(parts, state, "recipientId").await,
+        };
+        Ok(Self(id))
     }
 }
 

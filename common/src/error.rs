@@ -178,6 +178,15 @@ pub enum Conflict {
     NotOpen,
     #[error("You have already signed this document")]
     AlreadySigned,
+    /// An embedded signing session for a recipient whose group of the signing order is not
+    /// invited yet.
+    #[error(
+        "The recipient's turn has not come: group {0} of the signing order waits until every signer of the earlier groups has signed"
+    )]
+    NotYourTurn(i32),
+    /// An embedded signing session for a signer who has signed.
+    #[error("The recipient has already signed this document")]
+    RecipientSigned,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -209,6 +218,9 @@ pub enum Error {
     Conflict(#[from] Conflict),
     #[error("Signing link not found")]
     SigningLinkNotFound,
+    /// A recipient id that names none of the document's recipients.
+    #[error("Recipient not found")]
+    RecipientNotFound,
     #[error("final PDF: {0}")]
     Stamp(#[from] signet_pdf::StampError),
     #[error("seal: {0}")]

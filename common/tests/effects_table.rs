@@ -55,6 +55,7 @@ fn recipient(
         delivery_status: OptionalStatus::default(),
         sms_status: OptionalStatus::default(),
         sms_error: None,
+        embedded: false,
         delivery_error: None,
     }
 }
@@ -190,6 +191,7 @@ fn table() -> String {
         (
             DocumentEvent::Sent {
                 invitations: invitations.clone(),
+                embedded: 0,
                 waiting: 1,
             },
             ann,

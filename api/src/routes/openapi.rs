@@ -23,7 +23,8 @@ use crate::{AppState, state::BASE_PATH};
     modifiers(&ApiKeyScheme),
     tags(
         (name = "documents", description = "Documents, recipients, fields, sending and the audit trail"),
-        (name = "templates", description = "Additive: templates made from a document, and documents made from them")
+        (name = "templates", description = "Additive: templates made from a document, and documents made from them"),
+        (name = "account", description = "Additive: the account's settings (embedded signing's allowed origins)")
     )
 )]
 struct ApiDoc;
@@ -275,6 +276,7 @@ pub fn documented() -> OpenApiRouter<AppState> {
     super::documents::router()
         .merge(super::templates::router())
         .merge(super::bulk_sends::router())
+        .merge(super::embedding::router())
 }
 
 /// The OpenAPI document of the external API.

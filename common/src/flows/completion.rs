@@ -577,6 +577,7 @@ mod tests {
             delivery_status: OptionalStatus::default(),
             sms_status: OptionalStatus::default(),
             sms_error: None,
+            embedded: false,
             delivery_error: None,
         }
     }

@@ -212,6 +212,7 @@ pub(crate) fn new_recipients(
                 position: position as i32,
                 language: r.language.map(|l| l.tag().to_owned()),
                 signing_order: r.signing_order,
+                embedded: r.embedded,
             }
         })
         .collect()

@@ -5,6 +5,7 @@
 
 pub mod body;
 pub mod bulk_sends;
+pub mod embedding;
 pub mod inputs;
 pub mod query;
 pub mod tags;

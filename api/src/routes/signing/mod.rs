@@ -1,6 +1,9 @@
 //! The signer's side: `GET /sign/{token}` (a page a person can use), and its JSON endpoints
 //! `GET /sign/{token}/session`, `POST /sign/{token}/submit`, `POST /sign/{token}/decline`,
 //! and `POST /sign/{token}/fields/{fieldId}/attachment` (a file for an ATTACHMENT field).
+//! Embedded signing (issue #34) serves the same handlers under `/embedded/{session}`, for the
+//! browser that opened the session's single-use URL (`GET /embed/{ticket}`, `embedded`); the
+//! [`Signer`] extractor tells the handlers whom they act for either way.
 
 use axum::{
     Router,
@@ -16,9 +19,9 @@ use signet_common::{
     Error, Problem,
     flows::{
         attachments::{self, Upload},
-        signing::{self, SigningSession},
+        embedding,
+        signing::{self, SignerKey, SigningSession},
     },
-    infra::secrets::SigningToken,
     model::{
         AttachmentId, DocumentId, DocumentStatus, Field, FieldId, RecipientRole, RecipientStatus,
         reader_language,
@@ -35,23 +38,29 @@ use crate::{
     AppState,
     envelope::{Empty, success},
     error::ApiError,
-    extract::{ApiJson, AskedLanguage, ClientActor, query_once},
+    extract::{ApiJson, AskedLanguage, ClientActor, Signer, query_once},
 };
 
+mod embedded;
 mod views;
 
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/sign/{token}", get(page))
-        .route("/sign/{token}/session", get(session))
-        .route("/sign/{token}/consent", post(consent))
-        .route("/sign/{token}/submit", post(submit))
-        .route("/sign/{token}/decline", post(decline))
-        // The file is read up to ATTACHMENT_MAX_MIB (known only at run time) by the handler.
-        .route(
-            "/sign/{token}/fields/{field_id}/attachment",
-            post(attach).layer(DefaultBodyLimit::disable()),
-        )
+    let mut router = Router::new();
+    // A signing link's routes, and the same under an embedded session.
+    for base in ["/sign/{token}", "/embedded/{session}"] {
+        router = router
+            .route(base, get(page))
+            .route(&format!("{base}/session"), get(session))
+            .route(&format!("{base}/consent"), post(consent))
+            .route(&format!("{base}/submit"), post(submit))
+            .route(&format!("{base}/decline"), post(decline))
+            // The file is read up to ATTACHMENT_MAX_MIB (known only at run time) by the handler.
+            .route(
+                &format!("{base}/fields/{{field_id}}/attachment"),
+                post(attach).layer(DefaultBodyLimit::disable()),
+            );
+    }
+    router.route("/embed/{ticket}", get(embedded::open))
 }
 
 #[derive(Serialize)]
@@ -141,10 +150,10 @@ impl SessionView {
 /// The first call records VIEWED.
 async fn session(
     State(state): State<AppState>,
-    Path(token): Path<SigningToken>,
+    Signer(key): Signer,
     ClientActor(actor): ClientActor,
 ) -> Result<Response, ApiError> {
-    let session = signing::open(&state.db.pool, &token, &actor, &state.notifier).await?;
+    let session = signing::open(&state.db.pool, &key, &actor, &state.notifier).await?;
     let file_url = session
         .may_download()
         .then(|| state.links.url(session.document.id, Utc::now()));
@@ -158,32 +167,32 @@ async fn session(
 /// them (`language`); required before `submit`.
 async fn consent(
     State(state): State<AppState>,
-    Path(token): Path<SigningToken>,
+    Signer(key): Signer,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<ConsentInput>,
 ) -> Result<Response, ApiError> {
     let text = consent_text(&state, body.language);
-    signing::consent(&state.db.pool, &token, &text, &actor, &state.notifier).await?;
+    signing::consent(&state.db.pool, &key, &text, &actor, &state.notifier).await?;
     Ok(success("Consent recorded", Empty {}))
 }
 
 async fn submit(
     State(state): State<AppState>,
-    Path(token): Path<SigningToken>,
+    Signer(key): Signer,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<SubmitInput>,
 ) -> Result<Response, ApiError> {
-    signing::submit(&state.db.pool, &token, body, &actor, &state.notifier).await?;
+    signing::submit(&state.db.pool, &key, body, &actor, &state.notifier).await?;
     Ok(success("Document signed successfully", Empty {}))
 }
 
 async fn decline(
     State(state): State<AppState>,
-    Path(token): Path<SigningToken>,
+    Signer(key): Signer,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<DeclineInput>,
 ) -> Result<Response, ApiError> {
-    signing::decline(&state.db.pool, &token, body, &actor, &state.notifier).await?;
+    signing::decline(&state.db.pool, &key, body, &actor, &state.notifier).await?;
     Ok(success("Document declined successfully", Empty {}))
 }
 
@@ -204,7 +213,9 @@ struct AttachmentView {
 /// gate as PDF uploads.
 async fn attach(
     State(state): State<AppState>,
-    Path((token, field_id)): Path<(SigningToken, FieldId)>,
+    Signer(key): Signer,
+    // Whichever path it came by, the field's id is its second parameter.
+    Path((_, field_id)): Path<(String, FieldId)>,
     RawQuery(query): RawQuery,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -231,7 +242,7 @@ async fn attach(
         &state.db.pool,
         &state.store,
         &state.gates.pdf,
-        &token,
+        &key,
         upload,
         max_bytes,
     )
@@ -247,16 +258,30 @@ async fn attach(
     Ok(success("File attached", view))
 }
 
-/// The page a signer opens from the e-mail. Fetching it records nothing (link scanners and
-/// previews fetch it too); its script asks for the session, which records VIEWED, once it has
-/// drawn the document.
+/// The page a signer opens from the e-mail, or in an embedded session. Fetching it records
+/// nothing (link scanners and previews fetch it too); its script asks for the session, which
+/// records VIEWED, once it has drawn the document. An embedded session's page may be framed by
+/// the account's allowed origins, and tells them what happens.
 async fn page(
     State(state): State<AppState>,
-    Path(token): Path<SigningToken>,
+    Signer(key): Signer,
     AskedLanguage(asked): AskedLanguage,
 ) -> Response {
     let default = state.config.signing.default_language;
-    match signing::look(&state.db.pool, &token).await {
+    let embedding = match &key {
+        SignerKey::Link(_) => None,
+        SignerKey::Embedded { session, browser } => {
+            match embedding::for_browser(&state.db.pool, *session, browser).await {
+                Ok(Some(embedding)) => Some(embedding),
+                Ok(None) => {
+                    let refused = embedding::Refused::Session(*session);
+                    return embedded::refused(&state, refused, asked.unwrap_or(default)).await;
+                }
+                Err(e) => return ApiError::from(e).into_response(),
+            }
+        }
+    };
+    match signing::look(&state.db.pool, &key).await {
         Ok(session) => {
             // What the reader asked for, else the language their e-mails are in.
             let language = asked.unwrap_or_else(|| {
@@ -270,20 +295,33 @@ async fn page(
                 .may_download()
                 .then(|| state.links.url(session.document.id, Utc::now()));
             let page = SigningPage {
-                token: &token,
+                base: base(&key),
                 session: &session,
                 file_url: file_url.as_deref(),
                 language,
                 consent_text: consent_text(&state, language),
                 attachment_max_mib: state.config.limits.attachment_max_bytes / (1024 * 1024),
+                embedding: embedding.as_ref(),
             };
-            page.render().into_response()
+            let mut response = page.render().into_response();
+            if let Some(embedding) = &embedding {
+                embedded::allow_framing(&mut response, embedding);
+            }
+            response
         }
         Err(Error::SigningLinkNotFound) => {
             let language = asked.unwrap_or(default);
             (StatusCode::NOT_FOUND, views::not_found(language)).into_response()
         }
         Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+/// Where the page's script sends its requests: the path it was served under.
+fn base(key: &SignerKey) -> String {
+    match key {
+        SignerKey::Link(token) => format!("/sign/{}", token.reveal()),
+        SignerKey::Embedded { session, .. } => format!("/embedded/{}", session.0),
     }
 }
 
