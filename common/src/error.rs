@@ -120,6 +120,7 @@ impl Problems {
     pub fn before(self, refusal: Error) -> Error {
         match refusal {
             Error::DocumentNotFound
+            | Error::RecipientNotFound
             | Error::TemplateNotFound
             | Error::TemplateArchived
             | Error::Rule(_) => self.into_result().err().unwrap_or(refusal),

@@ -61,11 +61,16 @@ pub async fn create_session(
     let mut problems = Problems::of_reading(input.problems);
     let request = embedding::validate_session(input.value, &allowed, &mut problems);
     let mut tx = pool.begin().await?;
-    let document = documents::lock(&mut tx, account_id, document_id).await?;
+    // What is wrong with the body is answered before an unknown document or recipient.
+    let document = match documents::lock(&mut tx, account_id, document_id).await {
+        Ok(document) => document,
+        Err(refusal) => return Err(problems.before(refusal)),
+    };
     let everyone = recipients::list(&mut tx, document.id).await?;
-    let recipient = recipient_id
-        .and_then(|id| everyone.into_iter().find(|r| r.id == id))
-        .ok_or(Error::RecipientNotFound)?;
+    let Some(recipient) = recipient_id.and_then(|id| everyone.into_iter().find(|r| r.id == id))
+    else {
+        return Err(problems.before(Error::RecipientNotFound));
+    };
     problems.into_result()?;
     let past_expiry = document.expiry_date.is_some_and(|at| at <= Utc::now());
     if document.status != DocumentStatus::Sent || past_expiry {

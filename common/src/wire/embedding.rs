@@ -1,6 +1,9 @@
 //! The bodies and views of embedded signing (issue #34; docs/signing.md, "Embedded signing"):
 //! the account's allowed origins, and a recipient's signing session.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
 use serde::{Deserialize, Serialize};
 use url::Url;
 use utoipa::ToSchema;
@@ -17,6 +20,27 @@ pub const MAX_ORIGINS: usize = 20;
 const MAX_ORIGIN_CHARS: usize = 300;
 const MAX_RETURN_URL_CHARS: usize = 2000;
 
+/// What an origin looks like, as the OpenAPI document states it: `http` or `https`, a host
+/// name, IPv4 or bracketed IPv6 address, an optional port, an optional `/`. Whether the host is
+/// a valid one (IDNA, IPv4 ranges) and whether `http` is for a loopback host are checked
+/// beyond it.
+pub const ORIGIN_PATTERN: &str =
+    r"^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?/?$";
+
+static ORIGIN_SHAPE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(ORIGIN_PATTERN).expect("the origin pattern compiles"));
+
+/// An allowed origin, as the OpenAPI document describes the items of `allowedOrigins`.
+#[derive(ToSchema)]
+#[schema(
+    value_type = String,
+    pattern = r"^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?/?$",
+    max_length = 300,
+    example = "https://app.example.com"
+)]
+#[allow(dead_code)]
+pub struct Origin(String);
+
 /// The body of `PUT /account/embedding`.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -26,7 +50,7 @@ pub struct EmbeddingInput {
     /// messages, each `scheme://host[:port]` with nothing after it: `https`, or `http` for a
     /// loopback host (`localhost`, `127.0.0.1`, `[::1]`). At most 20; `[]` allows none.
     /// Replaces the list.
-    #[schema(max_items = 20)]
+    #[schema(max_items = 20, value_type = Vec<Origin>)]
     pub allowed_origins: Vec<String>,
 }
 
@@ -50,12 +74,12 @@ pub struct SigningSessionInput {
     /// `event=declined` added to its query: an absolute `http(s)` URL on one of the account's
     /// allowed origins, at most 2000 characters. Absent: the page shows the outcome.
     #[serde(default)]
-    #[schema(max_length = 2000)]
+    #[schema(max_length = 2000, pattern = r"^[Hh][Tt][Tt][Pp][Ss]?://\S+$")]
     pub return_url: Option<String>,
     /// The allowed origin that will frame the page: only it may frame it and receive its
     /// messages. Absent: any of the account's allowed origins.
     #[serde(default)]
-    #[schema(max_length = 300)]
+    #[schema(value_type = Option<Origin>)]
     pub parent_origin: Option<String>,
 }
 
@@ -86,21 +110,17 @@ pub struct SigningSessionView {
 /// take: `https`, or `http` for a loopback host, with nothing after the port.
 pub fn parse_origin(given: &str) -> Result<String, &'static str> {
     const SHAPE: &str = "must be an origin: scheme://host[:port], with no path, query or fragment";
-    let given = given.trim();
     if given.chars().count() > MAX_ORIGIN_CHARS {
         return Err("at most 300 characters");
     }
-    let url = Url::parse(given).map_err(|_| SHAPE)?;
-    let origin = url.origin();
-    if !origin.is_tuple()
-        || !url.username().is_empty()
-        || url.password().is_some()
-        || url.query().is_some()
-        || url.fragment().is_some()
-        || url.path() != "/"
-        || !plain_host(&url)
-    {
+    if !ORIGIN_SHAPE.is_match(given) {
         return Err(SHAPE);
+    }
+    const HOST: &str = "not a valid host name, IP address or port";
+    let url = Url::parse(given).map_err(|_| HOST)?;
+    let origin = url.origin();
+    if !origin.is_tuple() || url.path() != "/" || !plain_host(&url) {
+        return Err(HOST);
     }
     match url.scheme() {
         "https" => {}
@@ -173,11 +193,19 @@ pub fn validate_session(
             }
         });
     let return_url = input.return_url.and_then(|given| {
-        let given = given.trim().to_owned();
         let reason = if given.chars().count() > MAX_RETURN_URL_CHARS {
             Some("at most 2000 characters".to_owned())
         } else {
+            // As the OpenAPI document's pattern says: `http(s)://` and something, no space.
+            let lower = given.to_ascii_lowercase();
+            let rest = lower
+                .strip_prefix("http://")
+                .or_else(|| lower.strip_prefix("https://"));
+            let shaped = rest.is_some_and(|rest| !rest.is_empty())
+                && !given.chars().any(char::is_whitespace);
             match Url::parse(&given) {
+                _ if !shaped => Some("must be an absolute http or https URL".to_owned()),
+                Err(_) => Some("not a valid URL".to_owned()),
                 Ok(url)
                     if matches!(url.scheme(), "http" | "https")
                         && url.username().is_empty()
@@ -214,6 +242,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_documented_pattern_is_the_one_checked() {
+        let schema = serde_json::to_value(<Origin as utoipa::PartialSchema>::schema()).unwrap();
+        assert_eq!(schema["pattern"], ORIGIN_PATTERN);
+    }
+
+    #[test]
     fn origins_are_checked_and_serialised_as_browsers_do() {
         assert_eq!(
             parse_origin("HTTPS://App.Example.com:443"),
@@ -241,5 +275,14 @@ mod tests {
         assert!(parse_origin("null").is_err());
         assert!(parse_origin("javascript:alert(1)").is_err());
         assert!(parse_origin("ftp://example.com").is_err());
+        assert!(parse_origin(" https://app.example.com").is_err());
+        assert_eq!(
+            parse_origin("https://1.2.3.4.5"),
+            Err("not a valid host name, IP address or port")
+        );
+        assert_eq!(
+            parse_origin("http://[::1]:8080"),
+            Ok("http://[::1]:8080".into())
+        );
     }
 }

@@ -60,6 +60,13 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         ("POST", "/templates/{id}/bulk-sends"),
         ("GET", "/bulk-sends/{id}"),
         ("POST", "/bulk-sends/{id}/cancel"),
+        // Additive (issue #34): embedded signing.
+        (
+            "POST",
+            "/documents/{id}/recipients/{recipientId}/signing-session",
+        ),
+        ("GET", "/account/embedding"),
+        ("PUT", "/account/embedding"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_owned(), p.to_owned()))
@@ -77,6 +84,20 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         .await;
     assert_eq!(status, 202, "{accepted}");
     let bulk_send: uuid::Uuid = accepted["data"]["id"].as_str().unwrap().parse().unwrap();
+    // A recipient of the document, for the routes under one (an unknown one is a 404 too).
+    let added = app
+        .post(
+            &format!("/documents/{doc}/recipients"),
+            &key,
+            &json!([{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]),
+        )
+        .await;
+    assert_eq!(added.0, 200, "{}", added.1);
+    let (_, detail) = app.get(&format!("/documents/{doc}"), &key).await;
+    let recipient_id = detail["data"]["recipients"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     for (method, path) in &operations {
         let id = if path.starts_with("/templates/") {
             template
@@ -85,7 +106,9 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         } else {
             doc
         };
-        let path = path.replace("{id}", &id.to_string());
+        let path = path
+            .replace("{id}", &id.to_string())
+            .replace("{recipientId}", &recipient_id);
         let method: Method = method.parse().unwrap();
         let body = (method == Method::POST).then(|| json!([]));
         let (status, body) = read(
@@ -164,10 +187,22 @@ async fn every_example_in_the_document_is_accepted() {
                 }
                 let method_of_operation =
                     Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+                // A signing session is for the document's recipient (the example's).
+                let recipient_id = if path.contains("{recipientId}") {
+                    let (_, detail) = app.get(&format!("/documents/{doc}"), &key).await;
+                    detail["data"]["recipients"][0]["id"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned()
+                } else {
+                    String::new()
+                };
                 let (status, answer) = read(
                     app.call(
                         method_of_operation,
-                        &path.replace("{id}", &doc.to_string()),
+                        &path
+                            .replace("{id}", &doc.to_string())
+                            .replace("{recipientId}", &recipient_id),
                         Some(&key),
                         Some(&body),
                     )
@@ -216,6 +251,19 @@ async fn state_for(
         "fields" => 1,
         "send" => 2,
         "cancel" | "remind" => 3,
+        // A SENT document, and the origin its example's returnUrl and parentOrigin are on.
+        "signing-session" => {
+            let origins = json!({"allowedOrigins": ["https://app.example.com"]});
+            let (status, answer) = read(
+                app.call(Method::PUT, "/account/embedding", Some(key), Some(&origins))
+                    .await,
+            )
+            .await;
+            assert_eq!(status, 200, "{answer}");
+            3
+        }
+        // The account's settings need no document.
+        "embedding" => 0,
         // `POST /templates` takes the DRAFT in its body; `…/{id}/documents`,
         // `…/{id}/bulk-sends` and `PATCH /templates/{id}`, a template made from it with the role its example names.
         "templates" | "documents" | "bulk-sends" | "{id}" => 2,
