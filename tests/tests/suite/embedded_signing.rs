@@ -739,3 +739,73 @@ async fn an_integrators_page_embeds_signing_in_a_browser() {
         .unwrap();
     assert_eq!(status, "SIGNED");
 }
+
+/// The console's API settings set the same list, one origin per line, and name each refused
+/// one by what was typed.
+#[tokio::test]
+async fn the_console_sets_the_allowed_origins() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let mut browser = crate::console::Browser::signed_in_as(&app, account).await;
+    let page = browser.get("/app/settings/api").await;
+    assert!(page.body.contains("Embedded signing"), "{}", page.body);
+    let csrf = page.csrf();
+
+    let refused = browser
+        .post(
+            "/app/settings/api/embedding",
+            &[
+                ("csrf", &csrf),
+                ("origins", "https://app.example.com\nhttp://app.example.com"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, reqwest::StatusCode::BAD_REQUEST);
+    assert!(
+        refused
+            .body
+            .contains("http://app.example.com: must use https (http only for a loopback host)"),
+        "{}",
+        refused.body
+    );
+    let (_, body) = read(
+        app.call(Method::GET, "/account/embedding", Some(&key), None)
+            .await,
+    )
+    .await;
+    assert_eq!(body["data"]["allowedOrigins"], json!([]));
+
+    let saved = browser
+        .post(
+            "/app/settings/api/embedding",
+            &[
+                ("csrf", &csrf),
+                (
+                    "origins",
+                    " https://App.example.com \n\nhttp://localhost:3000\n",
+                ),
+            ],
+        )
+        .await;
+    assert!(
+        saved.body.contains("Embedded signing origins saved."),
+        "{}",
+        saved.body
+    );
+    assert!(
+        saved
+            .body
+            .contains("https://app.example.com\nhttp://localhost:3000</textarea>"),
+        "{}",
+        saved.body
+    );
+    let (_, body) = read(
+        app.call(Method::GET, "/account/embedding", Some(&key), None)
+            .await,
+    )
+    .await;
+    assert_eq!(
+        body["data"]["allowedOrigins"],
+        json!(["https://app.example.com", "http://localhost:3000"])
+    );
+}
