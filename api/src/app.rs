@@ -58,8 +58,8 @@ pub fn router(state: AppState) -> Router {
 /// Browser protections for the console (`/app…`), signing links (`/sign/…`) and embedded
 /// signing (`/embed/…`, `/embedded/…`): a content security policy, no framing (but by the
 /// allowed origins, for embedded signing), no referrer (the signing link's token is in its
-/// path), and no caching of pages that show keys, secrets or documents — unless the response set its own
-/// caching (the versioned static assets). No MIME sniffing of any answer, signed file links'
+/// path), and no caching of pages that show keys, secrets or documents — unless the response
+/// set its own caching (the versioned static assets). No MIME sniffing of any answer, signed file links'
 /// PDFs included: each says what it is.
 async fn page_headers(req: Request, next: Next) -> Response {
     let path = req.uri().path();
