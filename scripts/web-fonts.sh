@@ -4,7 +4,7 @@
 # TrueType collection itself (Chromium's font sanitiser: "FFTM: misaligned table"), so they get
 # WOFF2 subsets of it made by fontTools' pyftsubset:
 #   wqy-microhei-page.woff2  the CJK characters of the page's own words (the language names and
-#                            the signing strings, of which the zh-Hans ones have CJK) and CJK
+#                            the signing strings: the zh-Hans, ja and ko ones) and CJK
 #                            punctuation: the only CJK file a page without other CJK text
 #                            fetches;
 #   wqy-microhei.woff2       every CJK character the face has (Han, kana, bopomofo, Hangul,
@@ -33,9 +33,9 @@ mkdir -p "$out"
 all_ranges="U+1100-11FF,U+3000-303F,U+3040-30FF,U+3100-312F,U+3130-318F,U+31A0-31BF,U+3400-4DBF,U+4E00-9FFF,U+AC00-D7AF,U+F900-FAFF,U+FF00-FFEF"
 
 # The page's own CJK characters: those of the signing strings of every language and of the
-# language names (signing/views.rs), with the CJK punctuation and full-width blocks whole, written as
+# language names (`Language::name`, i18n/src/lib.rs), with the CJK punctuation and full-width blocks whole, written as
 # unicode-range code points.
-page_ranges=$(python3 - i18n/locales/*/signing.ftl api/src/routes/signing/views.rs <<'EOF'
+page_ranges=$(python3 - i18n/locales/*/signing.ftl i18n/src/lib.rs <<'EOF'
 import sys
 cjk = lambda c: 0x2E80 <= ord(c) <= 0x9FFF or 0xAC00 <= ord(c) <= 0xD7AF or 0xF900 <= ord(c) <= 0xFAFF
 chars = set()

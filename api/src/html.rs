@@ -63,7 +63,7 @@ pub fn layout(title: &str, body: Markup) -> Markup {
     layout_in(signet_i18n::Language::English, title, body)
 }
 
-/// [`layout`] for a page in `language`: its `lang`, and its direction (Arabic mirrors).
+/// [`layout`] for a page in `language`: its `lang`, and its direction (Arabic and Hebrew mirror).
 pub fn layout_in(language: signet_i18n::Language, title: &str, body: Markup) -> Markup {
     html! {
         (DOCTYPE)

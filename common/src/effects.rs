@@ -18,13 +18,13 @@ use crate::{
         secrets::SigningToken,
     },
     model::{
-        AccountId, Actor, AuditEntryId, AuditEvent, Document, DocumentId, EmailKind, Recipient,
-        RecipientId, RecipientRole, RecipientStatus, SmsKind, WebhookEvent,
+        AccountId, Actor, AuditEntryId, AuditEvent, Document, DocumentId, EmailKind, EventId,
+        Recipient, RecipientId, RecipientRole, RecipientStatus, SmsKind, WebhookEvent,
     },
     store::{
         accounts,
         audit::{self, NewEntry},
-        documents, emails, fields, recipients,
+        documents, emails, events, fields, recipients,
         sms::{self, NewSms},
         webhooks,
     },
@@ -477,9 +477,8 @@ pub async fn queue_sms(
     Ok(())
 }
 
-/// Records a webhook event for the document's account, if it has a webhook URL: the delivery
-/// row with the exact body to send, and its job. The body shows the document as the change
-/// left it, read back on the caller's transaction (the database sets its timestamps), with a
+/// Records a webhook event about the document: its body shows the document as the change left
+/// it, read back on the caller's transaction (the database sets its timestamps), with a
 /// `filePath` valid for the notifier's payload link lifetime.
 async fn record_webhook(
     conn: &mut PgConnection,
@@ -491,12 +490,6 @@ async fn record_webhook(
     failure: Option<&FailedDelivery>,
     notifier: &Notifier,
 ) -> Result<()> {
-    if accounts::webhook_url(&mut *conn, account_id)
-        .await?
-        .is_none()
-    {
-        return Ok(());
-    }
     let now = Utc::now();
     let document = documents::lock(conn, account_id, document_id).await?;
     let recipients = recipients::list(conn, document_id).await?;
@@ -504,5 +497,27 @@ async fn record_webhook(
     let link = notifier.payload_links.url(document_id, now);
     let body =
         WebhookPayload::new(event, now, &document, link, &recipients, &fields, failure).to_json();
-    webhooks::insert(conn, account_id, Some(document_id), event, &body).await
+    publish(conn, account_id, Some(document_id), event, &body).await?;
+    Ok(())
+}
+
+/// Where every webhook event is born: it is recorded in the account's event feed
+/// (`GET /events`, kept `EVENT_RETENTION_DAYS`) and, if the account has a webhook URL at this
+/// moment, a delivery with the same id and body is queued, on the caller's transaction.
+pub async fn publish(
+    conn: &mut PgConnection,
+    account_id: AccountId,
+    document_id: Option<DocumentId>,
+    event: WebhookEvent,
+    body: &str,
+) -> Result<EventId> {
+    let id = EventId::new();
+    events::insert(conn, id, account_id, document_id, event, body).await?;
+    if accounts::webhook_url(&mut *conn, account_id)
+        .await?
+        .is_some()
+    {
+        webhooks::insert(conn, account_id, document_id, id, event, body).await?;
+    }
+    Ok(id)
 }

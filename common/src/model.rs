@@ -105,6 +105,9 @@ typed_id! {
     EmailId;
     /// The id of an outbox SMS (a row of `outbound_sms`).
     SmsId;
+    /// The id of an event of the event feed (a row of `events`), which its webhook delivery
+    /// carries as `msg_<32 hex>` ([`EventId::wire`]).
+    EventId;
     /// The id of a webhook delivery (a row of `webhook_deliveries`).
     WebhookDeliveryId;
     /// The id of one attempt at a webhook delivery (a row of `webhook_attempts`).
@@ -132,6 +135,14 @@ typed_id! {
     /// The id of an embedded signing session (a row of `embedded_sessions`): its ticket and,
     /// once used, the browser session it became.
     EmbeddedSessionId;
+}
+
+impl EventId {
+    /// The id as webhooks and the event feed give it: the `webhook-id` header's
+    /// `msg_<32 hex>`.
+    pub fn wire(self) -> String {
+        format!("msg_{}", self.0.simple())
+    }
 }
 
 impl ReminderLinkId {
@@ -274,8 +285,10 @@ text_enum!(EmailKind {
     Reminder
 });
 
-/// The webhook event types (Standard Webhooks `type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::Display)]
+/// The webhook event types (Standard Webhooks `type`), which the event feed filters by.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::Display, strum::VariantArray,
+)]
 pub enum WebhookEvent {
     #[strum(serialize = "document.sent")]
     Sent,

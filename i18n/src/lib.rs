@@ -44,10 +44,26 @@ pub enum Language {
     ChineseSimplified,
     #[serde(rename = "ar")]
     Arabic,
+    #[serde(rename = "it")]
+    Italian,
+    #[serde(rename = "nl")]
+    Dutch,
+    #[serde(rename = "pl")]
+    Polish,
+    #[serde(rename = "ru")]
+    Russian,
+    #[serde(rename = "tr")]
+    Turkish,
+    #[serde(rename = "ja")]
+    Japanese,
+    #[serde(rename = "ko")]
+    Korean,
+    #[serde(rename = "he")]
+    Hebrew,
 }
 
 impl Language {
-    pub const ALL: [Language; 7] = [
+    pub const ALL: [Language; 15] = [
         Self::English,
         Self::German,
         Self::French,
@@ -55,6 +71,14 @@ impl Language {
         Self::Portuguese,
         Self::ChineseSimplified,
         Self::Arabic,
+        Self::Italian,
+        Self::Dutch,
+        Self::Polish,
+        Self::Russian,
+        Self::Turkish,
+        Self::Japanese,
+        Self::Korean,
+        Self::Hebrew,
     ];
 
     /// The BCP 47 tag, as the API, the database and `lang` attributes spell it.
@@ -71,6 +95,17 @@ impl Language {
             Self::Portuguese => (Locale::pt_PT, "%-d %b %Y, %H:%M"),
             Self::ChineseSimplified => (Locale::zh_CN, "%Y年%-m月%-d日 %H:%M"),
             Self::Arabic => (Locale::ar_EG, "%-d %B %Y، %H:%M"),
+            Self::Italian => (Locale::it_IT, "%-d %b %Y, %H:%M"),
+            Self::Dutch => (Locale::nl_NL, "%-d %b %Y, %H:%M"),
+            // The month's full name, which glibc gives in the genitive: "1 grudnia",
+            // "1 декабря".
+            Self::Polish => (Locale::pl_PL, "%-d %B %Y, %H:%M"),
+            Self::Russian => (Locale::ru_RU, "%-d %B %Y, %H:%M"),
+            Self::Turkish => (Locale::tr_TR, "%-d %B %Y %H:%M"),
+            Self::Japanese => (Locale::ja_JP, "%Y年%-m月%-d日 %H:%M"),
+            Self::Korean => (Locale::ko_KR, "%Y년 %-m월 %-d일 %H:%M"),
+            // "1 בדצמבר 2026": the month takes the preposition.
+            Self::Hebrew => (Locale::he_IL, "%-d ב%B %Y, %H:%M"),
         };
         time.format_localized(format, locale).to_string()
     }
@@ -84,6 +119,14 @@ impl Language {
             Self::Portuguese => "pt",
             Self::ChineseSimplified => "zh-Hans",
             Self::Arabic => "ar",
+            Self::Italian => "it",
+            Self::Dutch => "nl",
+            Self::Polish => "pl",
+            Self::Russian => "ru",
+            Self::Turkish => "tr",
+            Self::Japanese => "ja",
+            Self::Korean => "ko",
+            Self::Hebrew => "he",
         }
     }
 
@@ -109,7 +152,7 @@ impl Language {
 
     /// The supported language a browser's tag falls under: `de-AT` is German, `pt-BR`
     /// Portuguese, `zh-CN` and `zh-Hans-SG` Simplified Chinese; `zh-TW` and `zh-Hant` are not
-    /// Simplified Chinese, so they match nothing.
+    /// Simplified Chinese, so they match nothing; `he-IL` and the old `iw` are Hebrew.
     pub fn closest(tag: &str) -> Option<Self> {
         let mut subtags = tag.trim().split(['-', '_']);
         let primary = subtags.next()?.to_ascii_lowercase();
@@ -120,6 +163,10 @@ impl Language {
                     .any(|t| s.eq_ignore_ascii_case(t))
             });
             return (!traditional).then_some(Self::ChineseSimplified);
+        }
+        // `iw`: Hebrew's code before 1989, still sent by some older Java and Android software.
+        if primary == "iw" {
+            return Some(Self::Hebrew);
         }
         Self::ALL.into_iter().find(|l| l.tag() == primary)
     }
@@ -153,11 +200,19 @@ impl Language {
             Self::Portuguese => "Português",
             Self::ChineseSimplified => "简体中文",
             Self::Arabic => "العربية",
+            Self::Italian => "Italiano",
+            Self::Dutch => "Nederlands",
+            Self::Polish => "Polski",
+            Self::Russian => "Русский",
+            Self::Turkish => "Türkçe",
+            Self::Japanese => "日本語",
+            Self::Korean => "한국어",
+            Self::Hebrew => "עברית",
         }
     }
 
     pub fn is_right_to_left(self) -> bool {
-        self == Self::Arabic
+        matches!(self, Self::Arabic | Self::Hebrew)
     }
 
     /// `ltr` or `rtl`, for a `dir` attribute.
@@ -246,44 +301,285 @@ impl std::fmt::Display for Language {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
-
-    use fluent_templates::fluent_bundle::FluentResource;
+    use std::collections::{BTreeMap, BTreeSet};
 
     use super::*;
 
-    /// The ids of every message of every catalogue file of `language`, by file name.
-    fn message_ids(language: Language) -> BTreeSet<(String, String)> {
+    /// What a catalogue gives one message: its attributes and the variables it uses (in its
+    /// value, its attributes, selectors and every variant).
+    #[derive(Debug, Default, PartialEq, Eq)]
+    struct Shape {
+        attributes: BTreeSet<String>,
+        variables: BTreeSet<String>,
+    }
+
+    /// One catalogue file of one language, parsed: each message (and term) by id, and the
+    /// variant keys of each of its selectors.
+    struct Catalogue {
+        source: String,
+        messages: BTreeMap<String, Shape>,
+        selectors: Vec<(String, BTreeSet<String>)>,
+    }
+
+    fn catalogue_files(language: Language) -> BTreeMap<String, Catalogue> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("locales")
             .join(language.tag());
-        let mut ids = BTreeSet::new();
+        let mut files = BTreeMap::new();
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             let source = std::fs::read_to_string(&path).unwrap();
-            let resource = FluentResource::try_new(source)
-                .unwrap_or_else(|(_, errors)| panic!("{}: {errors:?}", path.display()));
             let file = path.file_name().unwrap().to_string_lossy().into_owned();
-            for entry in resource.entries() {
-                if let fluent_syntax::ast::Entry::Message(message) = entry {
-                    ids.insert((file.clone(), message.id.name.to_owned()));
+            let catalogue =
+                parse(&source).unwrap_or_else(|errors| panic!("{}: {errors:?}", path.display()));
+            files.insert(file, catalogue);
+        }
+        files
+    }
+
+    fn parse(source: &str) -> Result<Catalogue, Vec<fluent_syntax::parser::ParserError>> {
+        use fluent_syntax::ast::Entry;
+        let resource = fluent_syntax::parser::parse(source).map_err(|(_, errors)| errors)?;
+        let mut messages = BTreeMap::new();
+        let mut selectors = Vec::new();
+        for entry in &resource.body {
+            let (id, value, attributes) = match entry {
+                Entry::Message(m) => (m.id.name.to_owned(), m.value.as_ref(), &m.attributes),
+                Entry::Term(t) => (format!("-{}", t.id.name), Some(&t.value), &t.attributes),
+                _ => continue,
+            };
+            let mut shape = Shape::default();
+            let mut keys = Vec::new();
+            for pattern in value.into_iter().chain(attributes.iter().map(|a| &a.value)) {
+                walk_pattern(pattern, &mut shape.variables, &mut keys);
+            }
+            shape.attributes = attributes.iter().map(|a| a.id.name.to_owned()).collect();
+            selectors.extend(keys.into_iter().map(|k| (id.clone(), k)));
+            messages.insert(id, shape);
+        }
+        Ok(Catalogue {
+            source: source.to_owned(),
+            messages,
+            selectors,
+        })
+    }
+
+    fn walk_pattern(
+        pattern: &fluent_syntax::ast::Pattern<&str>,
+        variables: &mut BTreeSet<String>,
+        keys: &mut Vec<BTreeSet<String>>,
+    ) {
+        for element in &pattern.elements {
+            if let fluent_syntax::ast::PatternElement::Placeable { expression } = element {
+                walk_expression(expression, variables, keys);
+            }
+        }
+    }
+
+    fn walk_expression(
+        expression: &fluent_syntax::ast::Expression<&str>,
+        variables: &mut BTreeSet<String>,
+        keys: &mut Vec<BTreeSet<String>>,
+    ) {
+        use fluent_syntax::ast::{Expression, VariantKey};
+        match expression {
+            Expression::Select { selector, variants } => {
+                walk_inline(selector, variables, keys);
+                keys.push(
+                    variants
+                        .iter()
+                        .map(|v| match &v.key {
+                            VariantKey::Identifier { name } => (*name).to_owned(),
+                            VariantKey::NumberLiteral { value } => (*value).to_owned(),
+                        })
+                        .collect(),
+                );
+                for variant in variants {
+                    walk_pattern(&variant.value, variables, keys);
+                }
+            }
+            Expression::Inline(inline) => walk_inline(inline, variables, keys),
+        }
+    }
+
+    fn walk_inline(
+        inline: &fluent_syntax::ast::InlineExpression<&str>,
+        variables: &mut BTreeSet<String>,
+        keys: &mut Vec<BTreeSet<String>>,
+    ) {
+        use fluent_syntax::ast::InlineExpression;
+        match inline {
+            InlineExpression::VariableReference { id } => {
+                variables.insert(id.name.to_owned());
+            }
+            InlineExpression::Placeable { expression } => {
+                walk_expression(expression, variables, keys);
+            }
+            InlineExpression::FunctionReference { arguments, .. }
+            | InlineExpression::TermReference {
+                arguments: Some(arguments),
+                ..
+            } => {
+                let named = arguments.named.iter().map(|n| &n.value);
+                for argument in arguments.positional.iter().chain(named) {
+                    walk_inline(argument, variables, keys);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// CLDR's plural categories that whole numbers up to 1000 fall in, in `language`, and
+    /// `other`, which every language has (in Polish and Russian only fractions take it) and a
+    /// Fluent selector needs as its default.
+    fn plural_categories(language: Language) -> BTreeSet<String> {
+        use intl_pluralrules::{PluralRuleType, PluralRules};
+        // CLDR's rules are by language alone (`zh`, not `zh-Hans`).
+        let primary: LanguageIdentifier =
+            language.tag().split('-').next().unwrap().parse().unwrap();
+        let rules = PluralRules::create(primary, PluralRuleType::CARDINAL)
+            .unwrap_or_else(|e| panic!("{language}: {e}"));
+        (0..=1000_u32)
+            .map(|n| format!("{:?}", rules.select(n).unwrap()).to_ascii_lowercase())
+            .chain(["other".to_owned()])
+            .collect()
+    }
+
+    const PLURAL_KEYS: [&str; 6] = ["zero", "one", "two", "few", "many", "other"];
+
+    /// Everything wrong with `language`'s catalogues, measured against the English ones: a file,
+    /// message or attribute missing or unknown, a variable not used as English uses it, an
+    /// isolation or bidi mark (each output isolates values itself), and a count not given every
+    /// plural form its language has (CLDR's categories), unless its words do not change with
+    /// the number (one variant).
+    fn problems(language: Language) -> Vec<String> {
+        let english = catalogue_files(Language::English);
+        let files = catalogue_files(language);
+        let categories = plural_categories(language);
+        let mut problems = Vec::new();
+        for file in english.keys().filter(|f| !files.contains_key(*f)) {
+            problems.push(format!("{language}: no {file}"));
+        }
+        for file in files.keys().filter(|f| !english.contains_key(*f)) {
+            problems.push(format!("{language}: {file} is not an English catalogue"));
+        }
+        for (file, catalogue) in &files {
+            let Some(reference) = english.get(file) else {
+                continue;
+            };
+            for (id, shape) in &reference.messages {
+                match catalogue.messages.get(id) {
+                    None => problems.push(format!("{language}/{file}: lacks {id}")),
+                    Some(given) if given != shape => problems.push(format!(
+                        "{language}/{file}: {id} has {given:?}, English has {shape:?}"
+                    )),
+                    Some(_) => {}
+                }
+            }
+            for id in catalogue.messages.keys() {
+                if !reference.messages.contains_key(id) {
+                    problems.push(format!("{language}/{file}: {id} is not in English"));
+                }
+            }
+            for (line, text) in catalogue.source.lines().enumerate() {
+                if text.chars().any(|c| {
+                    matches!(c, '\u{61C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+                }) {
+                    problems.push(format!("{language}/{file}:{}: a bidi mark", line + 1));
+                }
+            }
+            for (id, keys) in &catalogue.selectors {
+                if !keys.iter().all(|k| PLURAL_KEYS.contains(&k.as_str())) {
+                    continue;
+                }
+                let unknown: Vec<_> = keys.difference(&categories).collect();
+                let missing: Vec<_> = categories.difference(keys).collect();
+                if !unknown.is_empty() {
+                    problems.push(format!(
+                        "{language}/{file}: {id} has plural forms {unknown:?} the language does \
+                         not have ({categories:?})"
+                    ));
+                }
+                if keys.len() > 1 && !missing.is_empty() {
+                    problems.push(format!(
+                        "{language}/{file}: {id} lacks plural forms {missing:?}"
+                    ));
                 }
             }
         }
-        ids
+        problems
+    }
+
+    /// A message added to the English catalogue and not yet translated fails here, naming
+    /// each language and message (the build would ship it in English, the fallback).
+    #[test]
+    fn every_catalogue_has_every_message_of_the_english_one() {
+        let english = catalogue_files(Language::English);
+        assert!(english.len() >= 4, "{:?}", english.keys());
+        assert!(english.values().all(|c| !c.messages.is_empty()));
+        let problems: Vec<String> = Language::ALL.into_iter().flat_map(problems).collect();
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
     #[test]
-    fn every_catalogue_has_every_message_of_the_english_one() {
-        let english = message_ids(Language::English);
-        assert!(!english.is_empty());
-        for language in Language::ALL {
-            let ids = message_ids(language);
-            let missing: Vec<_> = english.difference(&ids).collect();
-            let extra: Vec<_> = ids.difference(&english).collect();
-            assert!(missing.is_empty(), "{language} lacks {missing:?}");
-            assert!(extra.is_empty(), "{language} has unknown {extra:?}");
-        }
+    fn the_completeness_check_sees_what_a_catalogue_lacks() {
+        let english = parse(
+            "a = { $n ->\n    [one] x\n   *[other] { $n } y\n}\nb = { $t }\n    .title = T\n",
+        )
+        .unwrap();
+        let same =
+            parse("a = { $n ->\n   *[other] { $n } y\n}\nb = { $t }\n    .title = T\n").unwrap();
+        assert_eq!(english.messages, same.messages);
+        let other = parse("a = { $m }\nb = { $t }\n").unwrap();
+        assert_ne!(
+            english.messages["a"], other.messages["a"],
+            "a variable renamed"
+        );
+        assert_ne!(
+            english.messages["b"], other.messages["b"],
+            "an attribute missing"
+        );
+        assert_eq!(
+            english.selectors,
+            [("a".to_owned(), ["one", "other"].map(String::from).into())]
+        );
+        assert_eq!(
+            plural_categories(Language::Polish),
+            ["few", "many", "one", "other"].map(String::from).into()
+        );
+        assert_eq!(
+            plural_categories(Language::Japanese),
+            ["other".to_owned()].into()
+        );
+    }
+
+    #[test]
+    fn counts_take_each_languages_plural_forms() {
+        let waiting = |language: Language, count: u32| {
+            language.format("sign-state-waiting", &[("count", count.into())])
+        };
+        assert!(waiting(Language::Polish, 1).contains("Jeszcze jedna osoba"));
+        assert!(waiting(Language::Polish, 3).contains("Jeszcze 3 osoby nie podpisały"));
+        assert!(waiting(Language::Polish, 5).contains("Jeszcze 5 osób nie podpisało"));
+        assert!(waiting(Language::Polish, 22).contains("Jeszcze 22 osoby"));
+        assert!(waiting(Language::Russian, 1).contains("Ещё 1 подписант пока"));
+        assert!(waiting(Language::Russian, 21).contains("Ещё 21 подписант пока"));
+        assert!(waiting(Language::Russian, 3).contains("Ещё 3 подписанта"));
+        assert!(waiting(Language::Russian, 11).contains("Ещё 11 подписантов"));
+        assert!(waiting(Language::Hebrew, 2).contains("שני חותמים"));
+        assert!(waiting(Language::Hebrew, 7).contains("7 חותמים"));
+        assert!(waiting(Language::Japanese, 1).contains("ほかに 1 人"));
+        let audit = |language: Language, count: u32| {
+            language.format("cert-section-audit", &[("count", count.into())])
+        };
+        assert_eq!(audit(Language::Russian, 5), "Журнал аудита (5 событий)");
+        assert_eq!(audit(Language::Russian, 2), "Журнал аудита (2 события)");
+        assert_eq!(audit(Language::Polish, 12), "Dziennik audytu (12 zdarzeń)");
+        assert_eq!(
+            audit(Language::Italian, 1),
+            "Registro di controllo (1 evento)"
+        );
+        assert_eq!(audit(Language::English, 4), "Audit trail (4 events)");
     }
 
     #[test]
@@ -300,10 +596,16 @@ mod tests {
         );
         assert_eq!(Language::closest("zh-TW"), None);
         assert_eq!(Language::closest("zh-Hant"), None);
-        assert_eq!(Language::closest("ja"), None);
+        assert_eq!(Language::closest("ja-JP"), Some(Language::Japanese));
+        assert_eq!(Language::closest("iw"), Some(Language::Hebrew));
+        assert_eq!(Language::closest("sv"), None);
         assert_eq!(
-            Language::from_accept_language("ja, zh-TW;q=0.9, ar-EG;q=0.8, en;q=0.5"),
+            Language::from_accept_language("sv, zh-TW;q=0.9, ar-EG;q=0.8, en;q=0.5"),
             Some(Language::Arabic)
+        );
+        assert_eq!(
+            Language::from_accept_language("ko-KR,ko;q=0.9,en-US;q=0.8"),
+            Some(Language::Korean)
         );
         assert_eq!(
             Language::from_accept_language("en;q=0.2, fr-CA;q=0.9"),
@@ -395,5 +697,17 @@ mod time_tests {
             Language::ChineseSimplified.time(time),
             "2026年12月1日 20:25"
         );
+        for (language, expected) in [
+            (Language::Italian, "1 dic 2026, 20:25"),
+            (Language::Dutch, "1 dec 2026, 20:25"),
+            (Language::Polish, "1 grudnia 2026, 20:25"),
+            (Language::Russian, "1 декабря 2026, 20:25"),
+            (Language::Turkish, "1 Aralık 2026 20:25"),
+            (Language::Japanese, "2026年12月1日 20:25"),
+            (Language::Korean, "2026년 12월 1일 20:25"),
+            (Language::Hebrew, "1 בדצמבר 2026, 20:25"),
+        ] {
+            assert_eq!(language.time(time), expected, "{language}");
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The certificate pages: who signed what and when, with the document's hashes and its audit
 //! trail, laid out on US Letter pages in the shipped fonts, labelled in the document's language
-//! (`i18n/locales/<tag>/certificate.ftl`): right to left, right-aligned, for Arabic.
+//! (`i18n/locales/<tag>/certificate.ftl`): right to left, right-aligned, for Arabic and Hebrew.
 
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream, dictionary};
 use signet_i18n::{FluentValue, Language};

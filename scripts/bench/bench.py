@@ -9,14 +9,16 @@ aiosmtpd first. Settings (environment):
   BENCH_CONNECTIONS  wrk's open connections to the API (default 32)
   BENCH_SIZES        documents in the list accounts (default 100,100000,1000000)
   BENCH_ONLY         comma-separated case groups to run: lists (search: only its searches),
-                     hot,detail,send,sms,seal,email,completion,expiry,bulk (default all)
+                     hot,detail,send,sms,seal,email,completion,expiry,bulk,events (default all)
   BENCH_BULK_ROWS    rows of the bulk case's bulk send (default 10000)
+  BENCH_EVENTS       events in the event feed case's account (default 10000)
   DATABASE_URL       admin URL; the benchmark creates and drops its own database signet_bench
   DATABASE_MAX_CONNECTIONS  the API's and worker's pool (default 8); pgbench gets as many
 
 Timing lives here, never in the test suite.
 """
 
+import base64
 import json
 import os
 import re
@@ -43,6 +45,7 @@ POOL = int(os.environ.get("DATABASE_MAX_CONNECTIONS", "8"))
 ONLY = set(filter(None, os.environ.get("BENCH_ONLY", "").split(",")))
 ADMIN_URL = os.environ.get("DATABASE_URL", "postgres://signet:signet@127.0.0.1:5432/signet")
 BULK_ROWS = int(os.environ.get("BENCH_BULK_ROWS", "10000"))
+EVENTS = int(os.environ.get("BENCH_EVENTS", "10000"))
 WORK = Path(tempfile.mkdtemp(prefix="signet-bench-"))
 
 results = []  # (group, case, api figure, sql figure, ratio, note)
@@ -789,6 +792,54 @@ def bulk(api):
     sink.process.stop()
 
 
+def event_feed(api):
+    """GET /events on an account of EVENTS events (issue #34): the first page, the middle one and
+    the last, 100 events each; each is one range of the (account_id, txid, position) index, so
+    the three should cost the same. Bodies of about 1.5 KiB, as a document's detail is."""
+    acct = account("events")
+    other = account("events-neighbour")
+    started = time.time()
+    for chunk in range(10):
+        for who, n in [(acct, EVENTS // 10), (other, EVENTS // 10)]:
+            psql(f"""
+                INSERT INTO events (id, account_id, event_type, payload)
+                SELECT gen_random_uuid(), '{who['id']}', 'document.signed',
+                       json_build_object('type', 'document.signed', 'timestamp', now(),
+                                         'data', json_build_object('n', {chunk * n} + i,
+                                                                   'detail', repeat('x', 1500)))::text
+                FROM generate_series(1, {n}) i ORDER BY i""")
+    psql("VACUUM ANALYZE events")
+    log(f"seeded {2 * EVENTS:,} events in {time.time() - started:.1f} s")
+    # The cursors where the middle and the last page start, as an integrator gets them.
+    cursors, after, pages = [None], None, EVENTS // 100
+    for page in range(pages):
+        query = "/events?limit=100" + (f"&after={after}" if after else "")
+        status, body = api.call("GET", query, acct["key"])
+        assert status == 200 and len(body["data"]["items"]) == 100, body
+        after = body["data"]["nextCursor"]
+        if page + 1 in (pages // 2, pages - 1):
+            cursors.append(after)
+    assert len(cursors) == 3, cursors
+    for label, cursor in zip(["first", "middle", "last"], cursors):
+        path = "/events?limit=100" + (f"&after={cursor}" if cursor else "")
+        where = ""
+        if cursor:
+            raw = cursor + "=" * (-len(cursor) % 4)
+            decoded = base64.urlsafe_b64decode(raw)
+            txid = int.from_bytes(decoded[1:9], "big")
+            position = int.from_bytes(decoded[9:17], "big", signed=True)
+            where = f" AND (txid, position) > ('{txid}'::xid8, {position})"
+        else:
+            where = " AND (txid, position) > ('0'::xid8, 0)"
+        sql = (auth_sql(acct)
+               + "SELECT id, event_type, payload, created_at, txid::text AS txid_text, position FROM events"
+               + f" WHERE account_id = '{acct['id']}'{where}"
+               + " AND txid < pg_snapshot_xmin(pg_current_snapshot())"
+               + " ORDER BY events.txid, events.position LIMIT 101;\n")
+        compare("events", f"GET /events?limit=100, {label} page of {EVENTS:,} events",
+                lambda: wrk(api.url(path), [acct["key"]]), sql)
+
+
 def main():
     log(f"work directory {WORK}")
     psql("DROP DATABASE IF EXISTS signet_bench WITH (FORCE)", ADMIN_URL)
@@ -827,6 +878,8 @@ def main():
             worker.stop()
         if wanted("bulk"):
             bulk(api)
+        if wanted("events"):
+            event_feed(api)
         record("memory", "signet-api peak RSS after every case", f"{api.process.peak_rss_mib():.0f} MiB")
     finally:
         for process in Process.running:

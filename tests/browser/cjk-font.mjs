@@ -2,7 +2,8 @@
 // tests/tests/suite/signing_page.rs with LINK (a signing link whose title and signer's name are
 // CJK) and FONTCONFIG_FILE (a fontconfig that finds no CJK font; Chromium inherits it). Reports
 // every console message (a font the browser's sanitiser refuses shows there), each web font face
-// and whether it loaded, which fonts Chromium drew the language picker's "简体中文", the title
+// and whether it loaded, which fonts Chromium drew the language picker's "简体中文" (and
+// "日本語", "한국어"), the title
 // and the signer's name with (DevTools' CSS.getPlatformFontsForNode), and the width of
 // "简体中文" drawn in the page's fonts and in the device's alone. Prints one JSON line of
 // findings.
@@ -44,6 +45,11 @@ try {
   };
   findings.pickerText = await page.textContent('nav.languages a[lang="zh-Hans"]');
   findings.pickerFonts = await fontsOf('nav.languages a[lang="zh-Hans"]');
+  findings.otherPickers = {};
+  for (const tag of ["ja", "ko"]) {
+    const selector = `nav.languages a[lang="${tag}"]`;
+    findings.otherPickers[tag] = { text: await page.textContent(selector), fonts: await fontsOf(selector) };
+  }
   findings.titleText = await page.textContent("h1");
   findings.titleFonts = await fontsOf("h1");
   findings.nameText = await page.textContent("main > p bdi");

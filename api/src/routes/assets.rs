@@ -135,7 +135,7 @@ const TTF_FACES: [(&str, &str); 4] = [
 
 /// The final PDF's CJK face (WenQuanYi Micro Hei) as WOFF2 subsets made by
 /// `scripts/web-fonts.sh` (api/static/fonts/README.md): every CJK character it has (1.1 MiB),
-/// then the page's own (the language names and the zh-Hans strings, 25 KiB). The page's comes
+/// then the page's own (the language names and the zh-Hans, ja and ko strings). The page's comes
 /// last, so that a browser looks in it first and fetches the whole face only for a name, title
 /// or value that has a character the page's words lack.
 const CJK_FACES: [(&str, &[u8], &str); 2] = [

@@ -3,6 +3,7 @@ pub mod bulk_sends;
 pub mod console;
 pub mod documents;
 pub mod embedding;
+pub mod events;
 pub mod files;
 pub mod health;
 pub mod openapi;

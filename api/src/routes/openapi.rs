@@ -24,7 +24,8 @@ use crate::{AppState, state::BASE_PATH};
     tags(
         (name = "documents", description = "Documents, recipients, fields, sending and the audit trail"),
         (name = "templates", description = "Additive: templates made from a document, and documents made from them"),
-        (name = "account", description = "Additive: the account's settings (embedded signing's allowed origins)")
+        (name = "account", description = "Additive: the account's settings (embedded signing's allowed origins)"),
+        (name = "events", description = "Additive: the event feed, every event the account's webhooks carry, from a cursor")
     )
 )]
 struct ApiDoc;
@@ -277,6 +278,7 @@ pub fn documented() -> OpenApiRouter<AppState> {
         .merge(super::templates::router())
         .merge(super::bulk_sends::router())
         .merge(super::embedding::router())
+        .merge(super::events::router())
 }
 
 /// The OpenAPI document of the external API.
@@ -348,6 +350,25 @@ mod tests {
         };
         assert_eq!(parameter("limit")["maximum"], json!(query::MAX_LIMIT));
         assert_eq!(parameter("page")["maximum"], json!(query::MAX_PAGE));
+        let feed = doc["paths"]["/events"]["get"]["parameters"]
+            .as_array()
+            .unwrap();
+        let feed_parameter =
+            |name: &str| feed.iter().find(|p| p["name"] == name).unwrap()["schema"].clone();
+        assert_eq!(
+            feed_parameter("after")["pattern"],
+            json!(signet_common::wire::events::CURSOR_PATTERN)
+        );
+        assert_eq!(feed_parameter("limit")["maximum"], json!(query::MAX_LIMIT));
+        for cursor in [
+            &schemas["EventView"]["properties"]["cursor"],
+            &schemas["EventPage"]["properties"]["nextCursor"],
+        ] {
+            assert_eq!(
+                cursor["pattern"],
+                json!(signet_common::wire::events::CURSOR_PATTERN)
+            );
+        }
         let body = |path: &str| {
             doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
                 .clone()

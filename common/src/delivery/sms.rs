@@ -12,9 +12,17 @@ use crate::{
         sms_text::{self, SmsText},
     },
     infra::secrets,
-    model::{DocumentStatus, SmsId, SmsKind, SmsStatus},
+    model::{DocumentStatus, SmsId, SmsKind, SmsStatus, reader_language},
     store::sms::{OutgoingSms, Report},
 };
+
+impl OutgoingSms {
+    /// The language the text is written in: its reader's ([`reader_language`]), as an
+    /// e-mail's.
+    pub fn language(&self, default: signet_i18n::Language) -> signet_i18n::Language {
+        reader_language(self.recipient_language, self.document_language, default)
+    }
+}
 
 /// What to do with a locked outbox row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,11 +35,19 @@ pub enum Dispatch {
     Send(SmsText),
 }
 
-/// Decides what to do with `sms` at `now`; `public_url` is where signing links point.
-pub fn dispatch(sms: &OutgoingSms, public_url: &str, now: DateTime<Utc>) -> Dispatch {
+/// Decides what to do with `sms` at `now`; `public_url` is where signing links point, and
+/// `default_language` the operator's `DEFAULT_LANGUAGE` (the text's language when neither the
+/// recipient nor the document has one).
+pub fn dispatch(
+    sms: &OutgoingSms,
+    public_url: &str,
+    default_language: signet_i18n::Language,
+    now: DateTime<Utc>,
+) -> Dispatch {
     if sms.status != SmsStatus::Pending {
         return Dispatch::Done;
     }
+    let language = sms.language(default_language);
     let sender = &sms.sender_name;
     let title = &sms.document_title;
     match sms.kind {
@@ -40,6 +56,7 @@ pub fn dispatch(sms: &OutgoingSms, public_url: &str, now: DateTime<Utc>) -> Disp
                 || sms.expiry_date.is_some_and(|expiry| expiry <= now);
             match (&sms.link_token, closed) {
                 (Some(token), false) => Dispatch::Send(sms_text::invitation(
+                    language,
                     sender,
                     title,
                     &format!("{public_url}/sign/{}", token.reveal()),
@@ -48,8 +65,8 @@ pub fn dispatch(sms: &OutgoingSms, public_url: &str, now: DateTime<Utc>) -> Disp
                 _ => Dispatch::Withdraw,
             }
         }
-        SmsKind::Declined => Dispatch::Send(sms_text::declined(sender, title)),
-        SmsKind::Expired => Dispatch::Send(sms_text::expired(sender, title)),
+        SmsKind::Declined => Dispatch::Send(sms_text::declined(language, sender, title)),
+        SmsKind::Expired => Dispatch::Send(sms_text::expired(language, sender, title)),
     }
 }
 
@@ -176,8 +193,9 @@ mod tests {
     use super::*;
     use crate::{
         infra::secrets::SigningToken,
-        model::{AccountId, DocumentId, RecipientId},
+        model::{AccountId, DocumentId, RecipientId, StoredLanguage},
     };
+    use signet_i18n::Language;
 
     fn now() -> DateTime<Utc> {
         "2025-01-02T03:04:05Z".parse().expect("a timestamp")
@@ -198,13 +216,19 @@ mod tests {
             document_status: DocumentStatus::Sent,
             expiry_date: None,
             sender_name: "Acme".to_owned(),
+            recipient_language: StoredLanguage::default(),
+            document_language: StoredLanguage::default(),
         }
     }
 
     #[test]
     fn an_invitation_carries_the_signing_link_until_the_document_closes() {
-        let Dispatch::Send(text) = dispatch(&sms(SmsKind::Invitation), "https://s.test", now())
-        else {
+        let Dispatch::Send(text) = dispatch(
+            &sms(SmsKind::Invitation),
+            "https://s.test",
+            Language::English,
+            now(),
+        ) else {
             panic!("sent")
         };
         assert!(
@@ -218,7 +242,7 @@ mod tests {
                 ..sms(SmsKind::Invitation)
             };
             assert_eq!(
-                dispatch(&closed, "https://s.test", now()),
+                dispatch(&closed, "https://s.test", Language::English, now()),
                 Dispatch::Withdraw
             );
         }
@@ -226,12 +250,37 @@ mod tests {
             expiry_date: Some(now()),
             ..sms(SmsKind::Invitation)
         };
-        assert_eq!(dispatch(&due, "https://s.test", now()), Dispatch::Withdraw);
+        assert_eq!(
+            dispatch(&due, "https://s.test", Language::English, now()),
+            Dispatch::Withdraw
+        );
         let sent = OutgoingSms {
             status: SmsStatus::Sent,
             ..sms(SmsKind::Invitation)
         };
-        assert_eq!(dispatch(&sent, "https://s.test", now()), Dispatch::Done);
+        assert_eq!(
+            dispatch(&sent, "https://s.test", Language::English, now()),
+            Dispatch::Done
+        );
+    }
+
+    #[test]
+    fn a_text_is_in_its_readers_language_else_the_documents_else_the_default() {
+        let body = |recipient: Option<&str>, document: Option<&str>, default| {
+            let sms = OutgoingSms {
+                recipient_language: recipient.map(str::to_owned).into(),
+                document_language: document.map(str::to_owned).into(),
+                ..sms(SmsKind::Declined)
+            };
+            match dispatch(&sms, "https://s.test", default, now()) {
+                Dispatch::Send(text) => text.body,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert!(body(None, None, Language::English).starts_with("\"Lease\" from Acme was"));
+        assert!(body(None, None, Language::Italian).starts_with("\"Lease\" di Acme è stato"));
+        assert!(body(None, Some("ru"), Language::Italian).starts_with("В подписании «Lease»"));
+        assert!(body(Some("pl"), Some("ru"), Language::Italian).starts_with("Dokument \"Lease\""));
     }
 
     #[test]
@@ -242,7 +291,9 @@ mod tests {
                 link_token: None,
                 ..sms(kind)
             };
-            let Dispatch::Send(text) = dispatch(&notice, "https://s.test", now()) else {
+            let Dispatch::Send(text) =
+                dispatch(&notice, "https://s.test", Language::English, now())
+            else {
                 panic!("sent")
             };
             assert!(!text.body.contains("https://"), "{}", text.body);

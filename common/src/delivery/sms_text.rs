@@ -13,13 +13,16 @@
 //!
 //! # Texts
 //! [`invitation`], [`declined`] and [`expired`] compose the text from the sender's name and the
-//! document's title, in English. Both are first sanitised: control and format characters
+//! document's title, in the reader's language: the messages of `sms.ftl` in the `signet-i18n`
+//! catalogues (`sms-invitation`, `sms-declined`, `sms-expired`, each with an `-untitled`
+//! form), whose words are the catalogue's and whose arguments are placed as they are. Both are
+//! first sanitised: control and format characters
 //! (Cc, Cf: line breaks, tabs, bidi controls, zero-width chars, the BOM…) and the invisible
 //! Hangul fillers become spaces, runs of whitespace collapse to one space, and the ends are
 //! trimmed. An empty sender becomes `Signet`; an empty title is left out (`… asks you to sign a
-//! document: …`, `A document from … was declined…`). Right-to-left names and titles are kept as
-//! they are: no bidi marks are added. The link is never shortened or altered, and ends the
-//! invitation.
+//! document: …`, `A document from … was declined…`, and the `-untitled` message in every
+//! language). Right-to-left names and titles are kept as they are: no bidi marks are added. The
+//! link is never shortened or altered, and ends the invitation in every language.
 //!
 //! # Shortening
 //! A text takes the fewest segments that shortening can bring it to, and among those it is the
@@ -33,13 +36,19 @@
 //! So a text that fits one segment is sent whole; one that shortening can bring to one segment
 //! is shortened just enough; one that cannot fit one segment even at the minimums is sent whole
 //! if it takes no more segments than the most shortened one would, and otherwise shortened just
-//! enough to reach that count. With a signing link of 73 chars (`https://sign.example.com/sign/`
-//! and a 43-char token) an invitation in Latin script (GSM-7) always fits one segment; one in
-//! another script (UCS-2) takes two: 70 units cannot hold the link and the words.
+//! enough to reach that count. The cuts only touch the sender and the title, wherever the
+//! language's words place them. With a signing link of 73 chars
+//! (`https://sign.example.com/sign/` and a 43-char token) an English invitation in Latin script
+//! (GSM-7) always fits one segment; one in another script (UCS-2) takes two: 70 units cannot
+//! hold the link and the words. So does a text in a language whose words are not all GSM-7
+//! (Polish `ł`, Turkish `ı`, Russian, Japanese…); in every language every text fits two
+//! segments once cut (a test checks each).
 //!
 //! Cuts fall between chars, so never inside a surrogate pair, and not between a char and the
 //! combining marks, variation selectors or emoji modifiers after it (a cheap check of the
 //! common ranges, not full grapheme segmentation).
+
+use signet_i18n::{FluentValue, Language};
 
 /// Septets in one GSM-7 segment, and in each segment of a longer text.
 const GSM7_SINGLE: usize = 160;
@@ -148,28 +157,28 @@ pub struct SmsText {
     pub segments: Segments,
 }
 
-/// The invitation: who asks, what, and the signing link, which ends the text:
-/// `{sender} asks you to sign "{title}": {link}`; with no title,
+/// The invitation, in `language`: who asks, what, and the signing link, which ends the text.
+/// In English `{sender} asks you to sign "{title}": {link}`; with no title,
 /// `{sender} asks you to sign a document: {link}`; with no sender, `Signet` asks. `sender`
 /// and `title` are sanitised and may be cut (module doc); `link` is kept as it is.
-pub fn invitation(sender: &str, title: &str, link: &str) -> SmsText {
-    compose(Kind::Invitation(link), sender, title)
+pub fn invitation(language: Language, sender: &str, title: &str, link: &str) -> SmsText {
+    compose(language, Kind::Invitation(link), sender, title)
 }
 
-/// To a signer who had not signed yet: the document was declined by someone; their link no
-/// longer works: `"{title}" from {sender} was declined, so it will not be completed. Your
+/// To a signer who had not signed yet, in `language`: the document was declined by someone;
+/// their link no longer works. In English `"{title}" from {sender} was declined, so it will not be completed. Your
 /// signing link no longer works.` With no title it begins `A document from {sender}`; with no
 /// sender, the document is from `Signet`. Sanitised and cut as the module doc says.
-pub fn declined(sender: &str, title: &str) -> SmsText {
-    compose(Kind::Declined, sender, title)
+pub fn declined(language: Language, sender: &str, title: &str) -> SmsText {
+    compose(language, Kind::Declined, sender, title)
 }
 
-/// To a signer who had not signed yet: the document expired; their link no longer works:
-/// `"{title}" from {sender} expired before everyone signed. Your signing link no longer works.`
+/// To a signer who had not signed yet, in `language`: the document expired; their link no
+/// longer works. In English `"{title}" from {sender} expired before everyone signed. Your signing link no longer works.`
 /// With no title it begins `A document from {sender}`; with no sender, the document is from
 /// `Signet`. Sanitised and cut as the module doc says.
-pub fn expired(sender: &str, title: &str) -> SmsText {
-    compose(Kind::Expired, sender, title)
+pub fn expired(language: Language, sender: &str, title: &str) -> SmsText {
+    compose(language, Kind::Expired, sender, title)
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -179,25 +188,28 @@ enum Kind<'a> {
     Expired,
 }
 
-/// The text of `kind`; `title` is `None` when there is none to name.
-fn render(kind: Kind, sender: &str, title: Option<&str>) -> String {
-    const DECLINED: &str =
-        "was declined, so it will not be completed. Your signing link no longer works.";
-    const EXPIRED: &str = "expired before everyone signed. Your signing link no longer works.";
-    match (kind, title) {
-        (Kind::Invitation(link), Some(title)) => {
-            format!("{sender} asks you to sign \"{title}\": {link}")
-        }
-        (Kind::Invitation(link), None) => format!("{sender} asks you to sign a document: {link}"),
-        (Kind::Declined, Some(title)) => format!("\"{title}\" from {sender} {DECLINED}"),
-        (Kind::Declined, None) => format!("A document from {sender} {DECLINED}"),
-        (Kind::Expired, Some(title)) => format!("\"{title}\" from {sender} {EXPIRED}"),
-        (Kind::Expired, None) => format!("A document from {sender} {EXPIRED}"),
+/// The text of `kind` in `language`; `title` is `None` when there is none to name.
+fn render(language: Language, kind: Kind, sender: &str, title: Option<&str>) -> String {
+    let id = match (kind, title.is_some()) {
+        (Kind::Invitation(_), true) => "sms-invitation",
+        (Kind::Invitation(_), false) => "sms-invitation-untitled",
+        (Kind::Declined, true) => "sms-declined",
+        (Kind::Declined, false) => "sms-declined-untitled",
+        (Kind::Expired, true) => "sms-expired",
+        (Kind::Expired, false) => "sms-expired-untitled",
+    };
+    let mut args = vec![("sender", FluentValue::from(sender))];
+    if let Some(title) = title {
+        args.push(("title", FluentValue::from(title)));
     }
+    if let Kind::Invitation(link) = kind {
+        args.push(("link", FluentValue::from(link)));
+    }
+    language.format(id, &args)
 }
 
 /// The text of `kind`, shortened per the module doc.
-fn compose(kind: Kind, sender: &str, title: &str) -> SmsText {
+fn compose(language: Language, kind: Kind, sender: &str, title: &str) -> SmsText {
     let sender = match sanitise(sender) {
         s if s.is_empty() => FALLBACK_SENDER.to_string(),
         s => s,
@@ -215,7 +227,7 @@ fn compose(kind: Kind, sender: &str, title: &str) -> SmsText {
                 Some(keep) => shortened(&sender, keep, SENDER_MIN_CHARS, ellipsis),
                 None => sender.clone(),
             };
-            let body = render(kind, &sender, title.as_deref());
+            let body = render(language, kind, &sender, title.as_deref());
             SmsText {
                 segments: segments(&body),
                 body,
@@ -369,6 +381,7 @@ fn is_combining(c: char) -> bool {
 mod tests {
     use super::*;
 
+    use Language::English;
     use SmsEncoding::{Gsm7, Ucs2};
 
     fn seg(encoding: SmsEncoding, units: usize, count: usize) -> Segments {
@@ -503,7 +516,7 @@ mod tests {
 
     #[test]
     fn a_short_invitation_is_sent_whole() {
-        let text = invitation("O'Brien, \"Bob\"", "NDA 2024", LINK);
+        let text = invitation(English, "O'Brien, \"Bob\"", "NDA 2024", LINK);
         check(&text);
         assert_eq!(
             text.body,
@@ -535,7 +548,7 @@ mod tests {
             .flat_map(|sender| titles.map(|title| (sender, title)))
             .flat_map(|(sender, title)| [LINK, SHORT_LINK].map(|link| (sender, title, link)))
         {
-            let text = invitation(sender, title, link);
+            let text = invitation(English, sender, title, link);
             check(&text);
             assert!(text.body.ends_with(&format!(": {link}")), "{}", text.body);
             assert_eq!(text.body.matches(link).count(), 1);
@@ -554,7 +567,7 @@ mod tests {
     fn a_long_latin_title_is_cut_to_fit_one_segment() {
         let title = "Master services agreement ".repeat(8);
         assert!(title.chars().count() >= 200);
-        let text = invitation("O'Brien, \"Bob\"", &title, LINK);
+        let text = invitation(English, "O'Brien, \"Bob\"", &title, LINK);
         check(&text);
         assert_eq!(text.segments.encoding, Gsm7);
         assert_eq!(text.segments.count, 1);
@@ -575,7 +588,7 @@ mod tests {
         let sender = "Юлия Соколова";
         let whole = segments(&format!("{sender} asks you to sign \"{title}\": {LINK}"));
         assert_eq!((whole.encoding, whole.count), (Ucs2, 3));
-        let text = invitation(sender, title, LINK);
+        let text = invitation(English, sender, title, LINK);
         check(&text);
         assert_eq!((text.segments.encoding, text.segments.count), (Ucs2, 2));
         assert!(text.body.starts_with("Юлия Соколова asks you to sign \""));
@@ -602,7 +615,7 @@ mod tests {
 
     #[test]
     fn ucs2_text_with_room_in_two_segments_is_left_whole() {
-        let text = invitation("Zoë Ærøskøbing-Łukasiewicz", "Umowa najmu", LINK);
+        let text = invitation(English, "Zoë Ærøskøbing-Łukasiewicz", "Umowa najmu", LINK);
         check(&text);
         assert_eq!(
             text.body,
@@ -615,7 +628,7 @@ mod tests {
     fn the_title_is_cut_to_its_minimum_before_the_sender_is_cut() {
         let sender = "Bartholomew Fitzgerald-Montgomery of the Worshipful Company of Scriveners";
         let title = "Annual maintenance contract for the east wing of the building";
-        let text = invitation(sender, title, LINK);
+        let text = invitation(English, sender, title, LINK);
         check(&text);
         assert_eq!((text.segments.encoding, text.segments.count), (Gsm7, 1));
         assert_eq!(title_of(&text.body), "Annual maint...");
@@ -631,7 +644,7 @@ mod tests {
         let title = format!("{} ç", "Terms and conditions ".repeat(5));
         let whole = format!("Bob asks you to sign \"{title}\": {LINK}");
         assert_eq!(segments(&whole).encoding, Ucs2);
-        let text = invitation("Bob", &title, LINK);
+        let text = invitation(English, "Bob", &title, LINK);
         check(&text);
         assert_eq!((text.segments.encoding, text.segments.count), (Gsm7, 1));
         assert!(title_of(&text.body).ends_with("..."));
@@ -642,7 +655,7 @@ mod tests {
         // A link so long that no invitation fits one segment.
         let link = format!("https://sign.example.com/sign/{}", "x".repeat(110));
         let title = "Statement of work for the spring campaign";
-        let text = invitation("Bob", title, &link);
+        let text = invitation(English, "Bob", title, &link);
         check(&text);
         assert_eq!(
             text.body,
@@ -651,7 +664,7 @@ mod tests {
         assert_eq!(text.segments.count, 2);
         // But a title that would take a third segment is cut to keep it to two.
         let title = "Statement of work ".repeat(10);
-        let text = invitation("Bob", &title, &link);
+        let text = invitation(English, "Bob", &title, &link);
         check(&text);
         assert_eq!(text.segments.count, 2);
         assert!(text.body.ends_with(&link));
@@ -661,6 +674,7 @@ mod tests {
     #[test]
     fn names_lose_their_control_and_bidi_chars() {
         let text = invitation(
+            English,
             "  Eve\n\tMallory\r\u{202E}fdp.exe\u{200B}\u{FEFF}\u{2066}x\u{2069}  ",
             "Pay\nnow\u{0}!",
             LINK,
@@ -674,20 +688,20 @@ mod tests {
 
     #[test]
     fn empty_names_fall_back() {
-        let text = invitation(" \n\u{200B} ", "\t", LINK);
+        let text = invitation(English, " \n\u{200B} ", "\t", LINK);
         check(&text);
         assert_eq!(
             text.body,
             format!("Signet asks you to sign a document: {LINK}")
         );
-        let text = declined("", "");
+        let text = declined(English, "", "");
         check(&text);
         assert_eq!(
             text.body,
             "A document from Signet was declined, so it will not be completed. Your signing link \
              no longer works."
         );
-        let text = expired("Bob", "");
+        let text = expired(English, "Bob", "");
         check(&text);
         assert_eq!(
             text.body,
@@ -697,7 +711,7 @@ mod tests {
 
     #[test]
     fn right_to_left_text_is_kept_without_bidi_marks() {
-        let text = invitation("محمد الأحمد", "חוזה שכירות", LINK);
+        let text = invitation(English, "محمد الأحمد", "חוזה שכירות", LINK);
         check(&text);
         assert_eq!(
             text.body,
@@ -707,7 +721,7 @@ mod tests {
 
     #[test]
     fn declined_and_expired_notices() {
-        let text = declined("Bob", "NDA");
+        let text = declined(English, "Bob", "NDA");
         check(&text);
         assert_eq!(
             text.body,
@@ -715,7 +729,7 @@ mod tests {
              longer works."
         );
         assert_eq!(text.segments.count, 1);
-        let text = expired("Bob", "NDA");
+        let text = expired(English, "Bob", "NDA");
         check(&text);
         assert_eq!(
             text.body,
@@ -723,15 +737,18 @@ mod tests {
         );
 
         let title = "Master services agreement ".repeat(8);
-        for text in [declined("O'Brien", &title), expired("O'Brien", &title)] {
+        for text in [
+            declined(English, "O'Brien", &title),
+            expired(English, "O'Brien", &title),
+        ] {
             check(&text);
             assert_eq!((text.segments.encoding, text.segments.count), (Gsm7, 1));
             assert!(text.body.contains("...\" from O'Brien "), "{}", text.body);
         }
         // In Cyrillic the fixed words alone take most of a UCS-2 segment: two, and no more.
         for text in [
-            declined("Юлия Соколова", &title),
-            expired("Юлия Соколова", &title),
+            declined(English, "Юлия Соколова", &title),
+            expired(English, "Юлия Соколова", &title),
         ] {
             check(&text);
             assert_eq!((text.segments.encoding, text.segments.count), (Ucs2, 2));
@@ -754,5 +771,173 @@ mod tests {
         // Never below the minimum, and no space before the ellipsis.
         assert_eq!(shortened("abc\u{301}\u{302}d", 4, 3, "..."), "abc...");
         assert_eq!(shortened("Lease for the flat", 10, 8, "…"), "Lease for…");
+    }
+
+    /// A title and a sender long enough to be cut, in the script of each language.
+    fn long_names(language: Language) -> (&'static str, &'static str) {
+        match language {
+            Language::ChineseSimplified => (
+                "北京市朝阳区建国路八十八号办公楼租赁合同及其全部附件",
+                "北京某某科技有限公司法务部",
+            ),
+            Language::Japanese => (
+                "東京都千代田区丸の内一丁目オフィス賃貸借契約書および付属書類",
+                "株式会社サンプル法務部契約管理課",
+            ),
+            Language::Korean => (
+                "서울특별시 강남구 테헤란로 사무실 임대차 계약서 및 부속 서류",
+                "주식회사 샘플 법무팀 계약 관리 담당",
+            ),
+            Language::Arabic => (
+                "عقد إيجار مكتب في شارع الملك فهد مع جميع الملاحق والجداول",
+                "شركة المثال للتجارة والمقاولات العامة",
+            ),
+            Language::Hebrew => (
+                "חוזה שכירות למשרד ברחוב רוטשילד בתל אביב כולל כל הנספחים",
+                "חברת הדוגמה לסחר ושירותים בע״מ",
+            ),
+            Language::Russian => (
+                "Договор аренды офиса на Тверской улице со всеми приложениями",
+                "ООО «Пример Торговая Компания»",
+            ),
+            _ => (
+                "Master services agreement for the spring campaign, with all its annexes",
+                "Bartholomew Fitzgerald-Montgomery & Partners",
+            ),
+        }
+    }
+
+    #[test]
+    fn every_language_has_its_own_words_and_ends_an_invitation_with_the_whole_link() {
+        for language in Language::ALL {
+            let (title, sender) = long_names(language);
+            for link in [LINK, SHORT_LINK] {
+                for (title, sender) in [("NDA", "Bob"), (title, sender), ("", "")] {
+                    let text = invitation(language, sender, title, link);
+                    check(&text);
+                    assert!(text.body.ends_with(link), "{language}: {}", text.body);
+                    assert_eq!(text.body.matches(link).count(), 1, "{}", text.body);
+                    assert!(text.segments.count <= 2, "{language}: {}", text.body);
+                    if language != English {
+                        assert!(!text.body.contains("asks you"), "{language}: {}", text.body);
+                    }
+                }
+            }
+            for text in [
+                declined(language, "Bob", "NDA"),
+                expired(language, "Bob", "NDA"),
+                declined(language, sender, title),
+                expired(language, sender, title),
+                declined(language, "", ""),
+                expired(language, "", ""),
+            ] {
+                check(&text);
+                assert!(text.segments.count <= 2, "{language}: {}", text.body);
+                assert!(!text.body.contains("https://"), "{}", text.body);
+                if language != English {
+                    assert!(
+                        !text.body.contains("no longer works"),
+                        "{language}: {}",
+                        text.body
+                    );
+                }
+            }
+            // Each names the sender (Signet when there is none).
+            assert!(
+                declined(language, "", "").body.contains("Signet"),
+                "{language}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_latin_language_whose_words_are_gsm7_stays_gsm7() {
+        let text = invitation(Language::German, "Bob", "Mietvertrag", LINK);
+        check(&text);
+        assert_eq!(
+            text.body,
+            format!("Bob bittet Sie, \"Mietvertrag\" zu unterschreiben: {LINK}")
+        );
+        assert_eq!((text.segments.encoding, text.segments.count), (Gsm7, 1));
+        let text = invitation(Language::Polish, "Bob", "Umowa najmu", LINK);
+        assert_eq!(
+            text.body,
+            format!("Bob prosi o podpisanie dokumentu \"Umowa najmu\": {LINK}")
+        );
+        assert_eq!((text.segments.encoding, text.segments.count), (Gsm7, 1));
+        // A long title is cut to keep it to one segment, with the GSM ellipsis.
+        let title = "Umowa najmu lokalu mieszkalnego ".repeat(5);
+        let text = invitation(Language::Polish, "Bob", &title, LINK);
+        check(&text);
+        assert_eq!((text.segments.encoding, text.segments.count), (Gsm7, 1));
+        assert!(text.body.contains("...\": https://"), "{}", text.body);
+        // Polish notices have `ł`: UCS-2, two segments.
+        let text = declined(Language::Polish, "Bob", "Umowa najmu");
+        check(&text);
+        assert_eq!(
+            text.body,
+            "Dokument \"Umowa najmu\" od Bob został odrzucony i nie zostanie ukończony. Link do \
+             podpisu już nie działa."
+        );
+        assert_eq!((text.segments.encoding, text.segments.count), (Ucs2, 2));
+    }
+
+    #[test]
+    fn russian_and_japanese_texts_are_ucs2_and_cut_to_two_segments() {
+        let (title, _) = long_names(Language::Russian);
+        let sender = "Юлия Соколова";
+        let text = invitation(Language::Russian, sender, title, LINK);
+        check(&text);
+        assert_eq!((text.segments.encoding, text.segments.count), (Ucs2, 2));
+        assert!(
+            text.body
+                .starts_with(&format!("{sender} просит вас подписать «"))
+        );
+        let shown = text
+            .body
+            .split('«')
+            .nth(1)
+            .unwrap()
+            .split('»')
+            .next()
+            .unwrap();
+        let kept = shown.strip_suffix('…').unwrap();
+        assert!(title.starts_with(kept) && kept.chars().count() >= TITLE_MIN_CHARS);
+
+        let text = invitation(Language::Japanese, "山田太郎", "賃貸借契約書", LINK);
+        check(&text);
+        assert_eq!(
+            text.body,
+            format!("山田太郎 から「賃貸借契約書」への署名依頼が届いています。 {LINK}")
+        );
+        assert_eq!((text.segments.encoding, text.segments.count), (Ucs2, 2));
+        // A long title is cut to keep the invitation to two segments; a notice, with no link,
+        // has room for it whole.
+        let (title, sender) = long_names(Language::Japanese);
+        let text = invitation(Language::Japanese, sender, title, LINK);
+        check(&text);
+        assert_eq!((text.segments.encoding, text.segments.count), (Ucs2, 2));
+        assert!(text.body.contains("…」への署名依頼"), "{}", text.body);
+        let text = expired(Language::Japanese, sender, title);
+        check(&text);
+        assert_eq!((text.segments.encoding, text.segments.count), (Ucs2, 2));
+        assert!(
+            text.body.contains(&format!("「{title}」は、全員の署名")),
+            "{}",
+            text.body
+        );
+    }
+
+    #[test]
+    fn hebrew_texts_begin_in_hebrew_and_carry_no_bidi_marks() {
+        let text = invitation(Language::Hebrew, "Acme Ltd", "Lease", LINK);
+        check(&text);
+        assert_eq!(
+            text.body,
+            format!("בקשה לחתימה על „Lease” מאת Acme Ltd: {LINK}")
+        );
+        let text = declined(Language::Hebrew, "Acme Ltd", "Lease");
+        check(&text);
+        assert!(text.body.starts_with("המסמך „Lease”"), "{}", text.body);
     }
 }

@@ -11,6 +11,7 @@ use serde_json::Value;
 use sqlx::{Connection, PgPool};
 
 use crate::{
+    effects,
     error::{Error, Problem, Problems, Result},
     flows::{
         drafting,
@@ -25,10 +26,8 @@ use crate::{
         WebhookEvent,
     },
     store::{
-        accounts,
         bulk_sends::{self, BulkSend, NewBulkSend},
         idempotency::Receipt,
-        webhooks,
     },
     wire::{
         body::Parsed,
@@ -487,31 +486,26 @@ struct CompletedData {
     failed: i64,
 }
 
-/// RUNNING → COMPLETED, and `bulk_send.completed` if the account has a webhook URL.
+/// RUNNING → COMPLETED, and `bulk_send.completed`.
 async fn finish(tx: &mut sqlx::PgConnection, bulk: &BulkSend) -> Result<RunOutcome> {
     if !bulk_sends::complete(&mut *tx, bulk.id).await? {
         return Ok(RunOutcome::Finished(BulkSendStatus::Completed));
     }
-    if accounts::webhook_url(&mut *tx, bulk.account_id)
-        .await?
-        .is_some()
-    {
-        let counts = bulk_sends::counts(&mut *tx, bulk.id).await?;
-        let event = WebhookEvent::BulkSendCompleted;
-        let body = serde_json::to_string(&CompletedPayload {
-            event_type: event.into(),
-            timestamp: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
-            data: CompletedData {
-                id: bulk.id,
-                template_id: bulk.template_id,
-                total: bulk.total,
-                sent: counts.sent,
-                failed: counts.failed,
-            },
-        })
-        .expect("payloads serialise");
-        webhooks::insert(tx, bulk.account_id, None, event, &body).await?;
-    }
+    let counts = bulk_sends::counts(&mut *tx, bulk.id).await?;
+    let event = WebhookEvent::BulkSendCompleted;
+    let body = serde_json::to_string(&CompletedPayload {
+        event_type: event.into(),
+        timestamp: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+        data: CompletedData {
+            id: bulk.id,
+            template_id: bulk.template_id,
+            total: bulk.total,
+            sent: counts.sent,
+            failed: counts.failed,
+        },
+    })
+    .expect("payloads serialise");
+    effects::publish(tx, bulk.account_id, None, event, &body).await?;
     Ok(RunOutcome::Completed)
 }
 

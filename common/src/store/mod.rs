@@ -11,6 +11,7 @@ pub mod console_sessions;
 pub mod documents;
 pub mod emails;
 pub mod embedded_sessions;
+pub mod events;
 pub mod fields;
 pub mod idempotency;
 pub mod pending_files;

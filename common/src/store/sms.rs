@@ -8,7 +8,10 @@ use crate::infra::secrets::SigningToken;
 use crate::{
     error::Result,
     infra::jobs::{self, DispatchSms},
-    model::{AccountId, DocumentId, DocumentStatus, RecipientId, SmsId, SmsKind, SmsStatus},
+    model::{
+        AccountId, DocumentId, DocumentStatus, RecipientId, SmsId, SmsKind, SmsStatus,
+        StoredLanguage,
+    },
 };
 
 /// An SMS a change calls for. Only recipients with a phone number get one.
@@ -215,6 +218,11 @@ pub struct OutgoingSms {
     pub document_status: DocumentStatus,
     pub expiry_date: Option<DateTime<Utc>>,
     pub sender_name: String,
+    /// The tags of the recipient's language and the document's, when they have one.
+    #[sqlx(try_from = "Option<String>")]
+    pub recipient_language: StoredLanguage,
+    #[sqlx(try_from = "Option<String>")]
+    pub document_language: StoredLanguage,
 }
 
 impl OutgoingSms {
@@ -237,10 +245,12 @@ pub async fn lock_for_dispatch(
     Ok(sqlx::query_as(
         "SELECT s.id, s.account_id, s.document_id, s.recipient_id, s.kind, s.to_e164, s.link_token,
                 s.status, s.attempts, d.title AS document_title, d.status AS document_status,
-                d.expiry_date, a.name AS sender_name
+                d.expiry_date, a.name AS sender_name,
+                r.language AS recipient_language, d.language AS document_language
          FROM outbound_sms s
          JOIN documents d ON d.id = s.document_id
          JOIN accounts a ON a.id = s.account_id
+         JOIN recipients r ON r.id = s.recipient_id
          WHERE s.id = $1
          FOR UPDATE OF s SKIP LOCKED",
     )

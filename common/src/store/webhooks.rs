@@ -1,5 +1,5 @@
-//! SQL of webhook deliveries (one row per event per account with a webhook URL, with the exact
-//! body to send), their attempts and replays. Signing and what an attempt comes to:
+//! SQL of webhook deliveries (one row per event of the feed of an account with a webhook URL,
+//! with the exact body to send), their attempts and replays. Signing and what an attempt comes to:
 //! `delivery::webhooks`; which change records which event: `effects`.
 
 use chrono::{DateTime, Utc};
@@ -10,17 +10,19 @@ use crate::{
     error::Result,
     infra::jobs::{self, DeliverWebhook},
     model::{
-        AccountId, DocumentId, WebhookAttemptId, WebhookDeliveryId, WebhookDeliveryStatus,
+        AccountId, DocumentId, EventId, WebhookAttemptId, WebhookDeliveryId, WebhookDeliveryStatus,
         WebhookEvent,
     },
 };
 
-/// Inserts a delivery of `event` with the exact body to send, and queues its job. An event
-/// about no one document (`bulk_send.completed`) has no `document_id`.
+/// Inserts the delivery of the event `event_id` (already in the feed, `store::events`) with
+/// the exact body to send, and queues its job; the delivery's `webhook-id` is the event's id.
+/// An event about no one document (`bulk_send.completed`) has no `document_id`.
 pub async fn insert(
     conn: &mut PgConnection,
     account_id: AccountId,
     document_id: Option<DocumentId>,
+    event_id: EventId,
     event: WebhookEvent,
     body: &str,
 ) -> Result<()> {
@@ -32,7 +34,7 @@ pub async fn insert(
     .bind(delivery_id)
     .bind(account_id)
     .bind(document_id)
-    .bind(format!("msg_{}", delivery_id.0.simple()))
+    .bind(event_id.wire())
     .bind(event.to_string())
     .bind(body)
     .execute(&mut *conn)

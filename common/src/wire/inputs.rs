@@ -65,9 +65,10 @@ pub struct RecipientInput {
         example = "7911 123456"
     )]
     pub phone_number: Option<String>,
-    /// Additive: the language of this recipient's e-mails, one of the tags `en`, `de`, `fr`,
-    /// `es`, `pt`, `zh-Hans`, `ar` (exactly). Absent or `null`: the document's language, given
-    /// on send, else the operator's default.
+    /// Additive: the language of this recipient's e-mails and texts, one of the tags `en`,
+    /// `de`, `fr`, `es`, `pt`, `zh-Hans`, `ar`, `it`, `nl`, `pl`, `ru`, `tr`, `ja`, `ko`, `he`
+    /// (exactly). Absent or `null`: the document's language, given on send, else the
+    /// operator's default.
     #[serde(default)]
     pub language: Option<Language>,
     /// Additive: the recipient's group in the signing order, 1 to 1000. Groups are invited in
@@ -495,7 +496,8 @@ pub struct SendInput {
     pub expiry_date: String,
     /// Additive: the document's language (its certificate of completion, and the e-mails of
     /// recipients without a language of their own), one of the tags `en`, `de`, `fr`, `es`,
-    /// `pt`, `zh-Hans`, `ar` (exactly). Absent or `null`: the operator's default.
+    /// `pt`, `zh-Hans`, `ar`, `it`, `nl`, `pl`, `ru`, `tr`, `ja`, `ko`, `he` (exactly). Absent or
+    /// `null`: the operator's default.
     #[serde(default)]
     pub language: Option<Language>,
     /// Additive: automatic reminders to the signers who have not signed. Absent or `null`:

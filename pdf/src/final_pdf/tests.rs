@@ -1064,6 +1064,80 @@ fn certificates_are_labelled_in_the_documents_language() {
                 "الموافقة",
             ][..],
         ),
+        (
+            Language::Italian,
+            &[
+                "Certificato di completamento",
+                "Destinatari (2)",
+                "Firmato il",
+                "Registro di controllo",
+                "Consenso ai documenti elettronici",
+            ][..],
+        ),
+        (
+            Language::Dutch,
+            &[
+                "Voltooiingscertificaat",
+                "Ontvangers (2)",
+                "Ondertekend op",
+                "Audittrail",
+                "Toestemming voor elektronische documenten",
+            ][..],
+        ),
+        (
+            Language::Polish,
+            &[
+                "Certyfikat ukończenia",
+                "Odbiorcy (2)",
+                "Data podpisania",
+                "Dziennik audytu",
+                "Zgoda na dokumenty elektroniczne",
+            ][..],
+        ),
+        (
+            Language::Russian,
+            &[
+                "Сертификат о завершении",
+                "Получатели (2)",
+                "Дата подписания",
+                "Журнал аудита",
+                "Согласие на электронные документы",
+            ][..],
+        ),
+        (
+            Language::Turkish,
+            &[
+                "Tamamlanma sertifikası",
+                "Alıcılar (2)",
+                "İmzalanma zamanı",
+                "Denetim kaydı",
+                "Elektronik kayıtlara onay",
+            ][..],
+        ),
+        (
+            Language::Japanese,
+            &[
+                "完了証明書",
+                "受信者（2）",
+                "署名日時",
+                "監査証跡",
+                "電子記録の利用への同意",
+            ][..],
+        ),
+        (
+            Language::Korean,
+            &[
+                "완료 증명서",
+                "수신자(2)",
+                "서명 일시",
+                "감사 기록",
+                "전자 기록 사용 동의",
+            ][..],
+        ),
+        (
+            Language::Hebrew,
+            &["אישור", "השלמה", "נמענים", "ביקורת", "החתימה", "הסכמה"][..],
+        ),
     ] {
         let mut certificate = certificate(&original, 3);
         certificate.language = language;

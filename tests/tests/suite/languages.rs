@@ -11,7 +11,8 @@ use uuid::Uuid;
 use crate::real_names::final_pdf;
 use crate::signing_flow::{invitations, pdftotext, sign, wait_for_status};
 
-const LANGUAGES: &str = "must be one of en, de, fr, es, pt, zh-Hans, ar";
+const LANGUAGES: &str =
+    "must be one of en, de, fr, es, pt, zh-Hans, ar, it, nl, pl, ru, tr, ja, ko, he";
 
 /// A new one-page document with `people` (name, e-mail, language) as signers, each with a
 /// signature field, sent with `language` as the document's. Returns its id.
@@ -164,6 +165,69 @@ async fn each_recipient_is_written_to_in_their_language_else_the_documents() {
         "{spanish:#?}"
     );
     assert!(spanish.html.contains(r#"lang="es""#), "{spanish:#?}");
+}
+
+/// Two of the languages added by issue #34 through the real worker and SMTP server: Russian,
+/// and Hebrew, right to left like Arabic (every value isolated in the subject and text).
+#[tokio::test]
+async fn russian_and_hebrew_e_mails_are_written_in_their_readers_words() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    send(
+        &app,
+        account,
+        &key,
+        "Договор аренды",
+        &[
+            ("Иван Петров", "ivan@signet.test", Some("ru")),
+            ("דנה כהן", "dana@signet.test", Some("he")),
+        ],
+        None,
+    )
+    .await;
+    invitations(&mailbox, 2).await;
+    let mails = mailbox.messages();
+
+    let russian = to(&mails, "ivan@signet.test");
+    assert_eq!(
+        russian.subject,
+        "Owner приглашает вас подписать «Договор аренды»"
+    );
+    for line in [
+        "Здравствуйте, Иван Петров!",
+        "Owner приглашает вас подписать «Договор аренды».",
+        "Ссылка действует до 1 января 2099, 00:00 (UTC).",
+        "Открыть документ для подписания:",
+        "Отправлено сервисом Signet от имени: Owner",
+    ] {
+        assert!(russian.text.contains(line), "{line:?} in {russian:#?}");
+    }
+    assert!(
+        russian.html.contains(r#"<html lang="ru" dir="ltr">"#),
+        "{russian:#?}"
+    );
+
+    let hebrew = to(&mails, "dana@signet.test");
+    assert_eq!(
+        hebrew.subject,
+        "בקשה לחתימה על „\u{2068}Договор аренды\u{2069}” מאת \u{2068}Owner\u{2069}"
+    );
+    for line in [
+        "שלום \u{2068}דנה כהן\u{2069},",
+        "הקישור תקף עד \u{2068}1 בינואר 2099, 00:00\u{2069} (UTC).",
+        "פתיחת המסמך לחתימה:",
+        "נשלח על ידי Signet בשם \u{2068}Owner\u{2069}",
+    ] {
+        assert!(hebrew.text.contains(line), "{line:?} in {hebrew:#?}");
+    }
+    assert!(
+        hebrew.html.contains(r#"<html lang="he" dir="rtl">"#)
+            && hebrew.html.contains(r#"<body dir="rtl""#),
+        "{hebrew:#?}"
+    );
+    assert!(!hebrew.text.contains("Hello"), "{hebrew:#?}");
 }
 
 #[tokio::test]
@@ -374,6 +438,102 @@ async fn an_arabic_certificate_reads_right_to_left() {
     assert!(!text.contains('?'), "{text}");
 }
 
+/// Certificates in Japanese and Korean (CJK, drawn in WenQuanYi Micro Hei) and in Hebrew (right
+/// to left, Noto Sans Hebrew), read back with pdftotext.
+#[tokio::test]
+async fn japanese_korean_and_hebrew_certificates() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let cases: [(&str, &str, &str, &str, &[&str]); 3] = [
+        (
+            "ja",
+            "賃貸借契約書",
+            "山田太郎",
+            "taro@signet.test",
+            &[
+                "完了証明書",
+                "受信者（1）",
+                "メールアドレス：taro@signet.test",
+                "役割：署名者",
+                "状況：署名済み",
+                "監査証跡",
+                "山田太郎",
+                "賃貸借契約書",
+            ],
+        ),
+        (
+            "ko",
+            "임대차 계약서",
+            "김민준",
+            "minjun@signet.test",
+            &[
+                "완료 증명서",
+                "수신자(1)",
+                "이메일: minjun@signet.test",
+                "역할: 서명자",
+                "상태: 서명함",
+                "감사 기록",
+                "김민준",
+                "임대차 계약서",
+            ],
+        ),
+        (
+            "he",
+            "חוזה שכירות",
+            "דנה כהן",
+            "dana@signet.test",
+            &[
+                "אישור",
+                "השלמה",
+                "נמענים",
+                "dana@signet.test",
+                "חותם",
+                "ביקורת",
+                "דנה",
+                "שכירות",
+            ],
+        ),
+    ];
+    let mut docs = Vec::new();
+    for (language, title, name, email, _) in &cases {
+        let doc = send(
+            &app,
+            account,
+            &key,
+            title,
+            &[(name, email, None)],
+            Some(language),
+        )
+        .await;
+        docs.push(doc);
+    }
+    let links = invitations(&mailbox, cases.len()).await;
+    for ((language, _, _, email, expected), doc) in cases.iter().zip(docs) {
+        let (status, body) = sign(&app, &links[*email], &["Signed"]).await;
+        assert_eq!(status, 200, "{email}: {body}");
+        let detail = wait_for_status(&app, &key, doc, "COMPLETED").await;
+        let text = pdftotext(&final_pdf(&app, &detail).await);
+        let certificate = text
+            .split('\u{c}')
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\u{c}");
+        for expected in *expected {
+            assert!(
+                certificate.contains(expected),
+                "{language}: no {expected:?} in:\n{certificate}"
+            );
+        }
+        for english in ["Certificate of completion", "Recipients (", "Audit trail"] {
+            assert!(!certificate.contains(english), "{language}: {certificate}");
+        }
+        // Every character drawn from a font that has it: no missing-glyph replacement.
+        assert!(!certificate.contains('?'), "{language}: {certificate}");
+    }
+}
+
 /// The signing page speaks what the reader asks for (`?lang=`, then `Accept-Language`), else
 /// the language their e-mails are in.
 #[tokio::test]
@@ -407,6 +567,24 @@ async fn the_signing_page_speaks_the_readers_language() {
     assert!(html.contains(r#"<html lang="fr" dir="ltr">"#));
     let html = page(format!("{link}?lang=ar"), Some("fr")).await;
     assert!(html.contains(r#"<html lang="ar" dir="rtl">"#));
+    // Hebrew is right to left too, in its own words.
+    let html = page(format!("{link}?lang=he"), None).await;
+    assert!(html.contains(r#"<html lang="he" dir="rtl">"#), "{html}");
+    assert!(html.contains("לפני החתימה"), "{html}");
+    let html = page(link.clone(), Some("ja-JP,ja;q=0.9,en;q=0.5")).await;
+    assert!(html.contains(r#"<html lang="ja" dir="ltr">"#), "{html}");
+    assert!(html.contains("署名の前に"), "{html}");
+    let html = page(link.clone(), Some("pl-PL")).await;
+    assert!(html.contains(r#"<html lang="pl" dir="ltr">"#), "{html}");
+    // The language links offer every language, each named in itself.
+    for language in signet_i18n::Language::ALL {
+        let link = format!(
+            r#"<a href="?lang={tag}" lang="{tag}" hreflang="{tag}""#,
+            tag = language.tag()
+        );
+        assert!(html.contains(&link), "{link} in {html}");
+        assert!(html.contains(language.name()), "{}", language.name());
+    }
     let html = page(format!("{}/sign/not-a-token", app.base), Some("zh-CN")).await;
     assert!(
         html.contains(r#"<html lang="zh-Hans" dir="ltr">"#),

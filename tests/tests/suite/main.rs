@@ -15,6 +15,7 @@ mod delivery_failures;
 mod draft_editing;
 mod embedded_signing;
 mod errors;
+mod events;
 mod field_kinds;
 mod files;
 mod form_import;

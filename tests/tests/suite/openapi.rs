@@ -67,6 +67,8 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         ),
         ("GET", "/account/embedding"),
         ("PUT", "/account/embedding"),
+        // Additive (issue #34): the event feed.
+        ("GET", "/events"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_owned(), p.to_owned()))

@@ -10,9 +10,11 @@ use crate::signing_flow::invitations;
 
 const ANN: &str = "ann@signet.test";
 const LAILA: &str = "laila@signet.test";
+const DANA: &str = "dana@signet.test";
 
 #[tokio::test]
 async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
+    // And in Hebrew (issue #34), the other right-to-left language.
     let app = TestApp::spawn().await;
     let mailbox = Mailbox::start().await;
     let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
@@ -22,6 +24,7 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
     let people = json!([
         {"name": "Ann Lee", "email": ANN, "role": "SIGNER"},
         {"name": "ليلى حداد", "email": LAILA, "role": "SIGNER"},
+        {"name": "דנה כהן", "email": DANA, "role": "SIGNER"},
     ]);
     assert_eq!(
         app.post(&format!("/documents/{doc}/recipients"), &key, &people)
@@ -37,6 +40,8 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
         field(ANN, "DATE", 300, 630, 110, 30),
         field(LAILA, "SIGNATURE", 72, 690, 200, 50),
         field(LAILA, "DATE", 300, 690, 110, 30),
+        field(DANA, "SIGNATURE", 72, 740, 200, 40),
+        field(DANA, "DATE", 300, 740, 110, 30),
     ]);
     assert_eq!(
         app.post(&format!("/documents/{doc}/fields"), &key, &fields)
@@ -52,7 +57,7 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
         )
         .await;
     assert_eq!(status, 200, "{body}");
-    let links = invitations(&mailbox, 2).await;
+    let links = invitations(&mailbox, 3).await;
 
     let kinds = |l: Language| {
         json!({
@@ -72,6 +77,11 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
             "kinds": kinds(Language::Arabic),
             "values": {"SIGNATURE": "ليلى حداد"},
         },
+        {
+            "name": DANA, "link": links[DANA], "locale": "he-IL", "shot": "10-signing-page-phone-he",
+            "kinds": kinds(Language::Hebrew),
+            "values": {"SIGNATURE": "דנה כהן"},
+        },
     ]);
     let shots = screenshots_dir();
     let findings = BrowserScript::new("signing.mjs")
@@ -82,7 +92,7 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
     println!("screenshots in {}", shots.display());
     assert!(findings.get("error").is_none(), "{}", findings["error"]);
     assert_eq!(findings["consoleErrors"], json!([]), "{findings}");
-    let [ann, laila] = [&findings["signers"][0], &findings["signers"][1]];
+    let [ann, laila, dana] = [0, 1, 2].map(|i| &findings["signers"][i]);
     // Each person's page recorded their view once, from the browser that drew the document
     // (the HTML fetch alone records nothing: signing_flow::fetching_the_page_is_not_viewing_it).
     let views: Vec<(String, String)> = sqlx::query_as(
@@ -92,7 +102,7 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
     .fetch_all(&app.db.pool)
     .await
     .unwrap();
-    assert_eq!(views.len(), 2, "{views:?}");
+    assert_eq!(views.len(), 3, "{views:?}");
     assert!(
         views.iter().all(|(_, agent)| agent.contains("Chrome")),
         "{views:?}"
@@ -106,6 +116,7 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
     for (seen, language, kinds) in [
         (ann, Language::English, &ann_fields[..]),
         (laila, Language::Arabic, &ann_fields[..1]),
+        (dana, Language::Hebrew, &ann_fields[..1]),
     ] {
         let to_fill = kinds.len();
         // axe-core: no serious or critical WCAG 2.1 A/AA violation at any step.
@@ -183,17 +194,22 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
     }
     assert_eq!(
         ann["state"],
-        Language::English.format("sign-state-waiting", &[("count", 1.into())])
+        Language::English.format("sign-state-waiting", &[("count", 2.into())])
     );
-    let arabic_state = laila["state"].as_str().unwrap();
+    assert_eq!(
+        laila["state"],
+        Language::Arabic.format("sign-state-waiting", &[("count", 1.into())])
+    );
+    let hebrew_state = dana["state"].as_str().unwrap();
     assert!(
         [
-            Language::Arabic.text("sign-state-all-signed"),
-            Language::Arabic.text("sign-state-completed")
+            Language::Hebrew.text("sign-state-all-signed"),
+            Language::Hebrew.text("sign-state-completed")
         ]
-        .contains(&arabic_state.to_owned()),
-        "{arabic_state}"
+        .contains(&hebrew_state.to_owned()),
+        "{hebrew_state}"
     );
+    assert_eq!(dana["typedPreview"]["text"], "דנה כהן");
     assert_eq!(ann["typedPreview"], Value::Null, "Ann drew");
     assert_eq!(laila["typedPreview"]["text"], "ليلى حداد");
     assert!(
@@ -207,6 +223,8 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
         "07-signing-page-phone-en-signed",
         "08-signing-page-phone-ar",
         "08-signing-page-phone-ar-signed",
+        "10-signing-page-phone-he",
+        "10-signing-page-phone-he-signed",
     ] {
         assert!(shots.join(format!("{shot}.png")).exists(), "{shot}");
     }
@@ -232,6 +250,7 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
     assert_eq!(value(ANN, "INITIALS"), "AL");
     assert_eq!(value(ANN, "TEXT"), "Flat 2, 3rd floor");
     assert_eq!(value(LAILA, "SIGNATURE"), "ليلى حداد");
+    assert_eq!(value(DANA, "SIGNATURE"), "דנה כהן");
     for (email, _, date, signed) in values.iter().filter(|(_, k, _, _)| k == "DATE") {
         assert_eq!(
             date.as_ref(),
@@ -255,6 +274,10 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
                 Some(Language::English.text("sign-consent-text"))
             ),
             (
+                DANA.to_owned(),
+                Some(Language::Hebrew.text("sign-consent-text"))
+            ),
+            (
                 LAILA.to_owned(),
                 Some(Language::Arabic.text("sign-consent-text"))
             ),
@@ -264,8 +287,8 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
 
 /// Issue #30 item 8: on a device with no CJK font (Chromium with a fontconfig that finds DejaVu
 /// alone), the page's CJK text is drawn with the final PDF's CJK face, served as WOFF2 that the
-/// browser's font sanitiser accepts: the language picker's "简体中文" from the small page font,
-/// a Chinese title and a Korean name from the whole face.
+/// browser's font sanitiser accepts: the language picker's "简体中文" (and "日本語", "한국어")
+/// from the small page font, a Chinese title and a Korean name from the whole face.
 #[tokio::test]
 async fn cjk_text_is_drawn_with_the_shipped_font_where_the_device_has_none() {
     let app = TestApp::spawn().await;
@@ -368,6 +391,12 @@ async fn cjk_text_is_drawn_with_the_shipped_font_where_the_device_has_none() {
         [(wqy.clone(), 4)],
         "{findings}"
     );
+    // Japanese and Korean (issue #34) name themselves in the same face.
+    for (tag, name) in [("ja", "日本語"), ("ko", "한국어")] {
+        let picker = &findings["otherPickers"][tag];
+        assert_eq!(picker["text"], name);
+        assert_eq!(custom(&picker["fonts"]), [(wqy.clone(), 3)], "{findings}");
+    }
     assert_eq!(findings["titleText"], title);
     assert_eq!(
         custom(&findings["titleFonts"]),

@@ -418,6 +418,81 @@ async fn the_daily_caps_hold_under_fifty_concurrent_sends() {
     assert_eq!(day_count, 10);
 }
 
+/// Each text is in its reader's language, as their e-mails are (docs/languages.md): the
+/// recipient's, else the document's; a Polish invitation whose words are all GSM-7 is one
+/// segment, a Russian one two (UCS-2).
+#[tokio::test]
+async fn texts_are_in_each_readers_language_else_the_documents() {
+    let texting = Texting::start(&[]).await;
+    let Texting {
+        provider,
+        app,
+        account,
+        key,
+        ..
+    } = &texting;
+    let mut anna = signer("Anna Nowak", "anna@signet.test", Some(("+44", ANN_PHONE.0)));
+    anna["language"] = json!("pl");
+    let yulia = signer(
+        "Юлия Соколова",
+        "yulia@signet.test",
+        Some(("+44", "07911 123457")),
+    );
+    let doc = draft(app, *account, key, "Umowa najmu", &[anna, yulia]).await;
+    let (status, body) = app
+        .post(
+            &format!("/documents/{doc}/send"),
+            key,
+            &json!({"message": "Please sign.", "description": "",
+                    "expiryDate": "2099-01-01T00:00:00Z", "language": "ru"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let rows = settled(app, doc).await;
+    let texted = provider.requests();
+    assert_eq!(texted.len(), 2, "{texted:?}");
+    let to = |number: &str| {
+        let sms = texted.iter().find(|s| s.to == number).unwrap();
+        let row = rows.iter().find(|r| r.to_e164 == number).unwrap();
+        (sms.body.clone(), row.segments)
+    };
+
+    let (polish, segments) = to(ANN_PHONE.1);
+    assert!(
+        polish.starts_with("Owner prosi o podpisanie dokumentu \"Umowa najmu\": "),
+        "{polish}"
+    );
+    assert!(
+        polish.ends_with(&format!(" {}", link_in(&polish))),
+        "{polish}"
+    );
+    assert_eq!(segments, Some(1), "GSM-7: {polish}");
+
+    let (russian, segments) = to("+447911123457");
+    assert!(
+        russian.starts_with("Owner просит вас подписать «Umowa najmu»: "),
+        "{russian}"
+    );
+    assert_eq!(segments, Some(2), "UCS-2: {russian}");
+    for body in [&polish, &russian] {
+        let link = link_in(body);
+        assert!(link.starts_with(&format!("{}/sign/", app.base)), "{body}");
+        let status = app
+            .client
+            .get(format!("{link}/session"))
+            .send()
+            .await
+            .unwrap()
+            .status();
+        assert_eq!(status, 200, "{body}");
+    }
+}
+
+/// The link that ends a text.
+fn link_in(body: &str) -> &str {
+    body.rsplit(' ').next().unwrap()
+}
+
 #[tokio::test]
 async fn a_decline_tells_the_waiting_signers_with_a_number_and_no_one_else() {
     let app = TestApp::spawn().await;

@@ -70,11 +70,23 @@ async fn wait_for_distinct(
     .await
 }
 
+/// The outbox rows marked SENT and all rows, once every row is SENT or the wait runs out: a
+/// row is marked after its SMTP exchange ends, so the mailbox can see the last message a moment
+/// before its row says so.
 async fn all_rows_sent(app: &TestApp) -> (i64, i64) {
-    sqlx::query_as("SELECT count(*) FILTER (WHERE status = 'SENT'), count(*) FROM outbound_emails")
-        .fetch_one(&app.db.pool)
-        .await
-        .unwrap()
+    poll_until(
+        Duration::from_secs(30),
+        || async {
+            sqlx::query_as::<_, (i64, i64)>(
+                "SELECT count(*) FILTER (WHERE status = 'SENT'), count(*) FROM outbound_emails",
+            )
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap()
+        },
+        |(sent, all)| sent == all,
+    )
+    .await
 }
 
 #[tokio::test]

@@ -88,7 +88,8 @@ impl OutboxJob for DispatchSms {
     }
 
     fn decide(state: &WorkerState, sms: &OutgoingSms) -> Step<SmsText> {
-        match decide::dispatch(sms, &state.config.api.public_url, Utc::now()) {
+        let language = state.config.signing.default_language;
+        match decide::dispatch(sms, &state.config.api.public_url, language, Utc::now()) {
             Dispatch::Done => Step::Skip,
             Dispatch::Withdraw => Step::Withdraw,
             Dispatch::Send(text) => Step::Send(text),

@@ -6,7 +6,7 @@ use apalis::prelude::{BoxDynError, Data};
 use apalis_cron::Tick;
 use signet_common::{
     flows::{completion, expiry, files, reminders},
-    store::{idempotency, queues, sms},
+    store::{events, idempotency, queues, sms},
 };
 
 use crate::state::WorkerState;
@@ -18,11 +18,16 @@ const FINISHED_JOB_RETENTION: Duration = Duration::from_secs(24 * 3600);
 /// can create (one per write, within the usage limit).
 const IDEMPOTENCY_KEYS_PER_SWEEP: i64 = 10_000;
 
+/// Events past EVENT_RETENTION_DAYS deleted per sweep: at a sweep a minute, more than a day's
+/// events of a busy service (a 10,000-row bulk send makes some 40,000) in minutes.
+const EVENTS_PER_SWEEP: i64 = 20_000;
+
 /// The sweep's `job_type` in `signet_jobs_*` metrics (it has no queue: it runs on a schedule).
 pub const SWEEP_JOB_TYPE: &str = "signet.expiry_sweep";
 
 /// Expires due documents, queues the reminders that are due, queues completion again for fully signed documents still SENT,
-/// removes old finished jobs, forgets the SMS counts of past days and expired idempotency keys, and removes files that no
+/// removes old finished jobs, forgets the SMS counts of past days, expired idempotency keys and the events the feed no longer
+/// keeps (EVENT_RETENTION_DAYS), and removes files that no
 /// document refers to (a failed upload, a discarded rendering); then records that a sweep finished, for the operator's alert.
 /// Every part claims its rows with `SKIP LOCKED` or is a conditional update, so any number of
 /// processes may sweep at once.
@@ -54,6 +59,12 @@ async fn sweep(state: &WorkerState) -> Result<(), BoxDynError> {
     queues::purge_finished(&state.db.pool, FINISHED_JOB_RETENTION).await?;
     sms::forget_old_counts(&state.db.pool).await?;
     idempotency::purge_expired(&state.db.pool, IDEMPOTENCY_KEYS_PER_SWEEP).await?;
+    events::purge_older_than(
+        &state.db.pool,
+        state.config.sweep.event_retention_days,
+        EVENTS_PER_SWEEP,
+    )
+    .await?;
     let removed =
         files::remove_abandoned(&state.db.pool, &state.store, state.file_orphan_grace).await?;
     if removed > 0 {

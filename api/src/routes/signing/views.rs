@@ -325,7 +325,7 @@ impl SigningPage<'_> {
                 nav.languages aria-label=(l.text("sign-languages")) {
                     @for other in Language::ALL {
                         a href=(format!("?lang={}", other.tag())) lang=(other.tag()) hreflang=(other.tag())
-                            aria-current=[(other == l).then_some("true")] { (native_name(other)) }
+                            aria-current=[(other == l).then_some("true")] { (other.name()) }
                     }
                 }
                 h1 dir="auto" { (document.title) }
@@ -402,7 +402,7 @@ impl SigningPage<'_> {
                     }
                 }
                 @if let Some(expiry) = document.expiry_date {
-                    p { small { (l.format("sign-valid-until", &[("time", l.time(expiry).into())])) } }
+                    p { small { (l.format("sign-valid-until", &[("time", signet_i18n::bidi::isolate(&l.time(expiry)).into())])) } }
                 }
                 style { (PreEscaped(format!("{}{SIGNING_STYLE}", assets::font_faces()))) }
                 @if self.file_url.is_some() {
@@ -415,19 +415,6 @@ impl SigningPage<'_> {
                 }
             },
         )
-    }
-}
-
-/// A language's name in itself, for the language links.
-fn native_name(language: Language) -> &'static str {
-    match language {
-        Language::English => "English",
-        Language::German => "Deutsch",
-        Language::French => "Français",
-        Language::Spanish => "Español",
-        Language::Portuguese => "Português",
-        Language::ChineseSimplified => "简体中文",
-        Language::Arabic => "العربية",
     }
 }
 
@@ -446,7 +433,7 @@ mod tests {
             .map(|locale| std::fs::read_to_string(locale.unwrap().path().join("signing.ftl")))
             .collect::<Result<_, _>>()
             .unwrap();
-        let names: String = Language::ALL.into_iter().map(native_name).collect();
+        let names: String = Language::ALL.into_iter().map(Language::name).collect();
         let cjk =
             |c: &char| matches!(u32::from(*c), 0x2E80..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFFEF);
         let missing: String = strings

@@ -56,13 +56,30 @@ pub struct SweepSettings {
     /// EXPIRY_SWEEP_CRON: when the sweep runs (checked by the worker at start).
     #[serde(rename = "EXPIRY_SWEEP_CRON")]
     pub expiry_cron: String,
+    /// EVENT_RETENTION_DAYS: how long the event feed (`GET /events`) keeps an event; the
+    /// sweep removes older ones. 1 to 3650, default 30.
+    #[serde(rename = "EVENT_RETENTION_DAYS", deserialize_with = "retention_days")]
+    pub event_retention_days: u32,
 }
 
 impl Default for SweepSettings {
     fn default() -> Self {
         Self {
             expiry_cron: "0 * * * * *".to_owned(),
+            event_retention_days: 30,
         }
+    }
+}
+
+const MAX_EVENT_RETENTION_DAYS: u32 = 3650;
+
+fn retention_days<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    use serde::de::Error as _;
+    match de::parsed::<D, u32>(d)? {
+        days if (1..=MAX_EVENT_RETENTION_DAYS).contains(&days) => Ok(days),
+        _ => Err(D::Error::custom(format!(
+            "from 1 to {MAX_EVENT_RETENTION_DAYS} days"
+        ))),
     }
 }
 

@@ -43,8 +43,9 @@ impl Default for SigningSettings {
     }
 }
 
-/// A tag of a language Signet speaks (ASCII case aside): `en`, `de`, `fr`, `es`, `pt`,
-/// `zh-Hans` or `ar`.
+/// A tag of a language Signet speaks (ASCII case aside): one of `signet_i18n::Language::ALL`
+/// (`en`, `de`, `fr`, `es`, `pt`, `zh-Hans`, `ar`, `it`, `nl`, `pl`, `ru`, `tr`, `ja`, `ko`,
+/// `he`).
 fn language<'de, D: serde::Deserializer<'de>>(d: D) -> Result<signet_i18n::Language, D::Error> {
     use serde::de::Error as _;
     let value = String::deserialize(d)?;

@@ -49,12 +49,15 @@ fn the_default_language_is_one_signet_speaks() {
     );
     let c = config(&[("DEFAULT_LANGUAGE", " zh-hans ")]).unwrap();
     assert_eq!(c.signing.default_language, Language::ChineseSimplified);
+    let c = config(&[("DEFAULT_LANGUAGE", "HE")]).unwrap();
+    assert_eq!(c.signing.default_language, Language::Hebrew);
     for unknown in ["xx", "zh", "de-AT", "english"] {
         let err = config(&[("DEFAULT_LANGUAGE", unknown)]).unwrap_err();
         assert_eq!(err.name, "DEFAULT_LANGUAGE");
         assert!(
-            err.to_string()
-                .ends_with("expected one of en, de, fr, es, pt, zh-Hans, ar"),
+            err.to_string().ends_with(
+                "expected one of en, de, fr, es, pt, zh-Hans, ar, it, nl, pl, ru, tr, ja, ko, he"
+            ),
             "{err}"
         );
     }
@@ -240,4 +243,15 @@ fn other_variables_are_ignored_and_an_empty_pkcs12_password_is_a_password() {
         c.seal.source,
         Some(SealSource::Pkcs12 { password: Some(ref p), .. }) if p.is_empty()
     ));
+}
+
+#[test]
+fn the_event_feed_keeps_thirty_days_unless_told_otherwise() {
+    assert_eq!(config(&[]).unwrap().sweep.event_retention_days, 30);
+    let c = config(&[("EVENT_RETENTION_DAYS", "90")]).unwrap();
+    assert_eq!(c.sweep.event_retention_days, 90);
+    for bad in ["0", "-1", "3651", "a month"] {
+        let err = config(&[("EVENT_RETENTION_DAYS", bad)]).unwrap_err();
+        assert_eq!(err.name, "EVENT_RETENTION_DAYS", "{bad}");
+    }
 }
