@@ -5,7 +5,7 @@ use axum::{
     http::{HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
 };
-use signet_common::{Error, Problem, Rule};
+use signet_common::{AuthRefusal, Error, Problem, Rule};
 
 use crate::envelope::{Empty, Envelope, ProblemView};
 
@@ -51,6 +51,10 @@ pub enum ApiError {
     SigningLinkNotFound,
     #[error("Recipient not found")]
     RecipientNotFound,
+    /// Signer authentication (issue #34): the link asks for a code first, is locked, or a
+    /// code cannot be sent or checked now.
+    #[error("{0}")]
+    SignerAuth(AuthRefusal),
     #[error("This form has expired; reload the page and try again")]
     CsrfRejected,
     #[error("{0}")]
@@ -83,8 +87,14 @@ impl ApiError {
             | Self::DocumentNotFound
             | Self::TemplateNotFound
             | Self::BulkSendNotFound
-            | Self::SigningLinkNotFound
-            | Self::RecipientNotFound => StatusCode::NOT_FOUND,
+            | Self::RecipientNotFound
+            | Self::SigningLinkNotFound => StatusCode::NOT_FOUND,
+            Self::SignerAuth(refusal) => match refusal {
+                AuthRefusal::Required(_) => StatusCode::UNAUTHORIZED,
+                AuthRefusal::Locked(_) => StatusCode::FORBIDDEN,
+                AuthRefusal::TooSoon { .. } => StatusCode::TOO_MANY_REQUESTS,
+                AuthRefusal::NotSent | AuthRefusal::NoneAsked => StatusCode::BAD_REQUEST,
+            },
             Self::Conflict(_)
             | Self::IdempotencyKeyInFlight
             | Self::TemplateArchived
@@ -154,6 +164,7 @@ impl From<Error> for ApiError {
             Error::Conflict(conflict) => Self::Conflict(conflict),
             Error::SigningLinkNotFound => Self::SigningLinkNotFound,
             Error::RecipientNotFound => Self::RecipientNotFound,
+            Error::SignerAuth(refusal) => Self::SignerAuth(refusal),
             // Only an upload reads a PDF; the file is the property at fault.
             Error::Pdf(e) => Self::InvalidBody(vec![Problem::new("file", e.to_string())]),
             e => Self::Failed(e),
@@ -178,8 +189,26 @@ impl IntoResponse for ApiError {
         }
         let code = match self {
             Self::MissingKey | Self::InvalidKey => "UNAUTHENTICATED",
+            Self::SignerAuth(AuthRefusal::Required(_)) => "AUTHENTICATION_REQUIRED",
+            Self::SignerAuth(AuthRefusal::Locked(_)) => "AUTHENTICATION_LOCKED",
             _ => "ERROR",
         };
+        // The method is all a refused signing link says: nothing of the document.
+        if let Self::SignerAuth(AuthRefusal::Required(method) | AuthRefusal::Locked(method)) = &self
+        {
+            let data = serde_json::json!({ "method": method });
+            return (
+                self.status(),
+                [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+                Json(Envelope {
+                    code,
+                    message: self.to_string(),
+                    data,
+                    errors: None,
+                }),
+            )
+                .into_response();
+        }
         let view = |p: &Problem| ProblemView {
             field: p.field.clone(),
             reason: p.reason.clone(),
@@ -206,7 +235,8 @@ impl IntoResponse for ApiError {
                     response.headers_mut().insert(header::CONTENT_RANGE, value);
                 }
             }
-            Self::RateLimited { retry_after_secs } => {
+            Self::RateLimited { retry_after_secs }
+            | Self::SignerAuth(AuthRefusal::TooSoon { retry_after_secs }) => {
                 response
                     .headers_mut()
                     .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));

@@ -18,7 +18,7 @@ use ipnet::IpNet;
 use serde::de::DeserializeOwned;
 use signet_common::{
     Problem,
-    flows::signing::SignerKey,
+    flows::{signer_auth::BrowserPass, signing::SignerKey},
     infra::{
         limits::{KeyPermit, Running},
         secrets::{EmbedSecret, SigningToken},
@@ -252,6 +252,21 @@ impl<S: Send + Sync> FromRequestParts<S> for DocumentPath {
     }
 }
 
+/// The `{recipientId}` of an external API route; anything that is not a UUID names no
+/// recipient.
+pub struct RecipientIdPath(pub RecipientId);
+
+impl<S: Send + Sync> FromRequestParts<S> for RecipientIdPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        path_id(parts, state, "recipientId")
+            .await
+            .map(Self)
+            .ok_or(ApiError::RecipientNotFound)
+    }
+}
+
 /// The `{id}` of a template route; anything that is not a UUID names no template.
 pub struct TemplatePath(pub TemplateId);
 
@@ -296,11 +311,18 @@ pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
 /// the session's path, `/embedded/{session}`).
 pub const EMBEDDED_COOKIE: &str = "signet_embedded";
 
+/// The cookie a browser that passed a recipient's authentication keeps (issue #34, signer
+/// authentication), scoped to the path it passed on: the link's (`/sign/{token}`) or the
+/// embedded session's (`/embedded/{session}`).
+pub const PASS_COOKIE: &str = "signet_signer_pass";
+
 /// Whom a signing route acts for: the `{token}` of a signing link (`/sign/{token}/…`), or the
 /// `{session}` of an embedded signing session with the cookie of the browser it is bound to
 /// (`/embedded/{session}/…`). One path to the recipient for both: an unknown token, a session
-/// that is not a UUID or without its cookie, finds no one (`signing::begin`).
-pub struct Signer(pub SignerKey);
+/// that is not a UUID or without its cookie, finds no one (`signing::begin`). With it, the
+/// browser's pass for signer authentication (its pass cookie, on either path), which the one
+/// gate (`signer_auth::gate`) checks.
+pub struct Signer(pub SignerKey, pub BrowserPass);
 
 impl<S: Send + Sync> FromRequestParts<S> for Signer {
     type Rejection = Infallible;
@@ -322,7 +344,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Signer {
                 ),
             },
         };
-        Ok(Self(key))
+        let pass = BrowserPass::presented(cookie(&parts.headers, PASS_COOKIE));
+        Ok(Self(key, pass))
     }
 }
 

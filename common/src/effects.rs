@@ -18,8 +18,8 @@ use crate::{
         secrets::SigningToken,
     },
     model::{
-        AccountId, Actor, AuditEntryId, AuditEvent, Document, DocumentId, EmailKind, EventId,
-        Recipient, RecipientId, RecipientRole, RecipientStatus, SmsKind, WebhookEvent,
+        AccountId, Actor, AuditEntryId, AuditEvent, AuthMethod, Document, DocumentId, EmailKind,
+        EventId, Recipient, RecipientId, RecipientRole, RecipientStatus, SmsKind, WebhookEvent,
     },
     store::{
         accounts,
@@ -28,7 +28,7 @@ use crate::{
         sms::{self, NewSms},
         webhooks,
     },
-    wire::webhook_payload::{FailedDelivery, WebhookPayload},
+    wire::webhook_payload::{FailedAuthentication, FailedDelivery, WebhookPayload},
 };
 
 /// The document a change was made to.
@@ -120,6 +120,31 @@ pub enum DocumentEvent<'a> {
         old_email: &'a str,
         new_email: &'a str,
     },
+    /// A one-time code for the recipient's link was queued by e-mail (EMAIL_OTP); `code`
+    /// rides in the outbox row's `link_token` only until the e-mail is sent.
+    CodeEmailed {
+        recipient: &'a Recipient,
+        code: SigningToken,
+    },
+    /// The same by SMS (SMS_OTP).
+    CodeTexted {
+        recipient: &'a Recipient,
+        code: SigningToken,
+    },
+    /// A recipient passed their link's check (never the code, only the method).
+    AuthPassed {
+        recipient: &'a Recipient,
+        method: AuthMethod,
+    },
+    /// A recipient gave the fifth wrong code: their link shows nothing until the sender
+    /// unlocks them.
+    AuthLocked {
+        recipient: &'a Recipient,
+        method: AuthMethod,
+        failures: i32,
+    },
+    /// The sender unlocked a locked recipient.
+    AuthUnlocked { recipient: &'a Recipient },
 }
 
 /// The message of the COMPLETED entry.
@@ -252,6 +277,42 @@ impl DocumentEvent<'_> {
                 },
                 Some(*recipient_id),
             ),
+            Self::CodeEmailed { recipient, .. } => (
+                AuditEvent::Updated,
+                format!("One-time code sent to {} by e-mail", recipient.email),
+                Some(recipient.id),
+            ),
+            Self::CodeTexted { recipient, .. } => (
+                AuditEvent::Updated,
+                format!(
+                    "One-time code sent to {} by SMS",
+                    recipient.phone_e164.as_deref().unwrap_or(&recipient.email)
+                ),
+                Some(recipient.id),
+            ),
+            Self::AuthPassed { recipient, method } => (
+                AuditEvent::Updated,
+                format!("Identity of {} checked: passed {method}", recipient.email),
+                Some(recipient.id),
+            ),
+            Self::AuthLocked {
+                recipient,
+                method,
+                failures,
+            } => (
+                AuditEvent::Updated,
+                format!(
+                    "{} gave {failures} wrong codes ({method}): the signing link is locked until \
+                     the sender unlocks it",
+                    recipient.email
+                ),
+                Some(recipient.id),
+            ),
+            Self::AuthUnlocked { recipient } => (
+                AuditEvent::Updated,
+                format!("Signing link of {} unlocked by the sender", recipient.email),
+                Some(recipient.id),
+            ),
         };
         NewEntry {
             event,
@@ -290,6 +351,11 @@ impl DocumentEvent<'_> {
                 recipient_id: recipient.id,
                 kind: EmailKind::Reminder,
                 link_token: Some(link_token.clone()),
+            }],
+            Self::CodeEmailed { recipient, code } => vec![emails::NewEmail {
+                recipient_id: recipient.id,
+                kind: EmailKind::Code,
+                link_token: Some(code.clone()),
             }],
             Self::Cancelled { recipients, .. } => to_each(recipients, EmailKind::Cancelled, None),
             Self::Declined { by, recipients, .. } => {
@@ -335,6 +401,11 @@ impl DocumentEvent<'_> {
                 to_waiting_signers(recipients, SmsKind::Declined, Some(by.id))
             }
             Self::Expired { recipients } => to_waiting_signers(recipients, SmsKind::Expired, None),
+            Self::CodeTexted { recipient, code } => vec![NewSms {
+                recipient_id: recipient.id,
+                kind: SmsKind::Code,
+                link_token: Some(code.clone()),
+            }],
             _ => Vec::new(),
         }
     }
@@ -357,11 +428,16 @@ impl DocumentEvent<'_> {
             Self::Cancelled { .. } => Some(WebhookEvent::Cancelled),
             Self::GroupInvited { .. } => Some(WebhookEvent::GroupInvited),
             Self::DeliveryFailed { .. } => Some(WebhookEvent::DeliveryFailed),
+            Self::AuthLocked { .. } => Some(WebhookEvent::AuthFailed),
             Self::Created
             | Self::DraftChanged(_)
             | Self::Reminded { .. }
             | Self::SmsFailed { .. }
-            | Self::InvitationResent { .. } => None,
+            | Self::InvitationResent { .. }
+            | Self::CodeEmailed { .. }
+            | Self::CodeTexted { .. }
+            | Self::AuthPassed { .. }
+            | Self::AuthUnlocked { .. } => None,
         }
     }
 }
@@ -444,7 +520,28 @@ async fn apply(
             }),
             _ => None,
         };
-        record_webhook(conn, subject, webhook, failure.as_ref(), notifier).await?;
+        let locked = match &event {
+            DocumentEvent::AuthLocked {
+                recipient,
+                method,
+                failures,
+            } => Some(FailedAuthentication {
+                recipient_id: recipient.id,
+                email: recipient.email.clone(),
+                method: *method,
+                failed_attempts: *failures,
+            }),
+            _ => None,
+        };
+        record_webhook(
+            conn,
+            subject,
+            webhook,
+            failure.as_ref(),
+            locked.as_ref(),
+            notifier,
+        )
+        .await?;
     }
     Ok(())
 }
@@ -488,6 +585,7 @@ async fn record_webhook(
     }: Subject,
     event: WebhookEvent,
     failure: Option<&FailedDelivery>,
+    locked: Option<&FailedAuthentication>,
     notifier: &Notifier,
 ) -> Result<()> {
     let now = Utc::now();
@@ -495,8 +593,9 @@ async fn record_webhook(
     let recipients = recipients::list(conn, document_id).await?;
     let fields = fields::list(conn, document_id).await?;
     let link = notifier.payload_links.url(document_id, now);
-    let body =
-        WebhookPayload::new(event, now, &document, link, &recipients, &fields, failure).to_json();
+    let body = WebhookPayload::new(event, now, &document, link, &recipients, &fields, failure)
+        .with_authentication(locked)
+        .to_json();
     publish(conn, account_id, Some(document_id), event, &body).await?;
     Ok(())
 }

@@ -190,6 +190,27 @@ pub enum Conflict {
     RecipientSigned,
 }
 
+/// Why a signing link refuses, or refuses to send or check a code, for signer authentication
+/// (issue #34). What it says names the method and never anything of the document.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthRefusal {
+    /// The recipient has not passed their check in this browser.
+    #[error("Enter your code to open this document")]
+    Required(crate::model::AuthMethod),
+    /// Five wrong codes locked the recipient until the sender unlocks them.
+    #[error("This signing link is locked after too many wrong codes; contact the sender")]
+    Locked(crate::model::AuthMethod),
+    /// A code was sent too lately to send another (at most one a minute, five an hour).
+    #[error("A code was sent a short while ago; ask for another after {retry_after_secs} s")]
+    TooSoon { retry_after_secs: u64 },
+    /// A code was asked for on a link whose code is the sender's to give (ACCESS_CODE).
+    #[error("The code for this link is given by the sender; it is not sent")]
+    NotSent,
+    /// A code was given or asked for on a link that asks for none.
+    #[error("This signing link asks for no code")]
+    NoneAsked,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("Document not found")]
@@ -219,6 +240,8 @@ pub enum Error {
     Conflict(#[from] Conflict),
     #[error("Signing link not found")]
     SigningLinkNotFound,
+    #[error(transparent)]
+    SignerAuth(#[from] AuthRefusal),
     /// A recipient id that names none of the document's recipients.
     #[error("Recipient not found")]
     RecipientNotFound,

@@ -22,6 +22,6 @@ pub mod store;
 mod version;
 pub mod wire;
 
-pub use error::{Conflict, Error, Problem, Rule};
+pub use error::{AuthRefusal, Conflict, Error, Problem, Rule};
 pub use infra::config::Config;
 pub use version::VERSION;

@@ -189,8 +189,9 @@ text_enum!(
 text_enum!(
     /// The SMS Signet sends (docs/sms.md says why these and no others): the signing link, and
     /// to a signer who had not signed yet, that their link stopped working because the
-    /// document was declined or expired.
-    SmsKind { Invitation, Declined, Expired }
+    /// document was declined or expired; and a one-time code for a recipient whose link asks
+    /// for one (SMS_OTP).
+    SmsKind { Invitation, Declined, Expired, Code }
 );
 text_enum!(
     /// Where a webhook delivery is: another attempt to come (or the first), delivered (a 2xx),
@@ -282,8 +283,49 @@ text_enum!(EmailKind {
     Declined,
     Expired,
     Cancelled,
-    Reminder
+    Reminder,
+    // A one-time code for a recipient whose link asks for one (EMAIL_OTP).
+    Code
 });
+
+/// How a recipient proves who they are before their signing link shows anything of the
+/// document (issue #34, docs/signing.md#signer-authentication).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
+pub enum AuthMethod {
+    /// A code the sender gave the recipient themselves (stored hashed).
+    AccessCode,
+    /// A six-digit code e-mailed to the recipient's address when they ask for it.
+    EmailOtp,
+    /// A six-digit code sent by SMS to the recipient's phone number when they ask for it.
+    SmsOtp,
+}
+
+impl AuthMethod {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// Whether the code is one Signet sends (and may send again).
+    pub fn is_one_time(self) -> bool {
+        matches!(self, Self::EmailOtp | Self::SmsOtp)
+    }
+}
 
 /// The webhook event types (Standard Webhooks `type`), which the event feed filters by.
 #[derive(
@@ -309,6 +351,9 @@ pub enum WebhookEvent {
     GroupInvited,
     #[strum(serialize = "recipient.delivery_failed")]
     DeliveryFailed,
+    /// A recipient gave the fifth wrong code and is locked until the sender unlocks them.
+    #[strum(serialize = "recipient.auth_failed")]
+    AuthFailed,
     /// Every row of a bulk send was made (or failed); not about one document.
     #[strum(serialize = "bulk_send.completed")]
     BulkSendCompleted,
@@ -431,6 +476,15 @@ pub struct Recipient {
     pub sms_error: Option<String>,
     /// Signs in the integrator's product (embedded signing): no invitation, no reminder.
     pub embedded: bool,
+    /// The check the recipient passes before their link shows the document; `None`: none.
+    #[sqlx(try_from = "Option<String>")]
+    pub auth_method: OptionalStatus<AuthMethod>,
+    /// Wrong codes given since the last pass or unlock; the fifth locks the recipient.
+    pub auth_failures: i32,
+    /// When the fifth wrong code locked the recipient, until the sender unlocks them.
+    pub auth_locked_at: Option<DateTime<Utc>>,
+    /// When the recipient first passed the check.
+    pub auth_passed_at: Option<DateTime<Utc>>,
 }
 
 impl Recipient {

@@ -10,8 +10,8 @@ use signet_common::{
     effects::{DocumentEvent, DocumentEventKind},
     infra::secrets::SigningToken,
     model::{
-        AccountId, AuditEntryId, DocumentId, EmailKind, OptionalStatus, Recipient, RecipientId,
-        RecipientRole, RecipientStatus, SmsKind, StoredLanguage,
+        AccountId, AuditEntryId, AuthMethod, DocumentId, EmailKind, OptionalStatus, Recipient,
+        RecipientId, RecipientRole, RecipientStatus, SmsKind, StoredLanguage,
     },
 };
 use strum::IntoEnumIterator;
@@ -56,6 +56,10 @@ fn recipient(
         sms_status: OptionalStatus::default(),
         sms_error: None,
         embedded: false,
+        auth_method: OptionalStatus::default(),
+        auth_failures: 0,
+        auth_locked_at: None,
+        auth_passed_at: None,
         delivery_error: None,
     }
 }
@@ -276,6 +280,41 @@ fn table() -> String {
                 recipient_id: ann,
                 old_email: "ann@example.com",
                 new_email: "ann@example.org",
+            },
+            ann,
+        ),
+        (
+            DocumentEvent::CodeEmailed {
+                recipient: &people.ann,
+                code: SigningToken::from_link("123456".to_owned()),
+            },
+            ann,
+        ),
+        (
+            DocumentEvent::CodeTexted {
+                recipient: &people.ann,
+                code: SigningToken::from_link("123456".to_owned()),
+            },
+            ann,
+        ),
+        (
+            DocumentEvent::AuthPassed {
+                recipient: &people.ann,
+                method: AuthMethod::AccessCode,
+            },
+            ann,
+        ),
+        (
+            DocumentEvent::AuthLocked {
+                recipient: &people.ann,
+                method: AuthMethod::EmailOtp,
+                failures: 5,
+            },
+            ann,
+        ),
+        (
+            DocumentEvent::AuthUnlocked {
+                recipient: &people.ann,
             },
             ann,
         ),

@@ -43,6 +43,8 @@ fn main() {
             consent_ip: None,
             consent_user_agent: None,
             consent_text: None,
+            auth_method: None,
+            auth_passed_at: None,
             fields: Vec::new(),
         }],
         audit: Vec::new(),

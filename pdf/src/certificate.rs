@@ -46,6 +46,13 @@ pub struct CertificateRecipient {
     pub consent_user_agent: Option<String>,
     #[serde(default)]
     pub consent_text: Option<String>,
+    /// Signer authentication (issue #34): the check the recipient passed (the API's method,
+    /// `ACCESS_CODE`) and when they first passed it (preformatted like `completed_at`); `None`
+    /// for a recipient whose link asked for none or who never passed: nothing is printed.
+    #[serde(default)]
+    pub auth_method: Option<String>,
+    #[serde(default)]
+    pub auth_passed_at: Option<String>,
     /// The fields the recipient filled in, in their order on the document.
     #[serde(default)]
     pub fields: Vec<CertificateField>,
@@ -409,6 +416,16 @@ fn certificate_lines(certificate: &Certificate, stamped_sha256: &str) -> Vec<Lin
             detail("cert-ip-address", &or_none(&recipient.ip_address)),
             detail("cert-user-agent", &or_none(&recipient.user_agent)),
         ]);
+        if let (Some(method), Some(at)) = (&recipient.auth_method, &recipient.auth_passed_at) {
+            let checked = language.format(
+                "cert-identity-checked",
+                &[
+                    ("method", word(language, "cert-auth", method).into()),
+                    ("time", at.as_str().into()),
+                ],
+            );
+            lines.push(detail("cert-identity", &checked));
+        }
         if let Some(at) = &recipient.consented_at {
             lines.extend(consent_lines(language, recipient, at));
         }
@@ -564,6 +581,7 @@ fn word(language: Language, prefix: &str, value: &str) -> String {
         "cert-role" => &["signer", "viewer"],
         "cert-status-signer" => &["pending", "viewed", "signed", "declined"],
         "cert-status-viewer" => &["pending", "viewed"],
+        "cert-auth" => &["access_code", "email_otp", "sms_otp"],
         "cert-kind" => &[
             "text",
             "checkbox",
@@ -789,6 +807,8 @@ mod tests {
             consent_ip: None,
             consent_user_agent: None,
             consent_text: None,
+            auth_method: None,
+            auth_passed_at: None,
             fields: vec![
                 field("CHECKBOX", Some("Agree"), "true"),
                 field("CHECKBOX", None, "false"),

@@ -23,7 +23,9 @@ STATE_RULES = re.compile(
     r"|Every recipient must have at least one field"
     r"|expiryDate must be in the future"
     r"|Document is [A-Z]+; only DRAFT or SENT documents can be cancelled"
-    r"|Document is [A-Z]+; only SENT documents have signers to remind)$",
+    r"|Document is [A-Z]+; only SENT documents have signers to remind"
+    # Signer authentication (issue #34): unlocking a recipient whose link asks for no code.
+    r"|This signing link asks for no code)$",
     re.S,
 )
 
@@ -58,6 +60,10 @@ BEYOND_SCHEMA = re.compile(
     r"|only a [A-Za-z, ]+ field takes \w+, not a [A-Z]+ field"
     r"|required: a [A-Z]+ field's signer picks one of its options"
     r"|.+ is given twice: options are distinct"
+    # Signer authentication (issue #34): which properties a method takes, and SMS_OTP's number.
+    r"|required: an ACCESS_CODE recipient is given the code to type"
+    r"|only an ACCESS_CODE recipient takes an access code, not [A-Z_]+"
+    r"|SMS_OTP needs the recipient's countryCode and phoneNumber"
     r"|must be at least min"
     r"|not a regular expression \(Rust regex syntax\)"
     r"|the pattern is too large"

@@ -213,6 +213,20 @@ pub fn render(email: &OutgoingEmail, link: Option<&str>, language: Language) -> 
                 ]);
             }
         }
+        // Nothing of the document but who sent it: the code opens it.
+        EmailKind::Code => {
+            let code = email.link_token.as_ref().map_or("", |c| c.reveal());
+            let minutes = signet_common::flows::signer_auth::CODE_VALID_MINUTES.to_string();
+            subject = language.format_text("email-code-subject", &[("code", code)]);
+            paragraphs.extend([
+                say("email-code-body", &[("sender", sender)]),
+                blank(),
+                say("email-code-line", &[("code", code)]),
+                blank(),
+                say("email-code-expires", &[("minutes", minutes.as_str())]),
+                say("email-code-ignore", &[]),
+            ]);
+        }
         EmailKind::Reminder => {
             let about = [("sender", sender), ("title", title)];
             subject = language.format_text("email-reminder-subject", &about);

@@ -65,6 +65,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         "text/javascript",
         include_bytes!("../../static/embedded.mjs"),
     ),
+    (
+        "sign-auth.mjs",
+        "text/javascript",
+        include_bytes!("../../static/sign-auth.mjs"),
+    ),
 ];
 
 pub fn router() -> Router<AppState> {

@@ -4,7 +4,7 @@
 use axum::{extract::State, response::Response};
 use chrono::Utc;
 use signet_common::{
-    flows::{drafting, reminders},
+    flows::{drafting, reminders, signer_auth},
     model::{AccountId, DocumentId},
     store::documents,
     wire::{
@@ -19,7 +19,9 @@ use crate::{
     AppState,
     envelope::{Answer, Empty, Envelope, success},
     error::ApiError,
-    extract::{ApiAccount, ApiBody, ApiJson, ClientActor, DocumentPath, ListParams},
+    extract::{
+        ApiAccount, ApiBody, ApiJson, ClientActor, DocumentPath, ListParams, RecipientIdPath,
+    },
     idempotency::Idempotency,
 };
 
@@ -33,6 +35,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_audit_trail))
         .routes(routes!(cancel_document))
         .routes(routes!(remind_signers))
+        .routes(routes!(unlock_recipient))
 }
 
 /// The values of the list's `status` (the OpenAPI document's; the parser is `ListQuery`).
@@ -311,4 +314,34 @@ async fn remind_signers(
     let reminded =
         reminders::remind_now(&state.db.pool, account_id, id, &actor, &state.notifier).await?;
     Ok(success("Reminders sent successfully", reminded))
+}
+
+/// Additive (issue #34): unlock a recipient whose signing link five wrong codes locked. Their
+/// count of wrong codes starts again and any one-time code sent before stops working; the audit
+/// trail records it. Unlocking a recipient who is not locked changes nothing. Answers the
+/// document as it now is.
+#[utoipa::path(
+    post, path = "/documents/{id}/recipients/{recipientId}/unlock", tag = "documents", security(("api_key" = [])),
+    params(
+        ("id" = uuid::Uuid, Path, description = "Document id"),
+        ("recipientId" = uuid::Uuid, Path, description = "Recipient id (`recipients[].id` of the detail)"),
+    ),
+    responses(
+        (status = 200, description = "Recipient unlocked", body = Envelope<DocumentDetail>),
+        (status = 400, description = "This signing link asks for no code", body = Envelope<Empty>),
+        Unauthenticated,
+        (status = 404, description = "Document not found / Recipient not found", body = Envelope<Empty>),
+        RateLimited,
+    )
+)]
+async fn unlock_recipient(
+    State(state): State<AppState>,
+    ApiAccount(account_id): ApiAccount,
+    DocumentPath(id): DocumentPath,
+    RecipientIdPath(recipient_id): RecipientIdPath,
+    ClientActor(actor): ClientActor,
+) -> Result<Response, ApiError> {
+    signer_auth::unlock(&state.db.pool, account_id, id, recipient_id, &actor).await?;
+    let detail = detail(&state, account_id, id).await?;
+    Ok(success("Recipient unlocked", detail))
 }

@@ -65,6 +65,12 @@ pub fn dispatch(
                 _ => Dispatch::Withdraw,
             }
         }
+        // Asked for a moment ago, on whatever the document's state: the code only opens the
+        // link, which then shows that state.
+        SmsKind::Code => match &sms.link_token {
+            Some(code) => Dispatch::Send(sms_text::code(language, sender, code.reveal())),
+            None => Dispatch::Withdraw,
+        },
         SmsKind::Declined => Dispatch::Send(sms_text::declined(language, sender, title)),
         SmsKind::Expired => Dispatch::Send(sms_text::expired(language, sender, title)),
     }

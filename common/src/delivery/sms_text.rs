@@ -181,11 +181,20 @@ pub fn expired(language: Language, sender: &str, title: &str) -> SmsText {
     compose(language, Kind::Expired, sender, title)
 }
 
+/// A one-time code for a signing link that asks for one (SMS_OTP), in `language`: the code,
+/// the sender, and nothing of the document. In English `{code} is your code to open the
+/// document {sender} sent you. It works once, for 10 minutes. Do not share it.` `sender` is
+/// sanitised and may be cut.
+pub fn code(language: Language, sender: &str, code: &str) -> SmsText {
+    compose(language, Kind::Code(code), sender, "")
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Kind<'a> {
     Invitation(&'a str),
     Declined,
     Expired,
+    Code(&'a str),
 }
 
 /// The text of `kind` in `language`; `title` is `None` when there is none to name.
@@ -197,13 +206,20 @@ fn render(language: Language, kind: Kind, sender: &str, title: Option<&str>) -> 
         (Kind::Declined, false) => "sms-declined-untitled",
         (Kind::Expired, true) => "sms-expired",
         (Kind::Expired, false) => "sms-expired-untitled",
+        (Kind::Code(_), _) => "sms-code",
     };
     let mut args = vec![("sender", FluentValue::from(sender))];
     if let Some(title) = title {
         args.push(("title", FluentValue::from(title)));
     }
-    if let Kind::Invitation(link) = kind {
-        args.push(("link", FluentValue::from(link)));
+    match kind {
+        Kind::Invitation(link) => args.push(("link", FluentValue::from(link))),
+        Kind::Code(code) => {
+            args.push(("code", FluentValue::from(code)));
+            let minutes = crate::flows::signer_auth::CODE_VALID_MINUTES;
+            args.push(("minutes", FluentValue::from(minutes)));
+        }
+        Kind::Declined | Kind::Expired => {}
     }
     language.format(id, &args)
 }

@@ -10,7 +10,10 @@ use sqlx::{PgConnection, PgPool};
 
 use crate::{
     error::{Error, Problem, Result, Rule},
-    flows::signing::{self, SignerKey},
+    flows::{
+        signer_auth::BrowserPass,
+        signing::{self, SignerKey},
+    },
     infra::{files::FileStore, pdf_sandbox::PdfSandbox},
     model::{AttachmentId, Document, FieldId, FieldType, Recipient, RecipientId},
     store::{attachments, fields, pending_files},
@@ -72,6 +75,7 @@ pub async fn upload(
     store: &FileStore,
     sandbox: &PdfSandbox,
     key: &SignerKey,
+    pass: &BrowserPass,
     upload: Upload,
     max_bytes: usize,
 ) -> Result<Attachment> {
@@ -80,7 +84,7 @@ pub async fn upload(
     let file_name = check_file_name(upload.file_name.as_deref())
         .map_err(|reason| Error::Invalid(vec![Problem::new(format!("{at}.name"), reason)]))?;
     // The link and its field first: a stranger's file is never read further.
-    let checked = check_field(pool, key, upload.field_id, &at).await?;
+    let checked = check_field(pool, key, pass, upload.field_id, &at).await?;
     let bytes = upload.bytes;
     if bytes.is_empty() {
         return Err(refuse("the file is empty".into()));
@@ -125,7 +129,7 @@ pub async fn upload(
     };
     // Checked again under the document's lock, where the row is made.
     let recorded = async {
-        let (mut tx, document, recipient) = signing::begin(pool, key).await?;
+        let (mut tx, document, recipient) = signing::begin(pool, key, pass).await?;
         own_attachment_field(&mut tx, &document, &recipient, upload.field_id, &at).await?;
         let held = attachments::bytes_held(&mut tx, document.id, upload.field_id).await?;
         if held + size > signet_pdf::sandbox::MAX_ATTACHMENT_BYTES as i64 {
@@ -160,10 +164,11 @@ struct Checked {
 async fn check_field(
     pool: &PgPool,
     key: &SignerKey,
+    pass: &BrowserPass,
     field_id: FieldId,
     at: &str,
 ) -> Result<Checked> {
-    let (mut tx, document, recipient) = signing::begin(pool, key).await?;
+    let (mut tx, document, recipient) = signing::begin(pool, key, pass).await?;
     own_attachment_field(&mut tx, &document, &recipient, field_id, at).await?;
     tx.rollback().await?;
     Ok(Checked {

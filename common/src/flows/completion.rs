@@ -454,6 +454,12 @@ fn certificate(
                     consent_ip: r.consented_at.and(r.consent_ip.clone()),
                     consent_user_agent: r.consented_at.and(r.consent_user_agent.clone()),
                     consent_text: r.consented_at.and(r.consent_text.clone()),
+                    // The method passed and when, never the code.
+                    auth_method: r
+                        .auth_passed_at
+                        .and(r.auth_method.0)
+                        .map(|m| m.as_str().to_owned()),
+                    auth_passed_at: r.auth_method.0.and(r.auth_passed_at).map(time),
                     fields: certificate_fields(fields, r),
                 }
             })
@@ -578,6 +584,10 @@ mod tests {
             sms_status: OptionalStatus::default(),
             sms_error: None,
             embedded: false,
+            auth_method: OptionalStatus::default(),
+            auth_failures: 0,
+            auth_locked_at: None,
+            auth_passed_at: None,
             delivery_error: None,
         }
     }

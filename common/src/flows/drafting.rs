@@ -8,7 +8,7 @@ use sqlx::{PgConnection, PgPool, Postgres, Transaction};
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Error, Problems, Result, Rule},
-    flows::invitations,
+    flows::{invitations, signer_auth},
     infra::{files::FileStore, notify::Notifier, pdf_sandbox::PdfSandbox},
     model::{
         AccountId, Actor, AuditEntry, Document, DocumentId, DocumentStatus, Field, FieldId,
@@ -133,7 +133,9 @@ pub async fn add_recipients(
 ) -> Result<()> {
     let requested = input.value.len();
     let mut problems = Problems::of_reading(input.problems);
-    let additions = inputs::validate_recipients(input.value, &mut problems);
+    let mut additions = inputs::validate_recipients(input.value, &mut problems);
+    // Slow on purpose, so before the document's row is locked.
+    signer_auth::hash_access_codes(&mut additions).await?;
     let (mut tx, _, existing) = match begin_draft_change(pool, account_id, document_id).await {
         Ok(opened) => opened,
         Err(refusal) => return Err(problems.before(refusal)),
@@ -213,6 +215,8 @@ pub(crate) fn new_recipients(
                 language: r.language.map(|l| l.tag().to_owned()),
                 signing_order: r.signing_order,
                 embedded: r.embedded,
+                auth_method: r.authentication.as_ref().map(|a| a.method),
+                access_code_hash: r.authentication.and_then(|a| a.access_code_hash),
             }
         })
         .collect()

@@ -92,6 +92,7 @@ pub async fn assign_role(
         language: None,
         signing_order: None,
         embedded: false,
+        authentication: None,
     };
     let additions = inputs::validate_recipients(vec![input], &mut problems);
     let (mut tx, document, existing) =

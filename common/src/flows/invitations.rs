@@ -113,6 +113,10 @@ mod tests {
             sms_status: Default::default(),
             sms_error: None,
             embedded: false,
+            auth_method: Default::default(),
+            auth_failures: 0,
+            auth_locked_at: None,
+            auth_passed_at: None,
         }
     }
 

@@ -13,6 +13,7 @@ pub mod found_fields;
 pub mod invitations;
 pub mod reminders;
 pub mod sign_in;
+pub mod signer_auth;
 pub mod signing;
 pub mod sms_delivery;
 pub mod templates;

@@ -28,13 +28,23 @@ pub fn hash_password(password: &str) -> Result<String> {
             format!("must have {MIN_PASSWORD_CHARS} to {MAX_PASSWORD_CHARS} characters"),
         ));
     }
-    let salt = SaltString::encode_b64(&secrets::random_bytes(16))
-        .map_err(|e| Error::invalid("password", e.to_string()))?;
+    hash_secret(password).map_err(|reason| Error::invalid("password", reason))
+}
+
+/// An argon2id PHC string of `secret` (a password, or a signer's access code), with a random
+/// salt; the reason when it cannot be made.
+pub(crate) fn hash_secret(secret: &str) -> std::result::Result<String, String> {
+    let salt = SaltString::encode_b64(&secrets::random_bytes(16)).map_err(|e| e.to_string())?;
     // Argon2::default() is argon2id v19 with the recommended memory and time costs.
     Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
+        .hash_password(secret.as_bytes(), &salt)
         .map(|hash| hash.to_string())
-        .map_err(|e| Error::invalid("password", e.to_string()))
+        .map_err(|e| e.to_string())
+}
+
+/// Whether `secret` matches the PHC string `stored` ([`hash_secret`]), as passwords are checked.
+pub(crate) fn verify_secret(secret: &str, stored: &str) -> bool {
+    verify_password(secret, stored)
 }
 
 /// The most memory a stored hash may ask for (argon2's m_cost, KiB): 64 MiB. The default is 19 MiB.

@@ -7,14 +7,18 @@ use sqlx::{PgConnection, PgPool};
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Conflict, Error, Problem, Result, Rule},
-    flows::invitations,
+    flows::{
+        invitations,
+        signer_auth::{self, BrowserPass},
+    },
     infra::{
         notify::Notifier,
         secrets::{EmbedSecret, SigningToken},
     },
     model::{
-        Actor, AttachmentId, Document, DocumentStatus, EmbeddedSessionId, Field, FieldId,
-        FieldType, Recipient, RecipientId, RecipientRole, RecipientStatus, field_values,
+        AccountId, Actor, AttachmentId, Document, DocumentId, DocumentStatus, EmbeddedSessionId,
+        Field, FieldId, FieldType, Recipient, RecipientId, RecipientRole, RecipientStatus,
+        field_values,
     },
     store::{attachments, documents, embedded_sessions, fields, recipients},
     wire::inputs::{DeclineInput, SubmitInput},
@@ -75,8 +79,8 @@ impl SigningSession {
 /// document (mail scanners and chat previews fetch links too). The page's script then asks
 /// for the session ([`open`]) once it has drawn the document.
 #[tracing::instrument(name = "signing::look", skip_all)]
-pub async fn look(pool: &PgPool, key: &SignerKey) -> Result<SigningSession> {
-    let (mut tx, document, recipient) = begin(pool, key).await?;
+pub async fn look(pool: &PgPool, key: &SignerKey, pass: &BrowserPass) -> Result<SigningSession> {
+    let (mut tx, document, recipient) = begin(pool, key, pass).await?;
     let session = session(&mut tx, document, recipient.id).await?;
     tx.commit().await?;
     Ok(session)
@@ -87,10 +91,11 @@ pub async fn look(pool: &PgPool, key: &SignerKey) -> Result<SigningSession> {
 pub async fn open(
     pool: &PgPool,
     key: &SignerKey,
+    pass: &BrowserPass,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<SigningSession> {
-    let (mut tx, document, recipient) = begin(pool, key).await?;
+    let (mut tx, document, recipient) = begin(pool, key, pass).await?;
     if document.status == DocumentStatus::Sent && recipient.status == RecipientStatus::Pending {
         record_view(&mut tx, &document, &recipient, actor, notifier).await?;
     }
@@ -107,11 +112,12 @@ pub async fn open(
 pub async fn consent(
     pool: &PgPool,
     key: &SignerKey,
+    pass: &BrowserPass,
     text: &str,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<()> {
-    let (mut tx, document, recipient) = begin(pool, key).await?;
+    let (mut tx, document, recipient) = begin(pool, key, pass).await?;
     require_can_act(&document, &recipient)?;
     if recipient.status == RecipientStatus::Pending {
         record_view(&mut tx, &document, &recipient, actor, notifier).await?;
@@ -128,11 +134,12 @@ pub async fn consent(
 pub async fn submit(
     pool: &PgPool,
     key: &SignerKey,
+    pass: &BrowserPass,
     input: SubmitInput,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<()> {
-    let (mut tx, document, recipient) = begin(pool, key).await?;
+    let (mut tx, document, recipient) = begin(pool, key, pass).await?;
     require_can_act(&document, &recipient)?;
     if recipient.consented_at.is_none() {
         return Err(Rule::ConsentRequired.into());
@@ -179,6 +186,7 @@ pub async fn submit(
 pub async fn decline(
     pool: &PgPool,
     key: &SignerKey,
+    pass: &BrowserPass,
     input: DeclineInput,
     actor: &Actor,
     notifier: &Notifier,
@@ -202,7 +210,7 @@ pub async fn decline(
             format!("at most {MAX_TEXT_CHARS} characters"),
         ));
     }
-    let (mut tx, document, recipient) = begin(pool, key).await?;
+    let (mut tx, document, recipient) = begin(pool, key, pass).await?;
     require_can_act(&document, &recipient)?;
     recipients::mark_declined(&mut tx, recipient.id, reason.as_deref()).await?;
     documents::set_status(&mut tx, document.id, DocumentStatus::Declined).await?;
@@ -217,9 +225,28 @@ pub async fn decline(
     Ok(())
 }
 
-/// Finds the key's recipient and locks its document; 404 for an unknown token, or a session
-/// that is not this browser's or has expired.
+/// Finds the key's recipient and locks its document, once the browser has passed the
+/// recipient's authentication ([`signer_auth::gate`]); 404 for an unknown token, or a session
+/// that is not this browser's or has expired. Every signing action starts here, whichever way
+/// the signer came (a link or an embedded session), so none shows or changes anything before
+/// the check passes.
 pub(crate) async fn begin(
+    pool: &PgPool,
+    key: &SignerKey,
+    pass: &BrowserPass,
+) -> Result<(
+    sqlx::Transaction<'static, sqlx::Postgres>,
+    Document,
+    Recipient,
+)> {
+    let (mut tx, document, recipient) = begin_unchecked(pool, key).await?;
+    signer_auth::gate(&mut tx, &recipient, pass).await?;
+    Ok((tx, document, recipient))
+}
+
+/// [`begin`] without the authentication gate: only for the gate's own steps (sending and
+/// checking a code), which show nothing of the document.
+pub(crate) async fn begin_unchecked(
     pool: &PgPool,
     key: &SignerKey,
 ) -> Result<(
@@ -227,7 +254,21 @@ pub(crate) async fn begin(
     Document,
     Recipient,
 )> {
-    let (account_id, document_id, recipient_id) = match key {
+    let (account_id, document_id, recipient_id) = locate(pool, key).await?;
+    let mut tx = pool.begin().await?;
+    let document = documents::lock(&mut tx, account_id, document_id).await?;
+    // Re-read under the lock: the first read may predate a concurrent action.
+    let recipient = recipients::find(&mut tx, recipient_id).await?;
+    Ok((tx, document, recipient))
+}
+
+/// Whom the key names, without a lock: the account, document and recipient; 404 for an
+/// unknown token, or a session that is not this browser's or has expired.
+pub(crate) async fn locate(
+    pool: &PgPool,
+    key: &SignerKey,
+) -> Result<(AccountId, DocumentId, RecipientId)> {
+    match key {
         SignerKey::Link(token) => recipients::find_by_token_hash(pool, &token.hash())
             .await?
             .map(|r| (r.account_id, r.document_id, r.id)),
@@ -237,12 +278,7 @@ pub(crate) async fn begin(
                 .map(|s| (s.account_id, s.document_id, s.recipient_id))
         }
     }
-    .ok_or(Error::SigningLinkNotFound)?;
-    let mut tx = pool.begin().await?;
-    let document = documents::lock(&mut tx, account_id, document_id).await?;
-    // Re-read under the lock: the first read may predate a concurrent action.
-    let recipient = recipients::find(&mut tx, recipient_id).await?;
-    Ok((tx, document, recipient))
+    .ok_or(Error::SigningLinkNotFound)
 }
 
 async fn record_view(

@@ -965,6 +965,7 @@ pub fn plan(
             language: person.language.or(role.language.0),
             signing_order: role.signing_order.map(i64::from),
             embedded: false,
+            authentication: None,
         };
         let Some(valid) = inputs::validate_recipient(&path, recipient, problems) else {
             continue;

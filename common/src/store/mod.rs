@@ -19,6 +19,7 @@ pub mod placeholders;
 pub mod queues;
 pub mod recipients;
 pub mod sign_in_throttle;
+pub mod signer_auth;
 pub mod sms;
 pub mod templates;
 pub mod webhooks;

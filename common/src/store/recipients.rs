@@ -7,7 +7,8 @@ use sqlx::PgConnection;
 use crate::{
     error::{Error, Result, Rule},
     model::{
-        AccountId, DocumentId, EmailAddress, Recipient, RecipientId, RecipientRole, ReminderLinkId,
+        AccountId, AuthMethod, DocumentId, EmailAddress, Recipient, RecipientId, RecipientRole,
+        ReminderLinkId,
     },
 };
 
@@ -25,7 +26,8 @@ const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_c
                         AND s.kind = 'INVITATION') AS sms_status, \
                        (SELECT s.last_error FROM outbound_sms s \
                         WHERE s.recipient_id = recipients.id AND s.kind = 'INVITATION' \
-                        AND s.status = 'FAILED') AS sms_error";
+                        AND s.status = 'FAILED') AS sms_error, \
+                       auth_method, auth_failures, auth_locked_at, auth_passed_at";
 
 pub struct NewRecipient {
     pub id: RecipientId,
@@ -43,6 +45,9 @@ pub struct NewRecipient {
     pub signing_order: Option<i32>,
     /// Signs through embedded signing sessions: no invitation, no reminder.
     pub embedded: bool,
+    /// The check the recipient passes on their link, and (ACCESS_CODE) the code's hash.
+    pub auth_method: Option<AuthMethod>,
+    pub access_code_hash: Option<String>,
 }
 
 pub async fn list(conn: &mut PgConnection, document_id: DocumentId) -> Result<Vec<Recipient>> {
@@ -66,13 +71,14 @@ pub async fn insert_many(
     sqlx::query(
         "INSERT INTO recipients (id, account_id, document_id, name, email, role, country_code,
                                  phone_number, phone_e164, color_code, position, language,
-                                 signing_order, embedded)
+                                 signing_order, embedded, auth_method, access_code_hash)
          SELECT id, $1, $2, name, email, role, country_code, phone_number, phone_e164, color_code,
-                position, language, signing_order, embedded
+                position, language, signing_order, embedded, auth_method, access_code_hash
          FROM UNNEST($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                     $9::text[], $10::text[], $11::int[], $12::text[], $13::int[], $14::bool[])
+                     $9::text[], $10::text[], $11::int[], $12::text[], $13::int[], $14::bool[],
+                     $15::text[], $16::text[])
               AS t(id, name, email, role, country_code, phone_number, phone_e164, color_code,
-                   position, language, signing_order, embedded)",
+                   position, language, signing_order, embedded, auth_method, access_code_hash)",
     )
     .bind(account_id)
     .bind(document_id)
@@ -93,6 +99,8 @@ pub async fn insert_many(
             .collect::<Vec<_>>(),
     )
     .bind(recipients.iter().map(|r| r.embedded).collect::<Vec<_>>())
+    .bind(column(|r| r.auth_method.map(|m| m.as_str().to_owned())))
+    .bind(column(|r| r.access_code_hash.clone()))
     .execute(conn)
     .await
     .map_err(duplicate_recipient)?;

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use crate::{
     error::{Error, Problems, Rule},
     model::{
-        EmailAddress, FieldId, FieldRules, FieldType, MAX_REMINDER_DAYS, RecipientRole,
+        AuthMethod, EmailAddress, FieldId, FieldRules, FieldType, MAX_REMINDER_DAYS, RecipientRole,
         ReminderDefaults, field_values,
     },
 };
@@ -83,6 +83,37 @@ pub struct RecipientInput {
     /// invitation e-mail or SMS and no reminder. Absent: `false`.
     #[serde(default)]
     pub embedded: bool,
+    /// Additive (issue #34): a check the recipient must pass before their signing link shows
+    /// anything of the document. Absent or `null`: none.
+    #[serde(default)]
+    pub authentication: Option<AuthenticationInput>,
+}
+
+/// The fewest and most characters of an access code.
+pub const MIN_ACCESS_CODE_CHARS: usize = 4;
+pub const MAX_ACCESS_CODE_CHARS: usize = 64;
+
+/// How a recipient proves who they are on their signing link (docs/signing.md#signer-authentication).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"method": "ACCESS_CODE", "accessCode": "blue-harbour-42"}))]
+pub struct AuthenticationInput {
+    /// `ACCESS_CODE`: the code in `accessCode`, which the sender tells the recipient
+    /// themselves; `EMAIL_OTP`: a six-digit code e-mailed to the recipient's address when
+    /// they open the link; `SMS_OTP`: the same by SMS, to the recipient's `countryCode` and
+    /// `phoneNumber` (required then)
+    pub method: AuthMethod,
+    /// Required with `ACCESS_CODE`, and only with it: 4 to 64 characters, no white space or
+    /// control characters, compared exactly (case matters). Stored hashed (argon2id); never
+    /// shown again
+    #[serde(default)]
+    #[schema(
+        min_length = 4,
+        max_length = 64,
+        pattern = r"^[^\s\u0000-\u001F\u007F-\u009F]*$",
+        example = "blue-harbour-42"
+    )]
+    pub access_code: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -597,6 +628,70 @@ pub struct ValidRecipient {
     pub language: Option<Language>,
     pub signing_order: Option<i32>,
     pub embedded: bool,
+    pub authentication: Option<ValidAuthentication>,
+}
+
+/// A recipient's authentication that passed validation; the access code still in clear, to
+/// be hashed before it is stored (`flows::signer_auth::stored_authentication`).
+#[derive(Debug, Clone)]
+pub struct ValidAuthentication {
+    pub method: AuthMethod,
+    pub access_code: Option<String>,
+    /// The access code's argon2id PHC string, once hashed (the clear code is dropped then).
+    pub access_code_hash: Option<String>,
+}
+
+/// Checks an access code's form ([`AuthenticationInput::access_code`]); the reason when it
+/// is refused.
+pub fn access_code_problem(code: &str) -> Option<String> {
+    let count = code.chars().count();
+    if !(MIN_ACCESS_CODE_CHARS..=MAX_ACCESS_CODE_CHARS).contains(&count) {
+        Some(format!(
+            "must have {MIN_ACCESS_CODE_CHARS} to {MAX_ACCESS_CODE_CHARS} characters"
+        ))
+    } else if code.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        Some("must not contain white space or control characters".to_owned())
+    } else {
+        None
+    }
+}
+
+/// Checks a recipient's authentication, its problems named under `at` (`[0].authentication`).
+fn validate_authentication(
+    at: &str,
+    input: AuthenticationInput,
+    has_phone: bool,
+    problems: &mut Problems,
+) -> Option<ValidAuthentication> {
+    // A property that could not be read is said already; its stand-in is not checked.
+    if problems.touch(at) {
+        return None;
+    }
+    match (input.method, &input.access_code) {
+        (AuthMethod::AccessCode, None) => problems.invalid(
+            format!("{at}.accessCode"),
+            "required: an ACCESS_CODE recipient is given the code to type",
+        ),
+        (AuthMethod::AccessCode, Some(code)) => {
+            if let Some(reason) = access_code_problem(code) {
+                problems.invalid(format!("{at}.accessCode"), reason);
+            }
+        }
+        (method, Some(_)) => problems.invalid(
+            format!("{at}.accessCode"),
+            format!("only an ACCESS_CODE recipient takes an access code, not {method}"),
+        ),
+        (AuthMethod::SmsOtp, None) if !has_phone => problems.invalid(
+            format!("{at}.method"),
+            "SMS_OTP needs the recipient's countryCode and phoneNumber",
+        ),
+        (_, None) => {}
+    }
+    (!problems.touch(at)).then_some(ValidAuthentication {
+        method: input.method,
+        access_code: input.access_code,
+        access_code_hash: None,
+    })
 }
 
 /// A send request that passed validation.
@@ -751,6 +846,10 @@ pub fn validate_recipient(
         }
         order => order.map(|o| o as i32),
     };
+    let has_phone = country_code.is_some() && phone_number.is_some();
+    let authentication = input.authentication.and_then(|auth| {
+        validate_authentication(&format!("{at}.authentication"), auth, has_phone, problems)
+    });
     let Ok(email) = email else { return None };
     if problems.touch(at) {
         return None;
@@ -765,6 +864,7 @@ pub fn validate_recipient(
         language: input.language,
         signing_order,
         embedded: input.embedded,
+        authentication,
     })
 }
 

@@ -6,9 +6,9 @@ use signet_i18n::Language;
 use utoipa::ToSchema;
 
 use crate::model::{
-    AuditEntry, AuditEntryId, AuditEvent, DeliveryStatus, Document, DocumentId, DocumentStatus,
-    Field, FieldId, FieldType, Recipient, RecipientId, RecipientRole, RecipientStatus, SmsStatus,
-    TemplateId,
+    AuditEntry, AuditEntryId, AuditEvent, AuthMethod, DeliveryStatus, Document, DocumentId,
+    DocumentStatus, Field, FieldId, FieldType, Recipient, RecipientId, RecipientRole,
+    RecipientStatus, SmsStatus, TemplateId,
 };
 
 /// An instant, serialised as RFC 3339 UTC with milliseconds: `2026-11-21T22:38:39.123Z`.
@@ -165,6 +165,40 @@ pub struct RecipientView {
     /// invitation e-mail or SMS is sent to them and they are not reminded; `invitedAt` is when
     /// their turn came.
     pub embedded: bool,
+    /// Additive (issue #34): the check the recipient passes before their signing link shows
+    /// the document, and where they are with it; `null` when their link asks for none. Never
+    /// the code.
+    pub authentication: Option<AuthenticationView>,
+}
+
+/// A recipient's authentication as the detail shows it: the method, never the code.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"method": "EMAIL_OTP", "locked": false, "lockedAt": null, "failedAttempts": 0, "passedAt": "2026-11-27T10:00:00.000Z"}))]
+pub struct AuthenticationView {
+    pub method: AuthMethod,
+    /// `true` after five wrong codes: the link shows nothing until the sender unlocks the
+    /// recipient (`POST /documents/{id}/recipients/{recipientId}/unlock`)
+    pub locked: bool,
+    /// When the fifth wrong code locked the recipient; `null` unless `locked`
+    pub locked_at: Option<Timestamp>,
+    /// Wrong codes given since the last pass or unlock (five lock the recipient)
+    #[schema(minimum = 0, maximum = 5)]
+    pub failed_attempts: i32,
+    /// When the recipient first passed the check; `null` until they have
+    pub passed_at: Option<Timestamp>,
+}
+
+impl AuthenticationView {
+    pub fn of(r: &Recipient) -> Option<Self> {
+        r.auth_method.0.map(|method| Self {
+            method,
+            locked: r.auth_locked_at.is_some(),
+            locked_at: r.auth_locked_at.map(Timestamp),
+            failed_attempts: r.auth_failures,
+            passed_at: r.auth_passed_at.map(Timestamp),
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -275,6 +309,7 @@ impl DocumentDetail {
                     invited_at: r.invited_at.map(Timestamp),
                     next_reminder_at: r.next_reminder_at.map(Timestamp),
                     embedded: r.embedded,
+                    authentication: AuthenticationView::of(r),
                 })
                 .collect(),
             cancel_reason: doc.cancel_reason.clone(),

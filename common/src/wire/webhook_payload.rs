@@ -5,7 +5,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
 use crate::{
-    model::{Document, Field, Recipient, RecipientId, WebhookEvent},
+    model::{AuthMethod, Document, Field, Recipient, RecipientId, WebhookEvent},
     wire::views::DocumentDetail,
 };
 
@@ -18,6 +18,20 @@ pub struct WebhookPayload<'a> {
     /// Only in `recipient.delivery_failed`: which e-mail failed and why.
     #[serde(skip_serializing_if = "Option::is_none")]
     delivery: Option<&'a FailedDelivery>,
+    /// Only in `recipient.auth_failed`: who was locked out, and by which check.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    authentication: Option<&'a FailedAuthentication>,
+}
+
+/// A recipient locked after five wrong codes, as `recipient.auth_failed` reports it (never a
+/// code).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedAuthentication {
+    pub recipient_id: RecipientId,
+    pub email: String,
+    pub method: AuthMethod,
+    pub failed_attempts: i32,
 }
 
 /// An e-mail that failed for good, as `recipient.delivery_failed` reports it.
@@ -46,7 +60,14 @@ impl<'a> WebhookPayload<'a> {
             timestamp: at.to_rfc3339_opts(SecondsFormat::Millis, true),
             data: DocumentDetail::new(document, file_path, recipients, fields),
             delivery,
+            authentication: None,
         }
+    }
+
+    /// The same payload, saying which recipient was locked out.
+    pub fn with_authentication(mut self, failure: Option<&'a FailedAuthentication>) -> Self {
+        self.authentication = failure;
+        self
     }
 
     pub fn to_json(&self) -> String {

@@ -7,3 +7,4 @@ sms-declined = "{ $title }" von { $sender } wurde abgelehnt und wird nicht abges
 sms-declined-untitled = Ein Dokument von { $sender } wurde abgelehnt und wird nicht abgeschlossen. Ihr Link zum Unterschreiben funktioniert nicht mehr.
 sms-expired = "{ $title }" von { $sender } ist abgelaufen, bevor alle unterschrieben haben. Ihr Link zum Unterschreiben funktioniert nicht mehr.
 sms-expired-untitled = Ein Dokument von { $sender } ist abgelaufen, bevor alle unterschrieben haben. Ihr Link zum Unterschreiben funktioniert nicht mehr.
+sms-code = { $code } ist Ihr Code, um das Dokument von { $sender } zu öffnen. Er gilt einmal, { $minutes } Minuten lang. Geben Sie ihn nicht weiter.

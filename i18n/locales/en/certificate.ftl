@@ -57,3 +57,10 @@ cert-kind-email = Email
 cert-kind-name = Name
 cert-kind-company = Company
 cert-kind-attachment = Attachment
+# Signer authentication (issue #34): the check a recipient passed before the document opened,
+# and when; never the code. $method is one of cert-auth-*.
+cert-identity = Identity checked
+cert-identity-checked = { $method }, at { $time }
+cert-auth-access_code = access code
+cert-auth-email_otp = one-time code by e-mail
+cert-auth-sms_otp = one-time code by SMS

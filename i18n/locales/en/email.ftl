@@ -29,3 +29,10 @@ email-reminder-body = { $sender } sent you "{ $title }" to sign, and it is still
 email-paste-link = Or paste this link into your browser: { $url }
 email-document-code = Document code: { $code }
 email-sent-by = Sent by Signet on behalf of { $sender }
+
+# A one-time code (signer authentication, EMAIL_OTP): nothing of the document but who sent it.
+email-code-subject = Your Signet code: { $code }
+email-code-body = { $sender } sent you a document that asks for a code before it opens. Type this code on the page you opened:
+email-code-line = { $code }
+email-code-expires = The code works once, for { $minutes } minutes.
+email-code-ignore = If you did not ask for it, ignore this e-mail: nobody can open the document without the code.

@@ -73,3 +73,19 @@ sign-embed-used-heading = This signing link cannot be used again
 sign-embed-used-text = It can be opened only once, and only for a few minutes. Go back to the page you came from to open the document again.
 sign-embed-ended-heading = This signing session has ended
 sign-embed-ended-text = It has expired, or this browser did not keep it. Go back to the page you came from to open the document again.
+
+# Signer authentication (issue #34): the code form shown before anything of the document.
+sign-auth-heading = Check your identity
+sign-auth-access-code = This document is protected. Enter the access code the sender gave you.
+sign-auth-email = This document is protected. We send a six-digit code to your e-mail address; enter it here.
+sign-auth-sms = This document is protected. We send a six-digit code to your phone by SMS; enter it here.
+sign-auth-code-label = Code
+sign-auth-submit = Continue
+sign-auth-resend = Send a new code
+sign-auth-sent-email = A code is on its way to your e-mail address. It works for 10 minutes.
+sign-auth-sent-sms = A code is on its way to your phone. It works for 10 minutes.
+sign-auth-too-soon = A code was sent a moment ago. Wait a minute before asking for another.
+sign-auth-wrong = That code is not right. Check it and try again; five wrong codes lock this link.
+sign-auth-expired = This code no longer works. Ask for a new code.
+sign-auth-empty = Enter the code.
+sign-auth-locked = This link is locked after too many wrong codes. Contact the sender: they can unlock it.

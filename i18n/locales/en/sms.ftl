@@ -12,3 +12,6 @@ sms-declined = "{ $title }" from { $sender } was declined, so it will not be com
 sms-declined-untitled = A document from { $sender } was declined, so it will not be completed. Your signing link no longer works.
 sms-expired = "{ $title }" from { $sender } expired before everyone signed. Your signing link no longer works.
 sms-expired-untitled = A document from { $sender } expired before everyone signed. Your signing link no longer works.
+# The one-time code of a signing link that asks for one (SMS_OTP): nothing of the document.
+# $minutes is how long the code works (10).
+sms-code = { $code } is your code to open the document { $sender } sent you. It works once, for { $minutes } minutes. Do not share it.

@@ -6,3 +6,4 @@ sms-declined = "{ $title }" de { $sender } fue rechazado, por lo que no se compl
 sms-declined-untitled = Un documento de { $sender } fue rechazado, por lo que no se completará. Su enlace de firma ya no funciona.
 sms-expired = "{ $title }" de { $sender } caducó antes de que todos firmaran. Su enlace de firma ya no funciona.
 sms-expired-untitled = Un documento de { $sender } caducó antes de que todos firmaran. Su enlace de firma ya no funciona.
+sms-code = { $code } es su código para abrir el documento que { $sender } le ha enviado. Sirve una sola vez durante { $minutes } minutos. No lo comparta.

@@ -7,3 +7,4 @@ sms-declined = "{ $title }" de { $sender } a été refusé et ne sera pas finali
 sms-declined-untitled = Un document de { $sender } a été refusé et ne sera pas finalisé. Votre lien de signature ne fonctionne plus.
 sms-expired = "{ $title }" de { $sender } a expiré avant que tout le monde ait signé. Votre lien de signature ne fonctionne plus.
 sms-expired-untitled = Un document de { $sender } a expiré avant que tout le monde ait signé. Votre lien de signature ne fonctionne plus.
+sms-code = { $code } est votre code pour ouvrir le document que { $sender } vous a envoyé. Il est valable une fois, pendant { $minutes } minutes. Ne le communiquez à personne.

@@ -7,3 +7,4 @@ sms-declined = "{ $title }" di { $sender } è stato rifiutato e non verrà compl
 sms-declined-untitled = Un documento di { $sender } è stato rifiutato e non verrà completato. Il suo link di firma non è più valido.
 sms-expired = "{ $title }" di { $sender } è scaduto prima che tutti firmassero. Il suo link di firma non è più valido.
 sms-expired-untitled = Un documento di { $sender } è scaduto prima che tutti firmassero. Il suo link di firma non è più valido.
+sms-code = { $code } è il codice per aprire il documento inviato da { $sender }. Vale una sola volta, per { $minutes } minuti. Non lo condivida con nessuno.

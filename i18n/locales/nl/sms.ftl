@@ -7,3 +7,4 @@ sms-declined = "{ $title }" van { $sender } is geweigerd en wordt niet voltooid.
 sms-declined-untitled = Een document van { $sender } is geweigerd en wordt niet voltooid. Uw ondertekeningslink werkt niet meer.
 sms-expired = "{ $title }" van { $sender } is verlopen voordat iedereen had ondertekend. Uw ondertekeningslink werkt niet meer.
 sms-expired-untitled = Een document van { $sender } is verlopen voordat iedereen had ondertekend. Uw ondertekeningslink werkt niet meer.
+sms-code = { $code } is uw code om het document van { $sender } te openen. De code werkt één keer, { $minutes } minuten lang. Deel hem met niemand.

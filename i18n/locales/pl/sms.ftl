@@ -6,3 +6,4 @@ sms-declined = Dokument "{ $title }" od { $sender } został odrzucony i nie zost
 sms-declined-untitled = Dokument od { $sender } został odrzucony i nie zostanie ukończony. Link do podpisu już nie działa.
 sms-expired = Dokument "{ $title }" od { $sender } wygasł, zanim wszyscy go podpisali. Link do podpisu już nie działa.
 sms-expired-untitled = Dokument od { $sender } wygasł, zanim wszyscy go podpisali. Link do podpisu już nie działa.
+sms-code = { $code } - kod do otwarcia dokumentu od { $sender }. Działa jednorazowo przez { $minutes } minut. Prosimy nikomu go nie udostępniać.

@@ -6,3 +6,4 @@ sms-declined = "{ $title }" de { $sender } foi recusado e não será concluído.
 sms-declined-untitled = Um documento de { $sender } foi recusado e não será concluído. O seu link de assinatura já não funciona.
 sms-expired = "{ $title }" de { $sender } expirou antes de todos assinarem. O seu link de assinatura já não funciona.
 sms-expired-untitled = Um documento de { $sender } expirou antes de todos assinarem. O seu link de assinatura já não funciona.
+sms-code = { $code } é o seu código para abrir o documento que { $sender } lhe enviou. Vale uma única vez, durante { $minutes } minutos. Não o partilhe.

@@ -6,3 +6,4 @@ sms-declined = { $sender } tarafından gönderilen "{ $title }" reddedildi ve ta
 sms-declined-untitled = { $sender } tarafından gönderilen bir belge reddedildi ve tamamlanmayacak. İmza bağlantınız artık çalışmıyor.
 sms-expired = { $sender } tarafından gönderilen "{ $title }" belgesinin süresi herkes imzalamadan doldu. İmza bağlantınız artık çalışmıyor.
 sms-expired-untitled = { $sender } tarafından gönderilen bir belgenin süresi herkes imzalamadan doldu. İmza bağlantınız artık çalışmıyor.
+sms-code = { $code }, { $sender } tarafından gönderilen belgeyi açmanız için kodunuzdur. { $minutes } dakika boyunca bir kez geçerlidir. Kimseyle paylaşmayın.

@@ -147,6 +147,8 @@ fn certificate(original: &[u8], audit_entries: usize) -> Certificate {
                 consent_ip: None,
                 consent_user_agent: None,
                 consent_text: None,
+                auth_method: None,
+                auth_passed_at: None,
                 fields: Vec::new(),
             },
             CertificateRecipient {
@@ -162,6 +164,8 @@ fn certificate(original: &[u8], audit_entries: usize) -> Certificate {
                 consent_ip: None,
                 consent_user_agent: None,
                 consent_text: None,
+                auth_method: None,
+                auth_passed_at: None,
                 fields: Vec::new(),
             },
         ],

@@ -33,6 +33,8 @@ fn final_pdf() -> FinalPdf {
             consent_ip: None,
             consent_user_agent: None,
             consent_text: None,
+            auth_method: None,
+            auth_passed_at: None,
             fields: Vec::new(),
         }],
         audit: Vec::new(),

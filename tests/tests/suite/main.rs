@@ -40,6 +40,7 @@ mod schemathesis;
 mod seal;
 mod security;
 mod sender_workflow;
+mod signer_auth;
 mod signing_flow;
 mod signing_page;
 mod signing_page_kinds;

@@ -49,6 +49,8 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         // Additive (issue #21): cancel with a reason, remind now.
         ("POST", "/documents/{id}/cancel"),
         ("POST", "/documents/{id}/remind"),
+        // Additive (issue #34): unlock a recipient locked by wrong codes.
+        ("POST", "/documents/{id}/recipients/{recipientId}/unlock"),
         // Additive (issue #32): templates.
         ("POST", "/templates"),
         ("GET", "/templates"),
@@ -118,6 +120,8 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
                 .await,
         )
         .await;
+        // The recipient is the document's: no route under one answers 404 (unlock refuses a
+        // recipient who asks for no code with a 400).
         assert!(
             status != 404 && status != 405,
             "{method} {path} is documented but not routed: {status} {body}"

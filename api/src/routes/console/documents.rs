@@ -13,7 +13,7 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use signet_common::{
-    flows::{delivery_failures, drafting, found_fields, reminders},
+    flows::{delivery_failures, drafting, found_fields, reminders, signer_auth},
     model::{DocumentId, RecipientRole},
     store::{accounts, documents},
     wire::{
@@ -193,6 +193,7 @@ pub(super) async fn add_recipient(
             .filter(|v| !v.is_empty())
             .map(|v| v.parse().unwrap_or(0)),
         embedded: false,
+        authentication: None,
     };
     let outcome = drafting::add_recipients(
         &state.db.pool,
@@ -341,6 +342,32 @@ pub(super) async fn remove_recipient(
             .await
         }
         None => Err(drafting::not_a_recipient()),
+    };
+    refused_or(&state, &console, id, outcome).await
+}
+
+/// Unlocks a recipient whose signing link five wrong codes locked (issue #34).
+pub(super) async fn unlock_recipient(
+    State(state): State<AppState>,
+    console: Console,
+    ClientActor(actor): ClientActor,
+    id: Result<DocumentPath, ApiError>,
+    RecipientPath(recipient): RecipientPath,
+    CsrfForm(NoFields {}): CsrfForm<NoFields>,
+) -> Result<Response, Failure> {
+    let DocumentPath(id) = id?;
+    let outcome = match recipient {
+        Some(recipient) => {
+            signer_auth::unlock(
+                &state.db.pool,
+                console.session.account_id,
+                id,
+                recipient,
+                &actor,
+            )
+            .await
+        }
+        None => Err(signet_common::Error::RecipientNotFound),
     };
     refused_or(&state, &console, id, outcome).await
 }

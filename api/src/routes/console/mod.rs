@@ -98,6 +98,10 @@ pub fn router() -> Router<AppState> {
             post(documents::remove_recipient),
         )
         .route(
+            "/app/documents/{id}/recipients/{recipient}/unlock",
+            post(documents::unlock_recipient),
+        )
+        .route(
             "/app/documents/{id}/template",
             post(templates::make_from_document),
         )

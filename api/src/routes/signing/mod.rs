@@ -1,25 +1,30 @@
 //! The signer's side: `GET /sign/{token}` (a page a person can use), and its JSON endpoints
 //! `GET /sign/{token}/session`, `POST /sign/{token}/submit`, `POST /sign/{token}/decline`,
-//! and `POST /sign/{token}/fields/{fieldId}/attachment` (a file for an ATTACHMENT field).
-//! Embedded signing (issue #34) serves the same handlers under `/embedded/{session}`, for the
-//! browser that opened the session's single-use URL (`GET /embed/{ticket}`, `embedded`); the
-//! [`Signer`] extractor tells the handlers whom they act for either way.
+//! and `POST /sign/{token}/fields/{fieldId}/attachment` (a file for an ATTACHMENT field);
+//! for a recipient whose link asks for a code (issue #34), `POST /sign/{token}/auth` (check it)
+//! and `POST /sign/{token}/auth/send` (send a one-time code). Every one of them but those two
+//! goes through the authentication gate (`signet_common::flows::signer_auth::gate`), given the
+//! browser's pass cookie. Embedded signing (issue #34) serves the same handlers under
+//! `/embedded/{session}`, for the browser that opened the session's single-use URL
+//! (`GET /embed/{ticket}`, `embedded`), the code form and its two routes included; the
+//! [`Signer`] extractor tells the handlers whom they act for either way, and with which pass.
 
 use axum::{
     Router,
     body::Body,
     extract::{DefaultBodyLimit, Path, RawQuery, State},
-    http::StatusCode,
+    http::{HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
     routing::{get, post},
 };
 use chrono::Utc;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use signet_common::{
-    Error, Problem,
+    AuthRefusal, Error, Problem,
     flows::{
         attachments::{self, Upload},
         embedding,
+        signer_auth::{self, PASS_HOURS},
         signing::{self, SignerKey, SigningSession},
     },
     model::{
@@ -38,7 +43,7 @@ use crate::{
     AppState,
     envelope::{Empty, success},
     error::ApiError,
-    extract::{ApiJson, AskedLanguage, ClientActor, Signer, query_once},
+    extract::{ApiJson, AskedLanguage, ClientActor, PASS_COOKIE, Signer, query_once},
 };
 
 mod embedded;
@@ -54,6 +59,8 @@ pub fn router() -> Router<AppState> {
             .route(&format!("{base}/consent"), post(consent))
             .route(&format!("{base}/submit"), post(submit))
             .route(&format!("{base}/decline"), post(decline))
+            .route(&format!("{base}/auth"), post(authenticate))
+            .route(&format!("{base}/auth/send"), post(send_code))
             // The file is read up to ATTACHMENT_MAX_MIB (known only at run time) by the handler.
             .route(
                 &format!("{base}/fields/{{field_id}}/attachment"),
@@ -61,6 +68,80 @@ pub fn router() -> Router<AppState> {
             );
     }
     router.route("/embed/{ticket}", get(embedded::open))
+}
+
+/// The code a signer types.
+#[derive(Deserialize)]
+struct CodeInput {
+    code: String,
+}
+
+/// What a checked code or a sent one answers: the method (nothing of the document).
+#[derive(Serialize)]
+struct AuthView {
+    method: signet_common::model::AuthMethod,
+}
+
+/// Checks the code; on success the browser gets its pass, a cookie for the path the code was
+/// given on. A link's: HttpOnly, SameSite=Strict, `Secure` when PUBLIC_URL is https. An
+/// embedded session's: the attributes of the session's own cookie (HttpOnly; Secure;
+/// SameSite=None; Partitioned), since a SameSite=Strict cookie is never sent from inside the
+/// integrator's frame on another site; it lasts no longer than the session.
+async fn authenticate(
+    State(state): State<AppState>,
+    Signer(key, _): Signer,
+    ClientActor(actor): ClientActor,
+    ApiJson(body): ApiJson<CodeInput>,
+) -> Result<Response, ApiError> {
+    let pass = signer_auth::check_code(
+        &state.db.pool,
+        &state.gates.hashing,
+        &key,
+        &body.code,
+        &actor,
+        &state.notifier,
+    )
+    .await?;
+    let max_age = PASS_HOURS * 3600;
+    let cookie = match &key {
+        SignerKey::Link(token) => {
+            let secure = match state.config.api.public_url.starts_with("https://") {
+                true => "; Secure",
+                false => "",
+            };
+            format!(
+                "{PASS_COOKIE}={pass}; Path=/sign/{}; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}",
+                token.reveal(),
+            )
+        }
+        SignerKey::Embedded { session, .. } => {
+            let max_age = max_age.min(state.config.signing.embed_session_ttl.as_secs() as i64);
+            format!(
+                "{PASS_COOKIE}={pass}; Path=/embedded/{}; Max-Age={max_age}; HttpOnly; Secure; SameSite=None; Partitioned",
+                session.0,
+            )
+        }
+    };
+    let mut response = success("Identity checked", Empty {});
+    match HeaderValue::from_str(&cookie) {
+        Ok(value) => {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
+        // A token that cannot be a cookie's path found no recipient above.
+        Err(_) => return Err(ApiError::SigningLinkNotFound),
+    }
+    Ok(response)
+}
+
+/// Sends a one-time code (EMAIL_OTP, SMS_OTP); at most one a minute and five an hour
+/// (429 with `Retry-After`).
+async fn send_code(
+    State(state): State<AppState>,
+    Signer(key, _): Signer,
+    ClientActor(actor): ClientActor,
+) -> Result<Response, ApiError> {
+    let method = signer_auth::send_code(&state.db.pool, &key, &actor, &state.notifier).await?;
+    Ok(success("Code sent", AuthView { method }))
 }
 
 #[derive(Serialize)]
@@ -150,10 +231,10 @@ impl SessionView {
 /// The first call records VIEWED.
 async fn session(
     State(state): State<AppState>,
-    Signer(key): Signer,
+    Signer(key, pass): Signer,
     ClientActor(actor): ClientActor,
 ) -> Result<Response, ApiError> {
-    let session = signing::open(&state.db.pool, &key, &actor, &state.notifier).await?;
+    let session = signing::open(&state.db.pool, &key, &pass, &actor, &state.notifier).await?;
     let file_url = session
         .may_download()
         .then(|| state.links.url(session.document.id, Utc::now()));
@@ -167,32 +248,32 @@ async fn session(
 /// them (`language`); required before `submit`.
 async fn consent(
     State(state): State<AppState>,
-    Signer(key): Signer,
+    Signer(key, pass): Signer,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<ConsentInput>,
 ) -> Result<Response, ApiError> {
     let text = consent_text(&state, body.language);
-    signing::consent(&state.db.pool, &key, &text, &actor, &state.notifier).await?;
+    signing::consent(&state.db.pool, &key, &pass, &text, &actor, &state.notifier).await?;
     Ok(success("Consent recorded", Empty {}))
 }
 
 async fn submit(
     State(state): State<AppState>,
-    Signer(key): Signer,
+    Signer(key, pass): Signer,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<SubmitInput>,
 ) -> Result<Response, ApiError> {
-    signing::submit(&state.db.pool, &key, body, &actor, &state.notifier).await?;
+    signing::submit(&state.db.pool, &key, &pass, body, &actor, &state.notifier).await?;
     Ok(success("Document signed successfully", Empty {}))
 }
 
 async fn decline(
     State(state): State<AppState>,
-    Signer(key): Signer,
+    Signer(key, pass): Signer,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<DeclineInput>,
 ) -> Result<Response, ApiError> {
-    signing::decline(&state.db.pool, &key, body, &actor, &state.notifier).await?;
+    signing::decline(&state.db.pool, &key, &pass, body, &actor, &state.notifier).await?;
     Ok(success("Document declined successfully", Empty {}))
 }
 
@@ -213,7 +294,7 @@ struct AttachmentView {
 /// gate as PDF uploads.
 async fn attach(
     State(state): State<AppState>,
-    Signer(key): Signer,
+    Signer(key, pass): Signer,
     // Whichever path it came by, the field's id is its second parameter.
     Path((_, field_id)): Path<(String, FieldId)>,
     RawQuery(query): RawQuery,
@@ -243,6 +324,7 @@ async fn attach(
         &state.store,
         &state.gates.pdf,
         &key,
+        &pass,
         upload,
         max_bytes,
     )
@@ -264,7 +346,7 @@ async fn attach(
 /// the account's allowed origins, and tells them what happens.
 async fn page(
     State(state): State<AppState>,
-    Signer(key): Signer,
+    Signer(key, pass): Signer,
     AskedLanguage(asked): AskedLanguage,
 ) -> Response {
     let default = state.config.signing.default_language;
@@ -281,7 +363,7 @@ async fn page(
             }
         }
     };
-    match signing::look(&state.db.pool, &key).await {
+    match signing::look(&state.db.pool, &key, &pass).await {
         Ok(session) => {
             // What the reader asked for, else the language their e-mails are in.
             let language = asked.unwrap_or_else(|| {
@@ -310,6 +392,60 @@ async fn page(
             response
         }
         Err(Error::SigningLinkNotFound) => {
+            let language = asked.unwrap_or(default);
+            (StatusCode::NOT_FOUND, views::not_found(language)).into_response()
+        }
+        Err(Error::SignerAuth(AuthRefusal::Required(_) | AuthRefusal::Locked(_))) => {
+            auth_page(&state, &key, asked, embedding.as_ref()).await
+        }
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+/// The page of a link that asks for a code the browser has not given: the code form (or that
+/// the link is locked), and nothing of the document. Fetching it sends no code: the page's
+/// script asks for one (`/auth/send`) when none sent lately still works, and a button sends
+/// another. An embedded session's code form may be framed by the account's allowed origins, as
+/// its signing page may, and tells them it is shown (or, locked, that it cannot be used).
+async fn auth_page(
+    state: &AppState,
+    key: &SignerKey,
+    asked: Option<Language>,
+    embedding: Option<&embedding::Embedding>,
+) -> Response {
+    let default = state.config.signing.default_language;
+    match signer_auth::challenge(&state.db.pool, key).await {
+        Ok(Some(challenge)) => {
+            let language = asked.unwrap_or_else(|| {
+                reader_language(
+                    challenge.recipient_language,
+                    challenge.document_language,
+                    default,
+                )
+            });
+            let status = match challenge.locked {
+                true => StatusCode::FORBIDDEN,
+                false => StatusCode::UNAUTHORIZED,
+            };
+            let page = views::AuthPage {
+                base: base(key),
+                challenge: &challenge,
+                language,
+                embedding,
+            };
+            let mut response = (
+                status,
+                [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+                page.render(),
+            )
+                .into_response();
+            if let Some(embedding) = embedding {
+                embedded::allow_framing(&mut response, embedding);
+            }
+            response
+        }
+        // The recipient's method was removed meanwhile (the document was deleted): as unknown.
+        Ok(None) | Err(Error::SigningLinkNotFound) => {
             let language = asked.unwrap_or(default);
             (StatusCode::NOT_FOUND, views::not_found(language)).into_response()
         }

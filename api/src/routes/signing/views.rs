@@ -5,8 +5,8 @@ use chrono::Utc;
 use maud::{Markup, PreEscaped, html};
 use serde::Serialize;
 use signet_common::{
-    flows::{embedding::Embedding, signing::SigningSession},
-    model::{DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus},
+    flows::{embedding::Embedding, signer_auth::Challenge, signing::SigningSession},
+    model::{AuthMethod, DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus},
     wire::views::FieldView,
 };
 use signet_i18n::Language;
@@ -412,6 +412,111 @@ impl SigningPage<'_> {
                 @if let Some(embedding) = self.embedding {
                     // The signing script says when it is ready; a page without it, at once.
                     (embed_script(embedding, self.file_url.is_none().then(|| serde_json::json!({"type": "signet:ready"}))))
+                }
+            },
+        )
+    }
+}
+
+/// The page of a link that asks for a code the browser has not given (issue #34): the code
+/// form, or that the link is locked. Nothing of the document: no title, pages, message or
+/// file link; its `<title>` is the form's heading.
+pub(super) struct AuthPage<'a> {
+    /// Where the form's script sends the code: the path the page was served under (a link's
+    /// `/sign/{token}` or an embedded session's `/embedded/{session}`).
+    pub base: String,
+    pub challenge: &'a Challenge,
+    pub language: Language,
+    /// The embedded session the form is shown in, if it is.
+    pub embedding: Option<&'a Embedding>,
+}
+
+impl AuthPage<'_> {
+    /// What an embedded code form tells the frame's parent at once: that it is shown, naming
+    /// the method the signer is asked for (`signet:ready`, `authentication`), or, locked, that
+    /// it cannot be used (`signet:error`, `authentication_locked`).
+    fn announce(&self) -> serde_json::Value {
+        match self.challenge.locked {
+            true => serde_json::json!({"type": "signet:error", "reason": "authentication_locked"}),
+            false => {
+                serde_json::json!({"type": "signet:ready", "authentication": self.challenge.method})
+            }
+        }
+    }
+
+    fn script_data(&self) -> String {
+        let l = self.language;
+        let words: serde_json::Map<String, serde_json::Value> = [
+            "sign-auth-sent-email",
+            "sign-auth-sent-sms",
+            "sign-auth-too-soon",
+            "sign-auth-wrong",
+            "sign-auth-expired",
+            "sign-auth-empty",
+            "sign-error-network",
+        ]
+        .into_iter()
+        .map(|id| (id.to_owned(), l.text(id).into()))
+        .collect();
+        let data = serde_json::json!({
+            "base": self.base,
+            "method": self.challenge.method,
+            // A code sent lately still works: the page does not ask for another by itself.
+            "codeLive": self.challenge.code_live,
+            "words": words,
+        });
+        data.to_string().replace('<', "\\u003c")
+    }
+
+    pub fn render(&self) -> Markup {
+        let l = self.language;
+        let method = self.challenge.method;
+        let heading = l.text("sign-auth-heading");
+        let explained = match method {
+            AuthMethod::AccessCode => "sign-auth-access-code",
+            AuthMethod::EmailOtp => "sign-auth-email",
+            AuthMethod::SmsOtp => "sign-auth-sms",
+        };
+        layout_in(
+            l,
+            &heading,
+            html! {
+                nav.languages aria-label=(l.text("sign-languages")) {
+                    @for other in Language::ALL {
+                        a href=(format!("?lang={}", other.tag())) lang=(other.tag()) hreflang=(other.tag())
+                            aria-current=[(other == l).then_some("true")] { (other.name()) }
+                    }
+                }
+                h1 { (heading) }
+                @if self.challenge.locked {
+                    p.banner #state role="status" { (l.text("sign-auth-locked")) }
+                } @else {
+                    section.card {
+                        p #auth-explained { (l.text(explained)) }
+                        form #auth-form novalidate {
+                            label for="auth-code" { (l.text("sign-auth-code-label")) }
+                            @if method.is_one_time() {
+                                input #auth-code name="code" type="text" inputmode="numeric"
+                                    autocomplete="one-time-code" maxlength="6" pattern="[0-9]{6}"
+                                    aria-describedby="auth-explained auth-error" required;
+                            } @else {
+                                input #auth-code name="code" type="password" autocomplete="off"
+                                    maxlength="64" aria-describedby="auth-explained auth-error" required;
+                            }
+                            p.error #auth-error role="alert" {}
+                            button.primary #auth-submit type="submit" { (l.text("sign-auth-submit")) }
+                        }
+                        @if method.is_one_time() {
+                            p #auth-status role="status" aria-live="polite" {}
+                            button.secondary #auth-resend type="button" { (l.text("sign-auth-resend")) }
+                        }
+                    }
+                    script #auth-data type="application/json" { (PreEscaped(self.script_data())) }
+                    script type="module" src=(format!("{}/sign-auth.mjs", assets::BASE)) {}
+                }
+                style { (PreEscaped(format!("{}{SIGNING_STYLE}", assets::font_faces()))) }
+                @if let Some(embedding) = self.embedding {
+                    (embed_script(embedding, Some(self.announce())))
                 }
             },
         )

@@ -42,6 +42,7 @@ fn recipient(email: &str) -> RecipientInput {
         language: None,
         signing_order: None,
         embedded: false,
+        authentication: None,
     }
 }
 

@@ -4,8 +4,8 @@
 use chrono::{DateTime, Utc};
 use maud::{Markup, html};
 use signet_common::model::{
-    AuditEntry, DeliveryStatus, Document, DocumentStatus, Field, Recipient, RecipientRole,
-    RecipientStatus, SmsStatus,
+    AuditEntry, AuthMethod, DeliveryStatus, Document, DocumentStatus, Field, Recipient,
+    RecipientRole, RecipientStatus, SmsStatus,
 };
 
 use signet_common::model::ReminderDefaults;
@@ -102,6 +102,19 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                 @if let Some(last) = r.last_reminded_at { p.last-reminder { small { "Last reminded " (time(last)) } } }
                 @if let Some(next) = r.next_reminder_at { p.next-reminder { small { "Next reminder " (time(next)) } } }
                 @if let Some(phone) = &r.phone_e164 { p { small { "Phone " (phone) } } }
+                @if let Some(method) = r.auth_method.0 {
+                    p.authentication data-method=(method) { small { "Identity check: " (auth_words(method))
+                        @if let Some(passed) = r.auth_passed_at { " · passed " (time(passed)) } } }
+                    @if r.auth_locked_at.is_some() {
+                        div.locked {
+                            p.error { "Locked after " (r.auth_failures) " wrong codes: the signing link shows nothing until you unlock it." }
+                            form method="post" action=(format!("/app/documents/{}/recipients/{}/unlock", document.id, r.id)) {
+                                (csrf_field(csrf))
+                                button.primary type="submit" { "Unlock " (isolated(&r.name)) }
+                            }
+                        }
+                    }
+                }
                 @if draft {
                     form.remove-recipient method="post" action=(format!("/app/documents/{}/recipients/{}/remove", document.id, r.id)) {
                         (csrf_field(csrf))
@@ -275,5 +288,14 @@ fn state_words(role: RecipientRole, status: RecipientStatus) -> &'static str {
         (RecipientRole::Viewer, RecipientStatus::Viewed) => "opened the document",
         (_, RecipientStatus::Signed) => "signed",
         (_, RecipientStatus::Declined) => "declined to sign",
+    }
+}
+
+/// A signer authentication method in the console's words.
+fn auth_words(method: AuthMethod) -> &'static str {
+    match method {
+        AuthMethod::AccessCode => "access code",
+        AuthMethod::EmailOtp => "one-time code by e-mail",
+        AuthMethod::SmsOtp => "one-time code by SMS",
     }
 }
