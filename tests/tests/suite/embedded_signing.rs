@@ -809,3 +809,199 @@ async fn the_console_sets_the_allowed_origins() {
         json!(["https://app.example.com", "http://localhost:3000"])
     );
 }
+
+/// Signer authentication applies inside an embedded session too: a recipient with an access
+/// code sees the code form (framed, told to the parent), and the session and every action
+/// refuse, until the code is given on the session's own path; the pass then comes as a cookie
+/// with the session cookie's attributes (sent from a frame on another site), and is needed
+/// with it.
+#[tokio::test]
+async fn an_embedded_session_asks_for_the_recipients_access_code_first() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let origin = "http://localhost:5173";
+    assert_eq!(put_origins(&app, &key, json!([origin])).await.0, 200);
+    let doc = app.document(account, "Confidential terms", &[LETTER]).await;
+    let ann = json!([{"name": "Ann", "email": "ann@signet.test", "role": "SIGNER", "embedded": true,
+        "authentication": {"method": "ACCESS_CODE", "accessCode": "blue-harbour-42"}}]);
+    let added = app
+        .post(&format!("/documents/{doc}/recipients"), &key, &ann)
+        .await;
+    assert_eq!(added.0, 200, "{}", added.1);
+    let field = json!([{"recipientEmail": "ann@signet.test", "type": "SIGNATURE", "page": 1,
+        "x": 72, "y": 80, "width": 200, "height": 40}]);
+    let placed = app
+        .post(&format!("/documents/{doc}/fields"), &key, &field)
+        .await;
+    assert_eq!(placed.0, 200, "{}", placed.1);
+    let send = json!({"message": "Please sign.", "description": "", "expiryDate": FUTURE});
+    let sent = app
+        .post(&format!("/documents/{doc}/send"), &key, &send)
+        .await;
+    assert_eq!(sent.0, 200, "{}", sent.1);
+    let (_, detail) = app.get(&format!("/documents/{doc}"), &key).await;
+    let detail = detail["data"].clone();
+    let ann = recipient_id(&detail, "ann@signet.test");
+
+    let (status, body) = session(&app, &key, doc, &ann, json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    let opened = app
+        .client
+        .get(body["data"]["url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), 303);
+    let (embedded_cookie, _) = set_cookie(&opened);
+    let location = opened.headers()[header::LOCATION]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let page = format!("{}{location}", app.base);
+    let call = |method: Method, path: &str, cookie: &str, body: Option<Value>| {
+        let mut request = app
+            .client
+            .request(method, format!("{page}{path}"))
+            .header(header::COOKIE, cookie);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        request.send()
+    };
+
+    // The page is the code form, framed by the allowed origin, posting under the session, and
+    // nothing of the document.
+    let shown = call(Method::GET, "", &embedded_cookie, None).await.unwrap();
+    assert_eq!(shown.status(), 401);
+    let csp = shown.headers()[header::CONTENT_SECURITY_POLICY]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(csp.ends_with(&format!("frame-ancestors {origin}")), "{csp}");
+    let html = shown.text().await.unwrap();
+    for expected in [
+        r#"id="auth-form""#,
+        &format!(r#""base":"{location}""#),
+        r#""authentication":"ACCESS_CODE""#,
+        r#""type":"signet:ready""#,
+    ] {
+        assert!(html.contains(expected), "{expected} in {html}");
+    }
+    for secret in [
+        "Confidential terms",
+        "Please sign.",
+        "signing-data",
+        "/files/",
+    ] {
+        assert!(!html.contains(secret), "{secret} in {html}");
+    }
+
+    // The session and the actions refuse; no code is sent for an access code.
+    let refused = read(
+        call(Method::GET, "/session", &embedded_cookie, None)
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(refused.0, 401, "{}", refused.1);
+    assert_eq!(
+        refused.1["code"], "AUTHENTICATION_REQUIRED",
+        "{}",
+        refused.1
+    );
+    assert_eq!(
+        refused.1["data"],
+        json!({"method": "ACCESS_CODE"}),
+        "{}",
+        refused.1
+    );
+    let consent = Some(json!({"language": "en"}));
+    let refused = read(
+        call(Method::POST, "/consent", &embedded_cookie, consent)
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(refused.0, 401, "{}", refused.1);
+    let not_sent = read(
+        call(
+            Method::POST,
+            "/auth/send",
+            &embedded_cookie,
+            Some(json!({})),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(not_sent.0, 400, "{}", not_sent.1);
+
+    // A wrong code is counted; the right one without the session's cookie finds no one.
+    let wrong = Some(json!({"code": "not-the-code"}));
+    let wrong = read(
+        call(Method::POST, "/auth", &embedded_cookie, wrong)
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(wrong.0, 400, "{}", wrong.1);
+    assert_eq!(wrong.1["errors"][0]["field"], "code", "{}", wrong.1);
+    let right = Some(json!({"code": "blue-harbour-42"}));
+    let stranger = read(
+        call(Method::POST, "/auth", "", right.clone())
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_error(&stranger, 404, "ERROR", "Signing link not found");
+
+    // The right code on the session's path: the pass, with the session cookie's attributes.
+    let passed = call(Method::POST, "/auth", &embedded_cookie, right)
+        .await
+        .unwrap();
+    assert_eq!(passed.status(), 200);
+    let (pass_cookie, attributes) = set_cookie(&passed);
+    assert!(
+        pass_cookie.starts_with("signet_signer_pass="),
+        "{pass_cookie}"
+    );
+    for attribute in [
+        "HttpOnly",
+        "Secure",
+        "SameSite=None",
+        "Partitioned",
+        &format!("Path={location}"),
+    ] {
+        assert!(
+            attributes.contains(attribute),
+            "{attribute} in {attributes}"
+        );
+    }
+    assert!(!attributes.contains("SameSite=Strict"), "{attributes}");
+
+    // The session cookie alone is still refused; with the pass, the document opens and Ann
+    // signs; the trail says she passed.
+    let alone = read(
+        call(Method::GET, "/session", &embedded_cookie, None)
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(alone.0, 401, "{}", alone.1);
+    let both = format!("{embedded_cookie}; {pass_cookie}");
+    let view = read(call(Method::GET, "/session", &both, None).await.unwrap()).await;
+    assert_eq!(view.0, 200, "{}", view.1);
+    assert_eq!(view.1["data"]["recipient"]["email"], "ann@signet.test");
+    let shown = call(Method::GET, "", &both, None).await.unwrap();
+    assert_eq!(shown.status(), 200);
+    assert!(shown.text().await.unwrap().contains("signing-data"));
+    sign_through(&app, &page, &both, &detail, "ann@signet.test").await;
+    let (_, trail) = app.get(&format!("/documents/{doc}/audit"), &key).await;
+    let trail = trail.to_string();
+    assert!(trail.contains("passed ACCESS_CODE"), "{trail}");
+    assert!(trail.contains("SIGNED"), "{trail}");
+    let (_, detail) = app.get(&format!("/documents/{doc}"), &key).await;
+    let auth = &detail["data"]["recipients"][0]["authentication"];
+    assert_eq!(auth["failedAttempts"], 0, "a right code forgives: {auth}");
+    assert!(auth["passedAt"].is_string(), "{auth}");
+}
