@@ -22,7 +22,7 @@ use tracing_opentelemetry::OpenTelemetrySpanExt;
 use crate::{
     error::ApiError,
     extract::ApiAccount,
-    idempotency, routes,
+    html, idempotency, routes,
     state::{AppState, BASE_PATH, BODY_LIMIT_BYTES, REQUEST_TIMEOUT},
 };
 
@@ -55,23 +55,19 @@ pub fn router(state: AppState) -> Router {
     .with_state(state)
 }
 
-/// What the console's and signing links' pages may load: their own scripts, styles (inline
-/// `style` attributes too), images, fonts and pdf.js's worker, nothing else; no framing.
-const PAGE_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
-     img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; \
-     worker-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; \
-     frame-ancestors 'none'";
-
-/// Browser protections for the console (`/app…`) and signing links (`/sign/…`): a content
-/// security policy, no framing, no referrer (the signing link's token is in its path), and no
-/// caching of pages that show keys, secrets or documents — unless the response set its own
-/// caching (the versioned static assets). No MIME sniffing of any answer, signed file links'
+/// Browser protections for the console (`/app…`), signing links (`/sign/…`) and embedded
+/// signing (`/embed/…`, `/embedded/…`): a content security policy, no framing (but by the
+/// allowed origins, for embedded signing), no referrer (the signing link's token is in its
+/// path), and no caching of pages that show keys, secrets or documents — unless the response
+/// set its own caching (the versioned static assets). No MIME sniffing of any answer, signed file links'
 /// PDFs included: each says what it is.
 async fn page_headers(req: Request, next: Next) -> Response {
     let path = req.uri().path();
     let protect = path == "/app"
         || path.starts_with("/app/")
         || path.starts_with("/sign/")
+        || path.starts_with("/embed/")
+        || path.starts_with("/embedded/")
         || path == "/verify";
     let mut response = next.run(req).await;
     response.headers_mut().insert(
@@ -80,11 +76,15 @@ async fn page_headers(req: Request, next: Next) -> Response {
     );
     if protect {
         let headers = response.headers_mut();
-        headers.insert(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(PAGE_CSP),
-        );
-        headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        // An embedded signing page sets its own policy, whose frame-ancestors are the
+        // account's allowed origins; every other page may be framed by no one.
+        if !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
+            headers.insert(
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_str(&html::page_csp(&[])).expect("the policy is ASCII"),
+            );
+            headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        }
         headers.insert(
             header::REFERRER_POLICY,
             HeaderValue::from_static("no-referrer"),

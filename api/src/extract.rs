@@ -18,8 +18,12 @@ use ipnet::IpNet;
 use serde::de::DeserializeOwned;
 use signet_common::{
     Problem,
-    infra::limits::{KeyPermit, Running},
-    model::{AccountId, Actor, BulkSendId, DocumentId, RecipientId, TemplateId},
+    flows::{signer_auth::BrowserPass, signing::SignerKey},
+    infra::{
+        limits::{KeyPermit, Running},
+        secrets::{EmbedSecret, SigningToken},
+    },
+    model::{AccountId, Actor, BulkSendId, DocumentId, EmbeddedSessionId, RecipientId, TemplateId},
     wire::{
         body::{self, Parsed},
         query::{ListQuery, TemplateListQuery},
@@ -291,6 +295,60 @@ impl<S: Send + Sync> FromRequestParts<S> for BulkSendPath {
     }
 }
 
+/// A cookie of the request, by name.
+pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_owned())
+}
+
+/// The cookie that binds an embedded signing session to the browser that opened it (scoped to
+/// the session's path, `/embedded/{session}`).
+pub const EMBEDDED_COOKIE: &str = "signet_embedded";
+
+/// The cookie a browser that passed a recipient's authentication keeps (issue #34, signer
+/// authentication), scoped to the path it passed on: the link's (`/sign/{token}`) or the
+/// embedded session's (`/embedded/{session}`).
+pub const PASS_COOKIE: &str = "signet_signer_pass";
+
+/// Whom a signing route acts for: the `{token}` of a signing link (`/sign/{token}/…`), or the
+/// `{session}` of an embedded signing session with the cookie of the browser it is bound to
+/// (`/embedded/{session}/…`). One path to the recipient for both: an unknown token, a session
+/// that is not a UUID or without its cookie, finds no one (`signing::begin`). With it, the
+/// browser's pass for signer authentication (its pass cookie, on either path), which the one
+/// gate (`signer_auth::gate`) checks.
+pub struct Signer(pub SignerKey, pub BrowserPass);
+
+impl<S: Send + Sync> FromRequestParts<S> for Signer {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Infallible> {
+        let params = Path::<HashMap<String, String>>::from_request_parts(parts, state)
+            .await
+            .map(|Path(params)| params)
+            .unwrap_or_default();
+        let key = match params.get("token") {
+            Some(token) => SignerKey::Link(SigningToken::from_link(token.clone())),
+            None => SignerKey::Embedded {
+                session: params
+                    .get("session")
+                    .and_then(|id| id.parse().ok())
+                    .unwrap_or(EmbeddedSessionId(uuid::Uuid::nil())),
+                browser: EmbedSecret::given(
+                    cookie(&parts.headers, EMBEDDED_COOKIE).unwrap_or_default(),
+                ),
+            },
+        };
+        let pass = BrowserPass::presented(cookie(&parts.headers, PASS_COOKIE));
+        Ok(Self(key, pass))
+    }
+}
+
 /// The `{recipient}` of a route under a document; `None` when it is not a UUID, which names
 /// no recipient (each use case says what it answers for an unknown recipient).
 pub struct RecipientPath(pub Option<RecipientId>);
@@ -299,7 +357,12 @@ impl<S: Send + Sync> FromRequestParts<S> for RecipientPath {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Infallible> {
-        Ok(Self(path_id(parts, state, "recipient").await))
+        // `{recipient}` in the console's routes, `{recipientId}` in the external API's.
+        let id = match path_id(parts, state, "recipient").await {
+            Some(id) => Some(id),
+            None => path_id(parts, state, "recipientId").await,
+        };
+        Ok(Self(id))
     }
 }
 

@@ -42,6 +42,23 @@ pub fn isolated_text(value: &str, right_to_left: bool) -> String {
     signet_i18n::bidi::in_text(value, right_to_left).into_owned()
 }
 
+/// What the console's and signing links' pages may load: their own scripts, styles (inline
+/// `style` attributes too), images, fonts and pdf.js's worker, nothing else; and who may frame
+/// them: no one (`'none'`, `frame_ancestors` empty), or an embedded signing page's allowed
+/// origins, each checked to be a bare origin (`wire::embedding::parse_origin`).
+pub fn page_csp(frame_ancestors: &[String]) -> String {
+    let ancestors = match frame_ancestors {
+        [] => "'none'".to_owned(),
+        origins => origins.join(" "),
+    };
+    format!(
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+         img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; \
+         worker-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; \
+         frame-ancestors {ancestors}"
+    )
+}
+
 pub fn layout(title: &str, body: Markup) -> Markup {
     layout_in(signet_i18n::Language::English, title, body)
 }

@@ -9,6 +9,8 @@
 // may stay empty. "Next field" walks the empty required fields in reading order; Sign posts
 // every value at once. All words come from the server, in the page's language.
 import { renderPages } from "./pages.mjs";
+// Embedded signing: what happens is told to the integrator's page (nothing on a signing link).
+import { finish, tell } from "./embedded.mjs";
 
 const data = JSON.parse(document.getElementById("signing-data").textContent);
 const { words } = data;
@@ -332,7 +334,7 @@ byId("sign")?.addEventListener("click", async () => {
   }
   const fields = toFill.filter((f) => values.has(f.id)).map((f) => ({ id: f.id, value: values.get(f.id).value }));
   const answer = await post("/submit", { fields }, "sign-error", fields);
-  if (answer) location.reload();
+  if (answer && !finish("signed")) location.reload();
 });
 
 function showErrors(lines) {
@@ -391,7 +393,7 @@ async function upload(field, file) {
 byId("decline-submit")?.addEventListener("click", async () => {
   if (!confirm(words["sign-decline-confirm"])) return;
   const answer = await post("/decline", { reason: byId("reason").value }, "decline-error");
-  if (answer) location.reload();
+  if (answer && !finish("declined")) location.reload();
 });
 
 // The pages last: everything above works while they render. Each field is added to its page in
@@ -462,5 +464,6 @@ try {
   }
 } finally {
   await viewed();
+  tell(pagesShown ? "signet:ready" : "signet:error", pagesShown ? {} : { reason: "pages_not_shown" });
 }
 updateProgress();

@@ -58,9 +58,11 @@ pub enum DocumentEvent<'a> {
     /// A DRAFT's recipients or fields changed; the words say how.
     DraftChanged(String),
     /// Out for signing: one invitation per recipient of the first group of the signing order
-    /// (everyone, without one), each carrying its signing token; `waiting` recipients follow.
+    /// (everyone, without one), each carrying its signing token, but for the `embedded` ones,
+    /// whom the integrator brings to the page; `waiting` recipients follow.
     Sent {
         invitations: Vec<(RecipientId, SigningToken)>,
+        embedded: usize,
         waiting: usize,
     },
     /// Every signer of the earlier groups has signed: the next group is invited.
@@ -169,9 +171,10 @@ impl DocumentEvent<'_> {
             Self::DraftChanged(message) => (AuditEvent::Updated, message.clone(), None),
             Self::Sent {
                 invitations,
+                embedded,
                 waiting,
             } => {
-                let sent = match invitations.len() {
+                let sent = match invitations.len() + embedded {
                     1 => "Document sent to 1 recipient".to_owned(),
                     n => format!("Document sent to {n} recipients"),
                 };
@@ -374,6 +377,7 @@ impl DocumentEvent<'_> {
                 .filter(|r| {
                     Some(r.id) != except
                         && r.invited_at.is_some()
+                        && !r.embedded
                         && r.role == RecipientRole::Signer
                         && matches!(r.status, RecipientStatus::Pending | RecipientStatus::Viewed)
                 })

@@ -120,6 +120,7 @@ impl Problems {
     pub fn before(self, refusal: Error) -> Error {
         match refusal {
             Error::DocumentNotFound
+            | Error::RecipientNotFound
             | Error::TemplateNotFound
             | Error::TemplateArchived
             | Error::Rule(_) => self.into_result().err().unwrap_or(refusal),
@@ -178,6 +179,15 @@ pub enum Conflict {
     NotOpen,
     #[error("You have already signed this document")]
     AlreadySigned,
+    /// An embedded signing session for a recipient whose group of the signing order is not
+    /// invited yet.
+    #[error(
+        "The recipient's turn has not come: group {0} of the signing order waits until every signer of the earlier groups has signed"
+    )]
+    NotYourTurn(i32),
+    /// An embedded signing session for a signer who has signed.
+    #[error("The recipient has already signed this document")]
+    RecipientSigned,
 }
 
 /// Why a signing link refuses, or refuses to send or check a code, for signer authentication
@@ -232,6 +242,7 @@ pub enum Error {
     SigningLinkNotFound,
     #[error(transparent)]
     SignerAuth(#[from] AuthRefusal),
+    /// A recipient id that names none of the document's recipients.
     #[error("Recipient not found")]
     RecipientNotFound,
     #[error("final PDF: {0}")]

@@ -132,6 +132,9 @@ typed_id! {
     TemplateFieldId;
     /// The id of a bulk send (a template made into many sent documents, a row each).
     BulkSendId;
+    /// The id of an embedded signing session (a row of `embedded_sessions`): its ticket and,
+    /// once used, the browser session it became.
+    EmbeddedSessionId;
 }
 
 impl EventId {
@@ -471,6 +474,8 @@ pub struct Recipient {
     pub sms_status: OptionalStatus<SmsStatus>,
     /// Why the invitation SMS failed for good, when it did.
     pub sms_error: Option<String>,
+    /// Signs in the integrator's product (embedded signing): no invitation, no reminder.
+    pub embedded: bool,
     /// The check the recipient passes before their link shows the document; `None`: none.
     #[sqlx(try_from = "Option<String>")]
     pub auth_method: OptionalStatus<AuthMethod>,

@@ -55,6 +55,7 @@ fn recipient(
         delivery_status: OptionalStatus::default(),
         sms_status: OptionalStatus::default(),
         sms_error: None,
+        embedded: false,
         auth_method: OptionalStatus::default(),
         auth_failures: 0,
         auth_locked_at: None,
@@ -194,6 +195,7 @@ fn table() -> String {
         (
             DocumentEvent::Sent {
                 invitations: invitations.clone(),
+                embedded: 0,
                 waiting: 1,
             },
             ann,

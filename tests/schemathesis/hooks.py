@@ -85,7 +85,15 @@ BEYOND_SCHEMA = re.compile(
     # Anchors and text tags (issue #33): what the PDF's text holds.
     r"|\".*\" is not in the PDF's text"
     r"|\".*\" is in the PDF's text \d+ times, not \d+"
-    r"|.+ on page \d+: .+)$",
+    r"|.+ on page \d+: .+"
+    # Embedded signing (issue #34): the account's allowed origins, whether an http origin's host
+    # is a loopback one, and whether a host is valid (IDNA, IPv4 ranges) or a URL parses.
+    r"|must use https \(http only for a loopback host\)"
+    r"|given more than once"
+    r"|not a valid host name, IP address or port"
+    r"|not a valid URL"
+    r"|(its origin .+ is )?not one of the account's allowed origins \(PUT /account/embedding\)"
+    r"|must be on parentOrigin .+)$",
     re.S,
 )
 

@@ -61,6 +61,11 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../static/sign-page.mjs"),
     ),
     (
+        "embedded.mjs",
+        "text/javascript",
+        include_bytes!("../../static/embedded.mjs"),
+    ),
+    (
         "sign-auth.mjs",
         "text/javascript",
         include_bytes!("../../static/sign-auth.mjs"),
@@ -71,6 +76,20 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route(&format!("{BASE}/{{name}}"), get(asset))
         .route(&format!("{BASE}/fonts/{{name}}"), get(font))
+        .route("/embed.js", get(embed_js))
+}
+
+/// `/embed.js`: the integrator's script for embedded signing (docs/signing.md, "Embedded
+/// signing"). At a fixed address, for integrators to load from their pages: cached for an hour.
+async fn embed_js() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        include_str!("../../static/embed.js"),
+    )
+        .into_response()
 }
 
 /// The fonts the final PDF is drawn with, for previews that show text as the PDF will: the Noto

@@ -2,6 +2,7 @@ pub mod assets;
 pub mod bulk_sends;
 pub mod console;
 pub mod documents;
+pub mod embedding;
 pub mod events;
 pub mod files;
 pub mod health;

@@ -24,6 +24,7 @@ use crate::{AppState, state::BASE_PATH};
     tags(
         (name = "documents", description = "Documents, recipients, fields, sending and the audit trail"),
         (name = "templates", description = "Additive: templates made from a document, and documents made from them"),
+        (name = "account", description = "Additive: the account's settings (embedded signing's allowed origins)"),
         (name = "events", description = "Additive: the event feed, every event the account's webhooks carry, from a cursor")
     )
 )]
@@ -276,6 +277,7 @@ pub fn documented() -> OpenApiRouter<AppState> {
     super::documents::router()
         .merge(super::templates::router())
         .merge(super::bulk_sends::router())
+        .merge(super::embedding::router())
         .merge(super::events::router())
 }
 

@@ -10,8 +10,11 @@ use sqlx::{PgConnection, PgPool};
 
 use crate::{
     error::{Error, Problem, Result, Rule},
-    flows::{signer_auth::BrowserPass, signing},
-    infra::{files::FileStore, pdf_sandbox::PdfSandbox, secrets::SigningToken},
+    flows::{
+        signer_auth::BrowserPass,
+        signing::{self, SignerKey},
+    },
+    infra::{files::FileStore, pdf_sandbox::PdfSandbox},
     model::{AttachmentId, Document, FieldId, FieldType, Recipient, RecipientId},
     store::{attachments, fields, pending_files},
 };
@@ -71,7 +74,7 @@ pub async fn upload(
     pool: &PgPool,
     store: &FileStore,
     sandbox: &PdfSandbox,
-    token: &SigningToken,
+    key: &SignerKey,
     pass: &BrowserPass,
     upload: Upload,
     max_bytes: usize,
@@ -81,7 +84,7 @@ pub async fn upload(
     let file_name = check_file_name(upload.file_name.as_deref())
         .map_err(|reason| Error::Invalid(vec![Problem::new(format!("{at}.name"), reason)]))?;
     // The link and its field first: a stranger's file is never read further.
-    let checked = check_field(pool, token, pass, upload.field_id, &at).await?;
+    let checked = check_field(pool, key, pass, upload.field_id, &at).await?;
     let bytes = upload.bytes;
     if bytes.is_empty() {
         return Err(refuse("the file is empty".into()));
@@ -126,7 +129,7 @@ pub async fn upload(
     };
     // Checked again under the document's lock, where the row is made.
     let recorded = async {
-        let (mut tx, document, recipient) = signing::begin(pool, token, pass).await?;
+        let (mut tx, document, recipient) = signing::begin(pool, key, pass).await?;
         own_attachment_field(&mut tx, &document, &recipient, upload.field_id, &at).await?;
         let held = attachments::bytes_held(&mut tx, document.id, upload.field_id).await?;
         if held + size > signet_pdf::sandbox::MAX_ATTACHMENT_BYTES as i64 {
@@ -160,12 +163,12 @@ struct Checked {
 /// The link may act and `field_id` is one of its recipient's ATTACHMENT fields.
 async fn check_field(
     pool: &PgPool,
-    token: &SigningToken,
+    key: &SignerKey,
     pass: &BrowserPass,
     field_id: FieldId,
     at: &str,
 ) -> Result<Checked> {
-    let (mut tx, document, recipient) = signing::begin(pool, token, pass).await?;
+    let (mut tx, document, recipient) = signing::begin(pool, key, pass).await?;
     own_attachment_field(&mut tx, &document, &recipient, field_id, at).await?;
     tx.rollback().await?;
     Ok(Checked {

@@ -583,6 +583,7 @@ mod tests {
             delivery_status: OptionalStatus::default(),
             sms_status: OptionalStatus::default(),
             sms_error: None,
+            embedded: false,
             auth_method: OptionalStatus::default(),
             auth_failures: 0,
             auth_locked_at: None,

@@ -214,6 +214,7 @@ pub(crate) fn new_recipients(
                 position: position as i32,
                 language: r.language.map(|l| l.tag().to_owned()),
                 signing_order: r.signing_order,
+                embedded: r.embedded,
                 auth_method: r.authentication.as_ref().map(|a| a.method),
                 access_code_hash: r.authentication.and_then(|a| a.access_code_hash),
             }

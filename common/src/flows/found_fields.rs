@@ -91,6 +91,7 @@ pub async fn assign_role(
         phone_number: None,
         language: None,
         signing_order: None,
+        embedded: false,
         authentication: None,
     };
     let additions = inputs::validate_recipients(vec![input], &mut problems);

@@ -29,7 +29,8 @@ pub fn due(recipients: &[Recipient]) -> Vec<&Recipient> {
 }
 
 /// On the caller's transaction, which holds the document's lock: invites the recipients whose
-/// turn has come (each gets a signing token, `invited_at` and their first reminder) and
+/// turn has come (each gets a signing token, `invited_at` and their first reminder; an
+/// embedded one `invited_at` alone) and
 /// records the event: SENT on send, a group's invitation after a signature.
 pub async fn invite_due(
     conn: &mut PgConnection,
@@ -43,8 +44,11 @@ pub async fn invite_due(
     if due.is_empty() {
         return Ok(());
     }
+    // An embedded recipient gets no link: they sign through the integrator's sessions.
+    let embedded = due.iter().filter(|r| r.embedded).count();
     let (tokens, hashes): (Vec<_>, Vec<_>) = due
         .iter()
+        .filter(|r| !r.embedded)
         .map(|r| {
             let token = SigningToken::generate();
             let hash = token.hash();
@@ -56,7 +60,8 @@ pub async fn invite_due(
     recipients::mark_invited(conn, document.id, &ids).await?;
     let event = if on_send {
         DocumentEvent::Sent {
-            waiting: everyone.len() - tokens.len(),
+            waiting: everyone.len() - tokens.len() - embedded,
+            embedded,
             invitations: tokens,
         }
     } else {
@@ -107,6 +112,7 @@ mod tests {
             delivery_error: None,
             sms_status: Default::default(),
             sms_error: None,
+            embedded: false,
             auth_method: Default::default(),
             auth_failures: 0,
             auth_locked_at: None,

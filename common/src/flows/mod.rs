@@ -6,6 +6,7 @@ pub mod bulk_sends;
 pub mod completion;
 pub mod delivery_failures;
 pub mod drafting;
+pub mod embedding;
 pub mod expiry;
 pub mod files;
 pub mod found_fields;

@@ -193,9 +193,10 @@ impl Throttle {
     }
 }
 
-/// Whether the signer's invitation did not fail for good.
+/// Whether the signer's invitation did not fail for good, and Signet invites them at all (an
+/// embedded signer is brought to the page by the integrator).
 fn is_reachable(signer: &Recipient) -> bool {
-    signer.delivery_status.0 != Some(DeliveryStatus::Failed)
+    !signer.embedded && signer.delivery_status.0 != Some(DeliveryStatus::Failed)
 }
 
 fn is_open(document: &Document) -> bool {

@@ -12,7 +12,10 @@ use sqlx::{PgConnection, PgPool};
 use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{AuthRefusal, Error, Result},
-    flows::{sign_in, signing},
+    flows::{
+        sign_in,
+        signing::{self, SignerKey},
+    },
     infra::{
         limits::Workers,
         notify::Notifier,
@@ -94,8 +97,8 @@ pub struct Challenge {
 }
 
 /// The challenge of a link that asks for a code; `None` when it asks for none.
-pub async fn challenge(pool: &PgPool, token: &SigningToken) -> Result<Option<Challenge>> {
-    let (mut tx, document, recipient) = signing::begin_unchecked(pool, token).await?;
+pub async fn challenge(pool: &PgPool, key: &SignerKey) -> Result<Option<Challenge>> {
+    let (mut tx, document, recipient) = signing::begin_unchecked(pool, key).await?;
     let Some(method) = recipient.auth_method.0 else {
         return Ok(None);
     };
@@ -138,11 +141,11 @@ pub async fn hash_access_codes(additions: &mut [(usize, ValidRecipient)]) -> Res
 #[tracing::instrument(name = "signer_auth::send_code", skip_all)]
 pub async fn send_code(
     pool: &PgPool,
-    token: &SigningToken,
+    key: &SignerKey,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<AuthMethod> {
-    let (mut tx, document, recipient) = signing::begin_unchecked(pool, token).await?;
+    let (mut tx, document, recipient) = signing::begin_unchecked(pool, key).await?;
     let method = recipient.auth_method.0.ok_or(AuthRefusal::NoneAsked)?;
     if !method.is_one_time() {
         return Err(AuthRefusal::NotSent.into());
@@ -201,14 +204,16 @@ pub async fn send_code(
 pub async fn check_code(
     pool: &PgPool,
     hashing: &Workers,
-    token: &SigningToken,
+    key: &SignerKey,
     code: &str,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<String> {
-    let found = recipients::find_by_token_hash(pool, &token.hash())
-        .await?
-        .ok_or(Error::SigningLinkNotFound)?;
+    let (_, _, recipient_id) = signing::locate(pool, key).await?;
+    let found = {
+        let mut conn = pool.acquire().await?;
+        recipients::find(&mut conn, recipient_id).await?
+    };
     let method = found.auth_method.0.ok_or(AuthRefusal::NoneAsked)?;
     if found.auth_locked_at.is_some() {
         return Err(AuthRefusal::Locked(method).into());
@@ -230,7 +235,7 @@ pub async fn check_code(
     } else {
         false
     };
-    let (mut tx, document, recipient) = signing::begin_unchecked(pool, token).await?;
+    let (mut tx, document, recipient) = signing::begin_unchecked(pool, key).await?;
     if recipient.auth_locked_at.is_some() || recipient.auth_method.0 != Some(method) {
         return Err(AuthRefusal::Locked(method).into());
     }

@@ -11,18 +11,36 @@ use crate::{
         invitations,
         signer_auth::{self, BrowserPass},
     },
-    infra::{notify::Notifier, secrets::SigningToken},
-    model::{
-        Actor, AttachmentId, Document, DocumentStatus, Field, FieldId, FieldType, Recipient,
-        RecipientId, RecipientRole, RecipientStatus, field_values,
+    infra::{
+        notify::Notifier,
+        secrets::{EmbedSecret, SigningToken},
     },
-    store::{attachments, documents, fields, recipients},
+    model::{
+        AccountId, Actor, AttachmentId, Document, DocumentId, DocumentStatus, EmbeddedSessionId,
+        Field, FieldId, FieldType, Recipient, RecipientId, RecipientRole, RecipientStatus,
+        field_values,
+    },
+    store::{attachments, documents, embedded_sessions, fields, recipients},
     wire::inputs::{DeclineInput, SubmitInput},
 };
 
 pub use crate::model::field_values::{
     MAX_SIGNATURE_IMAGE_BYTES, MAX_TEXT_CHARS, MAX_TYPED_SIGNATURE_CHARS, normalise_value,
 };
+
+/// How a signer reaches their document: every action below takes one, and finds the
+/// recipient through it ([`begin`]).
+#[derive(Debug, Clone)]
+pub enum SignerKey {
+    /// The token of their signing link (the invitation's, or a reminder's).
+    Link(SigningToken),
+    /// An embedded signing session (`flows::embedding`), with the cookie of the browser it is
+    /// bound to.
+    Embedded {
+        session: EmbeddedSessionId,
+        browser: EmbedSecret,
+    },
+}
 
 /// A recipient's view of their document.
 #[derive(Debug, Clone)]
@@ -61,12 +79,8 @@ impl SigningSession {
 /// document (mail scanners and chat previews fetch links too). The page's script then asks
 /// for the session ([`open`]) once it has drawn the document.
 #[tracing::instrument(name = "signing::look", skip_all)]
-pub async fn look(
-    pool: &PgPool,
-    token: &SigningToken,
-    pass: &BrowserPass,
-) -> Result<SigningSession> {
-    let (mut tx, document, recipient) = begin(pool, token, pass).await?;
+pub async fn look(pool: &PgPool, key: &SignerKey, pass: &BrowserPass) -> Result<SigningSession> {
+    let (mut tx, document, recipient) = begin(pool, key, pass).await?;
     let session = session(&mut tx, document, recipient.id).await?;
     tx.commit().await?;
     Ok(session)
@@ -76,12 +90,12 @@ pub async fn look(
 #[tracing::instrument(name = "signing::open", skip_all)]
 pub async fn open(
     pool: &PgPool,
-    token: &SigningToken,
+    key: &SignerKey,
     pass: &BrowserPass,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<SigningSession> {
-    let (mut tx, document, recipient) = begin(pool, token, pass).await?;
+    let (mut tx, document, recipient) = begin(pool, key, pass).await?;
     if document.status == DocumentStatus::Sent && recipient.status == RecipientStatus::Pending {
         record_view(&mut tx, &document, &recipient, actor, notifier).await?;
     }
@@ -97,13 +111,13 @@ pub async fn open(
 #[tracing::instrument(name = "signing::consent", skip_all)]
 pub async fn consent(
     pool: &PgPool,
-    token: &SigningToken,
+    key: &SignerKey,
     pass: &BrowserPass,
     text: &str,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<()> {
-    let (mut tx, document, recipient) = begin(pool, token, pass).await?;
+    let (mut tx, document, recipient) = begin(pool, key, pass).await?;
     require_can_act(&document, &recipient)?;
     if recipient.status == RecipientStatus::Pending {
         record_view(&mut tx, &document, &recipient, actor, notifier).await?;
@@ -119,13 +133,13 @@ pub async fn consent(
 #[tracing::instrument(name = "signing::submit", skip_all)]
 pub async fn submit(
     pool: &PgPool,
-    token: &SigningToken,
+    key: &SignerKey,
     pass: &BrowserPass,
     input: SubmitInput,
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<()> {
-    let (mut tx, document, recipient) = begin(pool, token, pass).await?;
+    let (mut tx, document, recipient) = begin(pool, key, pass).await?;
     require_can_act(&document, &recipient)?;
     if recipient.consented_at.is_none() {
         return Err(Rule::ConsentRequired.into());
@@ -171,7 +185,7 @@ pub async fn submit(
 #[tracing::instrument(name = "signing::decline", skip_all)]
 pub async fn decline(
     pool: &PgPool,
-    token: &SigningToken,
+    key: &SignerKey,
     pass: &BrowserPass,
     input: DeclineInput,
     actor: &Actor,
@@ -196,7 +210,7 @@ pub async fn decline(
             format!("at most {MAX_TEXT_CHARS} characters"),
         ));
     }
-    let (mut tx, document, recipient) = begin(pool, token, pass).await?;
+    let (mut tx, document, recipient) = begin(pool, key, pass).await?;
     require_can_act(&document, &recipient)?;
     recipients::mark_declined(&mut tx, recipient.id, reason.as_deref()).await?;
     documents::set_status(&mut tx, document.id, DocumentStatus::Declined).await?;
@@ -211,19 +225,21 @@ pub async fn decline(
     Ok(())
 }
 
-/// Finds the token's recipient and locks its document, once the browser has passed the
-/// recipient's authentication ([`signer_auth::gate`]); 404 for an unknown token. Every signing
-/// action starts here, so none shows or changes anything before the check passes.
+/// Finds the key's recipient and locks its document, once the browser has passed the
+/// recipient's authentication ([`signer_auth::gate`]); 404 for an unknown token, or a session
+/// that is not this browser's or has expired. Every signing action starts here, whichever way
+/// the signer came (a link or an embedded session), so none shows or changes anything before
+/// the check passes.
 pub(crate) async fn begin(
     pool: &PgPool,
-    token: &SigningToken,
+    key: &SignerKey,
     pass: &BrowserPass,
 ) -> Result<(
     sqlx::Transaction<'static, sqlx::Postgres>,
     Document,
     Recipient,
 )> {
-    let (mut tx, document, recipient) = begin_unchecked(pool, token).await?;
+    let (mut tx, document, recipient) = begin_unchecked(pool, key).await?;
     signer_auth::gate(&mut tx, &recipient, pass).await?;
     Ok((tx, document, recipient))
 }
@@ -232,20 +248,37 @@ pub(crate) async fn begin(
 /// checking a code), which show nothing of the document.
 pub(crate) async fn begin_unchecked(
     pool: &PgPool,
-    token: &SigningToken,
+    key: &SignerKey,
 ) -> Result<(
     sqlx::Transaction<'static, sqlx::Postgres>,
     Document,
     Recipient,
 )> {
-    let found = recipients::find_by_token_hash(pool, &token.hash())
-        .await?
-        .ok_or(Error::SigningLinkNotFound)?;
+    let (account_id, document_id, recipient_id) = locate(pool, key).await?;
     let mut tx = pool.begin().await?;
-    let document = documents::lock(&mut tx, found.account_id, found.document_id).await?;
+    let document = documents::lock(&mut tx, account_id, document_id).await?;
     // Re-read under the lock: the first read may predate a concurrent action.
-    let recipient = recipients::find(&mut tx, found.id).await?;
+    let recipient = recipients::find(&mut tx, recipient_id).await?;
     Ok((tx, document, recipient))
+}
+
+/// Whom the key names, without a lock: the account, document and recipient; 404 for an
+/// unknown token, or a session that is not this browser's or has expired.
+pub(crate) async fn locate(
+    pool: &PgPool,
+    key: &SignerKey,
+) -> Result<(AccountId, DocumentId, RecipientId)> {
+    match key {
+        SignerKey::Link(token) => recipients::find_by_token_hash(pool, &token.hash())
+            .await?
+            .map(|r| (r.account_id, r.document_id, r.id)),
+        SignerKey::Embedded { session, browser } => {
+            embedded_sessions::find_for_browser(pool, *session, &browser.hash())
+                .await?
+                .map(|s| (s.account_id, s.document_id, s.recipient_id))
+        }
+    }
+    .ok_or(Error::SigningLinkNotFound)
 }
 
 async fn record_view(

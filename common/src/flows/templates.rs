@@ -964,6 +964,7 @@ pub fn plan(
             phone_number: person.phone_number.clone(),
             language: person.language.or(role.language.0),
             signing_order: role.signing_order.map(i64::from),
+            embedded: false,
             authentication: None,
         };
         let Some(valid) = inputs::validate_recipient(&path, recipient, problems) else {

@@ -70,6 +70,37 @@ impl std::fmt::Debug for SigningToken {
     }
 }
 
+/// A secret of an embedded signing session: the ticket its URL carries, or the cookie of the
+/// browser that used the ticket. Random, stored as its SHA-256 only.
+#[derive(Clone, PartialEq, Eq)]
+pub struct EmbedSecret(String);
+
+impl EmbedSecret {
+    pub fn generate() -> Self {
+        Self(base64url(&random_bytes(32)))
+    }
+
+    /// The secret as a URL or cookie gives it (any text: an unknown one finds nothing).
+    pub fn given(text: String) -> Self {
+        Self(text)
+    }
+
+    pub fn hash(&self) -> [u8; 32] {
+        sha256(self.0.as_bytes())
+    }
+
+    /// The clear secret, for the URL or cookie that carries it.
+    pub fn reveal(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for EmbedSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EmbedSecret(..)")
+    }
+}
+
 /// The key of recipients' reminder links, derived from FILE_URL_SECRET (which every process that
 /// reminds has) for this one use. A reminder link's clear token is re-derived from it at each
 /// reminder instead of being stored (docs/security.md, "Reminders").

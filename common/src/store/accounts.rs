@@ -316,3 +316,22 @@ pub async fn rotate_webhook_secret(pool: &PgPool, id: AccountId) -> Result<Optio
     .fetch_optional(pool)
     .await?)
 }
+
+/// The origins allowed to frame the account's embedded signing pages, in the order set.
+pub async fn embed_origins(pool: &PgPool, id: AccountId) -> Result<Vec<String>> {
+    sqlx::query_scalar("SELECT embed_allowed_origins FROM accounts WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await?
+        .ok_or(Error::AccountNotFound(id))
+}
+
+/// Replaces the origins allowed to frame the account's embedded signing pages.
+pub async fn set_embed_origins(pool: &PgPool, id: AccountId, origins: &[String]) -> Result<()> {
+    sqlx::query("UPDATE accounts SET embed_allowed_origins = $2 WHERE id = $1")
+        .bind(id)
+        .bind(origins)
+        .execute(pool)
+        .await?;
+    Ok(())
+}

@@ -10,6 +10,7 @@ pub mod bulk_sends;
 pub mod console_sessions;
 pub mod documents;
 pub mod emails;
+pub mod embedded_sessions;
 pub mod events;
 pub mod fields;
 pub mod idempotency;

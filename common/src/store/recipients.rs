@@ -16,7 +16,7 @@ const COLUMNS: &str = "id, account_id, document_id, name, email, role, country_c
                        phone_number, phone_e164, status, color_code, position, viewed_at, signed_at, \
                        declined_at, decline_reason, language, signing_order, invited_at, \
                        next_reminder_at, last_reminded_at, consented_at, consent_ip, consent_user_agent, \
-                       consent_text, \
+                       consent_text, embedded, \
                        (SELECT e.status FROM outbound_emails e WHERE e.recipient_id = recipients.id \
                         AND e.kind = 'INVITATION') AS delivery_status, \
                        (SELECT e.last_error FROM outbound_emails e \
@@ -43,6 +43,8 @@ pub struct NewRecipient {
     /// The tag of the language of the recipient's e-mails; `None`: the document's.
     pub language: Option<String>,
     pub signing_order: Option<i32>,
+    /// Signs through embedded signing sessions: no invitation, no reminder.
+    pub embedded: bool,
     /// The check the recipient passes on their link, and (ACCESS_CODE) the code's hash.
     pub auth_method: Option<AuthMethod>,
     pub access_code_hash: Option<String>,
@@ -69,14 +71,14 @@ pub async fn insert_many(
     sqlx::query(
         "INSERT INTO recipients (id, account_id, document_id, name, email, role, country_code,
                                  phone_number, phone_e164, color_code, position, language,
-                                 signing_order, auth_method, access_code_hash)
+                                 signing_order, embedded, auth_method, access_code_hash)
          SELECT id, $1, $2, name, email, role, country_code, phone_number, phone_e164, color_code,
-                position, language, signing_order, auth_method, access_code_hash
+                position, language, signing_order, embedded, auth_method, access_code_hash
          FROM UNNEST($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                     $9::text[], $10::text[], $11::int[], $12::text[], $13::int[], $14::text[],
-                     $15::text[])
+                     $9::text[], $10::text[], $11::int[], $12::text[], $13::int[], $14::bool[],
+                     $15::text[], $16::text[])
               AS t(id, name, email, role, country_code, phone_number, phone_e164, color_code,
-                   position, language, signing_order, auth_method, access_code_hash)",
+                   position, language, signing_order, embedded, auth_method, access_code_hash)",
     )
     .bind(account_id)
     .bind(document_id)
@@ -96,6 +98,7 @@ pub async fn insert_many(
             .map(|r| r.signing_order)
             .collect::<Vec<_>>(),
     )
+    .bind(recipients.iter().map(|r| r.embedded).collect::<Vec<_>>())
     .bind(column(|r| r.auth_method.map(|m| m.as_str().to_owned())))
     .bind(column(|r| r.access_code_hash.clone()))
     .execute(conn)
@@ -179,7 +182,8 @@ pub async fn set_signing_token_hashes(
 }
 
 /// Marks the recipients invited now, each signer's first reminder scheduled by the document's
-/// reminder schedule (none when it has none, or when it would fall after the expiry date).
+/// reminder schedule (none when it has none, or when it would fall after the expiry date, and
+/// none for an embedded signer, whom the integrator brings to the page).
 pub async fn mark_invited(
     conn: &mut PgConnection,
     document_id: DocumentId,
@@ -188,7 +192,7 @@ pub async fn mark_invited(
     sqlx::query(
         "UPDATE recipients r SET invited_at = now(),
              next_reminder_at = CASE
-                 WHEN r.role = 'SIGNER' AND d.reminder_first_after_days IS NOT NULL
+                 WHEN r.role = 'SIGNER' AND NOT r.embedded AND d.reminder_first_after_days IS NOT NULL
                       AND now() + make_interval(days => d.reminder_first_after_days) < d.expiry_date
                  THEN now() + make_interval(days => d.reminder_first_after_days) END
          FROM documents d

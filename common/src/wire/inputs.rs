@@ -78,6 +78,11 @@ pub struct RecipientInput {
     #[serde(default, deserialize_with = "optional_whole_number")]
     #[schema(minimum = 1, maximum = 1000, example = 1)]
     pub signing_order: Option<i64>,
+    /// Additive: the recipient signs inside the integrator's product (embedded signing,
+    /// `POST /documents/{id}/recipients/{recipientId}/signing-session`): they get no
+    /// invitation e-mail or SMS and no reminder. Absent: `false`.
+    #[serde(default)]
+    pub embedded: bool,
     /// Additive (issue #34): a check the recipient must pass before their signing link shows
     /// anything of the document. Absent or `null`: none.
     #[serde(default)]
@@ -622,6 +627,7 @@ pub struct ValidRecipient {
     pub phone_e164: Option<String>,
     pub language: Option<Language>,
     pub signing_order: Option<i32>,
+    pub embedded: bool,
     pub authentication: Option<ValidAuthentication>,
 }
 
@@ -857,6 +863,7 @@ pub fn validate_recipient(
         phone_e164,
         language: input.language,
         signing_order,
+        embedded: input.embedded,
         authentication,
     })
 }

@@ -5,6 +5,7 @@
 
 pub mod body;
 pub mod bulk_sends;
+pub mod embedding;
 pub mod events;
 pub mod inputs;
 pub mod query;

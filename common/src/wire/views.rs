@@ -161,6 +161,10 @@ pub struct RecipientView {
     pub invited_at: Option<Timestamp>,
     /// Additive: when the signer is reminded next; `null` when no reminder is scheduled.
     pub next_reminder_at: Option<Timestamp>,
+    /// Additive: the recipient signs inside the integrator's product (embedded signing): no
+    /// invitation e-mail or SMS is sent to them and they are not reminded; `invitedAt` is when
+    /// their turn came.
+    pub embedded: bool,
     /// Additive (issue #34): the check the recipient passes before their signing link shows
     /// the document, and where they are with it; `null` when their link asks for none. Never
     /// the code.
@@ -304,6 +308,7 @@ impl DocumentDetail {
                     signing_order: r.signing_order,
                     invited_at: r.invited_at.map(Timestamp),
                     next_reminder_at: r.next_reminder_at.map(Timestamp),
+                    embedded: r.embedded,
                     authentication: AuthenticationView::of(r),
                 })
                 .collect(),

@@ -68,6 +68,10 @@ sign-not-found-title = Link nicht gefunden
 sign-not-found-heading = Dieser Link zum Unterschreiben ist ungültig
 sign-not-found-text = Bitte prüfen Sie, ob Sie den vollständigen Link aus Ihrer E-Mail geöffnet haben.
 sign-pages-failed = Die Seiten dieses Dokuments können hier nicht angezeigt werden. Bitten Sie den Absender um eine neue Kopie, bevor Sie unterschreiben.
+sign-embed-used-heading = Dieser Link zum Unterschreiben kann nicht erneut verwendet werden
+sign-embed-used-text = Er kann nur einmal und nur wenige Minuten lang geöffnet werden. Kehren Sie zur vorherigen Seite zurück, um das Dokument erneut zu öffnen.
+sign-embed-ended-heading = Diese Sitzung zum Unterschreiben ist beendet
+sign-embed-ended-text = Sie ist abgelaufen, oder dieser Browser hat sie nicht behalten. Kehren Sie zur vorherigen Seite zurück, um das Dokument erneut zu öffnen.
 
 sign-auth-heading = Identität bestätigen
 sign-auth-access-code = Dieses Dokument ist geschützt. Geben Sie den Zugangscode ein, den Ihnen der Absender gegeben hat.

@@ -68,6 +68,11 @@ sign-not-found-title = Link not found
 sign-not-found-heading = This signing link is not valid
 sign-not-found-text = Check that you opened the whole link from your e-mail.
 sign-pages-failed = This document's pages cannot be shown here. Ask the sender for a new copy before you sign.
+# Embedded signing (issue #34): a session's page that cannot be used here.
+sign-embed-used-heading = This signing link cannot be used again
+sign-embed-used-text = It can be opened only once, and only for a few minutes. Go back to the page you came from to open the document again.
+sign-embed-ended-heading = This signing session has ended
+sign-embed-ended-text = It has expired, or this browser did not keep it. Go back to the page you came from to open the document again.
 
 # Signer authentication (issue #34): the code form shown before anything of the document.
 sign-auth-heading = Check your identity

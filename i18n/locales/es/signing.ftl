@@ -68,6 +68,10 @@ sign-not-found-title = Enlace no encontrado
 sign-not-found-heading = Este enlace de firma no es válido
 sign-not-found-text = Compruebe que ha abierto el enlace completo de su correo electrónico.
 sign-pages-failed = Las páginas de este documento no se pueden mostrar aquí. Pida una copia nueva al remitente antes de firmar.
+sign-embed-used-heading = Este enlace de firma ya no se puede usar
+sign-embed-used-text = Solo se puede abrir una vez y solo durante unos minutos. Vuelva a la página de la que viene para abrir de nuevo el documento.
+sign-embed-ended-heading = Esta sesión de firma ha terminado
+sign-embed-ended-text = Ha caducado, o este navegador no la ha conservado. Vuelva a la página de la que viene para abrir de nuevo el documento.
 
 sign-auth-heading = Verifique su identidad
 sign-auth-access-code = Este documento está protegido. Escriba el código de acceso que le dio el remitente.

@@ -68,6 +68,10 @@ sign-not-found-title = Lien introuvable
 sign-not-found-heading = Ce lien de signature n’est pas valide
 sign-not-found-text = Vérifiez que vous avez bien ouvert le lien complet figurant dans votre e-mail.
 sign-pages-failed = Les pages de ce document ne peuvent pas être affichées ici. Demandez une nouvelle copie à l'expéditeur avant de signer.
+sign-embed-used-heading = Ce lien de signature ne peut plus être utilisé
+sign-embed-used-text = Il ne peut être ouvert qu’une seule fois, et seulement pendant quelques minutes. Revenez à la page d’où vous venez pour rouvrir le document.
+sign-embed-ended-heading = Cette session de signature est terminée
+sign-embed-ended-text = Elle a expiré, ou ce navigateur ne l’a pas conservée. Revenez à la page d’où vous venez pour rouvrir le document.
 
 sign-auth-heading = Vérifiez votre identité
 sign-auth-access-code = Ce document est protégé. Saisissez le code d’accès que l’expéditeur vous a donné.

@@ -83,3 +83,7 @@ sign-auth-wrong = Il codice non è corretto. Lo controlli e riprovi; cinque codi
 sign-auth-expired = Questo codice non è più valido. Ne richieda uno nuovo.
 sign-auth-empty = Inserisca il codice.
 sign-auth-locked = Questo link è stato bloccato dopo troppi codici errati. Contatti il mittente: può sbloccarlo.
+sign-embed-used-heading = Questo link di firma non può essere usato di nuovo
+sign-embed-used-text = Si può aprire una sola volta e solo per pochi minuti. Torna alla pagina da cui sei arrivato per aprire di nuovo il documento.
+sign-embed-ended-heading = Questa sessione di firma è terminata
+sign-embed-ended-text = È scaduta, oppure questo browser non l’ha conservata. Torna alla pagina da cui sei arrivato per aprire di nuovo il documento.

@@ -82,3 +82,7 @@ sign-auth-wrong = コードが正しくありません。確認して、もう�
 sign-auth-expired = このコードは無効になりました。新しいコードを請求してください。
 sign-auth-empty = コードを入力してください。
 sign-auth-locked = 間違ったコードが繰り返し入力されたため、このリンクはロックされています。送信者にお問い合わせください。送信者がロックを解除できます。
+sign-embed-used-heading = この署名用リンクは無効です
+sign-embed-used-text = このリンクはすでに開かれたか、有効期限が切れました。前のページから、もう一度文書を開いてください。
+sign-embed-ended-heading = この署名ページは無効です
+sign-embed-ended-text = 有効期限が切れたか、このブラウザーに保存されませんでした。前のページから、もう一度文書を開いてください。

@@ -82,3 +82,7 @@ sign-auth-wrong = 코드가 올바르지 않습니다. 확인 후 다시 시도�
 sign-auth-expired = 더 이상 사용할 수 없는 코드입니다. 새 코드를 요청하세요.
 sign-auth-empty = 코드를 입력하세요.
 sign-auth-locked = 잘못된 코드를 너무 많이 입력하여 이 링크가 잠겼습니다. 발신자에게 문의하세요. 발신자가 잠금을 해제할 수 있습니다.
+sign-embed-used-heading = 이 서명 링크는 더 이상 사용할 수 없습니다
+sign-embed-used-text = 이 링크는 열렸거나 유효 기간이 만료되었습니다. 이전 페이지에서 문서를 다시 여세요.
+sign-embed-ended-heading = 이 서명 페이지는 더 이상 사용할 수 없습니다
+sign-embed-ended-text = 유효 기간이 만료되었거나 이 브라우저에서 사용할 수 없습니다. 이전 페이지에서 문서를 다시 여세요.

@@ -83,3 +83,7 @@ sign-auth-wrong = Deze code klopt niet. Controleer hem en probeer het opnieuw; n
 sign-auth-expired = Deze code werkt niet meer. Vraag een nieuwe code aan.
 sign-auth-empty = Voer de code in.
 sign-auth-locked = Deze link is geblokkeerd na te veel verkeerde codes. Neem contact op met de afzender: die kan de link weer vrijgeven.
+sign-embed-used-heading = Deze ondertekeningslink kan niet opnieuw worden gebruikt
+sign-embed-used-text = Hij kan maar één keer worden geopend, en maar een paar minuten. Ga terug naar de pagina waar u vandaan kwam om het document opnieuw te openen.
+sign-embed-ended-heading = Deze ondertekeningssessie is beëindigd
+sign-embed-ended-text = Ze is verlopen, of deze browser heeft ze niet bewaard. Ga terug naar de pagina waar u vandaan kwam om het document opnieuw te openen.

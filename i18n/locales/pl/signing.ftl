@@ -85,3 +85,7 @@ sign-auth-wrong = Ten kod jest nieprawidłowy. Sprawdź go i spróbuj ponownie; 
 sign-auth-expired = Ten kod już nie działa. Poproś o nowy kod.
 sign-auth-empty = Wpisz kod.
 sign-auth-locked = Ten link został zablokowany po zbyt wielu błędnych kodach. Skontaktuj się z nadawcą: może go odblokować.
+sign-embed-used-heading = Tego linku do podpisu nie można użyć ponownie
+sign-embed-used-text = Można go otworzyć tylko raz i tylko przez kilka minut. Wróć na stronę, z której przyszedłeś, aby ponownie otworzyć dokument.
+sign-embed-ended-heading = Ta sesja podpisywania została zakończona
+sign-embed-ended-text = Wygasła albo ta przeglądarka jej nie zachowała. Wróć na stronę, z której przyszedłeś, aby ponownie otworzyć dokument.

@@ -68,6 +68,10 @@ sign-not-found-title = Link não encontrado
 sign-not-found-heading = Este link de assinatura não é válido
 sign-not-found-text = Verifique se abriu o link completo que está no seu e-mail.
 sign-pages-failed = As páginas deste documento não podem ser mostradas aqui. Peça uma nova cópia ao remetente antes de assinar.
+sign-embed-used-heading = Este link de assinatura não pode ser usado novamente
+sign-embed-used-text = Ele só pode ser aberto uma vez, e apenas por alguns minutos. Volte à página de onde veio para abrir o documento novamente.
+sign-embed-ended-heading = Esta sessão de assinatura terminou
+sign-embed-ended-text = Ela expirou, ou este navegador não a manteve. Volte à página de onde veio para abrir o documento novamente.
 
 sign-auth-heading = Confirme sua identidade
 sign-auth-access-code = Este documento é protegido. Digite o código de acesso que o remetente passou para você.

@@ -82,3 +82,7 @@ sign-auth-wrong = Bu kod doğru değil. Kontrol edip yeniden deneyin; beş yanl�
 sign-auth-expired = Bu kod artık geçerli değil. Yeni bir kod isteyin.
 sign-auth-empty = Kodu girin.
 sign-auth-locked = Çok fazla yanlış kod girildiği için bu bağlantı kilitlendi. Göndericiye başvurun: Kilidi gönderici açabilir.
+sign-embed-used-heading = Bu imza bağlantısı yeniden kullanılamaz
+sign-embed-used-text = Yalnızca bir kez ve yalnızca birkaç dakika içinde açılabilir. Belgeyi yeniden açmak için geldiğiniz sayfaya dönün.
+sign-embed-ended-heading = Bu imza oturumu sona erdi
+sign-embed-ended-text = Süresi doldu veya bu tarayıcı onu saklamadı. Belgeyi yeniden açmak için geldiğiniz sayfaya dönün.

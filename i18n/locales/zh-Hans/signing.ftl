@@ -67,6 +67,10 @@ sign-not-found-title = 未找到链接
 sign-not-found-heading = 此签署链接无效
 sign-not-found-text = 请确认您打开的是电子邮件中的完整链接。
 sign-pages-failed = 此文件的页面无法在此显示。签署前请向发件人索取新的副本。
+sign-embed-used-heading = 此签署链接已无法使用
+sign-embed-used-text = 此链接已被打开过，或已过期。请回到您之前的页面，重新打开本文件。
+sign-embed-ended-heading = 此签署页面已关闭
+sign-embed-ended-text = 页面已过期，或此浏览器未保留页面。请回到您之前的页面，重新打开本文件。
 
 sign-auth-heading = 验证您的身份
 sign-auth-access-code = 此文件受保护。请输入发件人提供给您的访问码。

@@ -13,6 +13,7 @@ mod console;
 mod database_restart;
 mod delivery_failures;
 mod draft_editing;
+mod embedded_signing;
 mod errors;
 mod events;
 mod field_kinds;

@@ -62,6 +62,13 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         ("POST", "/templates/{id}/bulk-sends"),
         ("GET", "/bulk-sends/{id}"),
         ("POST", "/bulk-sends/{id}/cancel"),
+        // Additive (issue #34): embedded signing.
+        (
+            "POST",
+            "/documents/{id}/recipients/{recipientId}/signing-session",
+        ),
+        ("GET", "/account/embedding"),
+        ("PUT", "/account/embedding"),
         // Additive (issue #34): the event feed.
         ("GET", "/events"),
     ]
@@ -81,6 +88,20 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         .await;
     assert_eq!(status, 202, "{accepted}");
     let bulk_send: uuid::Uuid = accepted["data"]["id"].as_str().unwrap().parse().unwrap();
+    // A recipient of the document, for the routes under one (an unknown one is a 404 too).
+    let added = app
+        .post(
+            &format!("/documents/{doc}/recipients"),
+            &key,
+            &json!([{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]),
+        )
+        .await;
+    assert_eq!(added.0, 200, "{}", added.1);
+    let (_, detail) = app.get(&format!("/documents/{doc}"), &key).await;
+    let recipient_id = detail["data"]["recipients"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     for (method, path) in &operations {
         let id = if path.starts_with("/templates/") {
             template
@@ -91,7 +112,7 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         };
         let path = path
             .replace("{id}", &id.to_string())
-            .replace("{recipientId}", &uuid::Uuid::new_v4().to_string());
+            .replace("{recipientId}", &recipient_id);
         let method: Method = method.parse().unwrap();
         let body = (method == Method::POST).then(|| json!([]));
         let (status, body) = read(
@@ -99,9 +120,10 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
                 .await,
         )
         .await;
-        // The unlock route is there, and finds no recipient by the made-up id.
+        // The recipient is the document's: no route under one answers 404 (unlock refuses a
+        // recipient who asks for no code with a 400).
         assert!(
-            status != 405 && (status != 404 || body["message"] == "Recipient not found"),
+            status != 404 && status != 405,
             "{method} {path} is documented but not routed: {status} {body}"
         );
     }
@@ -171,10 +193,22 @@ async fn every_example_in_the_document_is_accepted() {
                 }
                 let method_of_operation =
                     Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+                // A signing session is for the document's recipient (the example's).
+                let recipient_id = if path.contains("{recipientId}") {
+                    let (_, detail) = app.get(&format!("/documents/{doc}"), &key).await;
+                    detail["data"]["recipients"][0]["id"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned()
+                } else {
+                    String::new()
+                };
                 let (status, answer) = read(
                     app.call(
                         method_of_operation,
-                        &path.replace("{id}", &doc.to_string()),
+                        &path
+                            .replace("{id}", &doc.to_string())
+                            .replace("{recipientId}", &recipient_id),
                         Some(&key),
                         Some(&body),
                     )
@@ -223,6 +257,19 @@ async fn state_for(
         "fields" => 1,
         "send" => 2,
         "cancel" | "remind" => 3,
+        // A SENT document, and the origin its example's returnUrl and parentOrigin are on.
+        "signing-session" => {
+            let origins = json!({"allowedOrigins": ["https://app.example.com"]});
+            let (status, answer) = read(
+                app.call(Method::PUT, "/account/embedding", Some(key), Some(&origins))
+                    .await,
+            )
+            .await;
+            assert_eq!(status, 200, "{answer}");
+            3
+        }
+        // The account's settings need no document.
+        "embedding" => 0,
         // `POST /templates` takes the DRAFT in its body; `…/{id}/documents`,
         // `…/{id}/bulk-sends` and `PATCH /templates/{id}`, a template made from it with the role its example names.
         "templates" | "documents" | "bulk-sends" | "{id}" => 2,

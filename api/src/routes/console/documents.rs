@@ -192,6 +192,7 @@ pub(super) async fn add_recipient(
             .map(|v| v.trim())
             .filter(|v| !v.is_empty())
             .map(|v| v.parse().unwrap_or(0)),
+        embedded: false,
         authentication: None,
     };
     let outcome = drafting::add_recipients(

@@ -53,6 +53,7 @@ pub fn router() -> Router<AppState> {
         )
         .route("/app/settings/api/key/revoke", post(settings::revoke_key))
         .route("/app/settings/api/webhook", post(settings::set_webhook_url))
+        .route("/app/settings/api/embedding", post(settings::set_embedding))
         .route(
             "/app/settings/api/webhook/secret/reveal",
             post(settings::reveal_secret),

@@ -18,22 +18,15 @@ use signet_common::{
 };
 
 use super::{failure::Failure, views};
-use crate::{AppState, error::ApiError, extract::ClientActor};
+use crate::{
+    AppState,
+    error::ApiError,
+    extract::{ClientActor, cookie},
+};
 
 const SESSION_COOKIE: &str = "signet_session";
 /// Double-submit token for the sign-in form, which has no session yet.
 const SIGN_IN_COOKIE: &str = "signet_sign_in";
-
-fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value.to_owned())
-}
 
 fn set_cookie(state: &AppState, name: &str, value: &str, max_age_secs: i64) -> HeaderValue {
     let secure = if state.config.api.public_url.starts_with("https://") {

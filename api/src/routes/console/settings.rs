@@ -10,10 +10,12 @@ use axum::{
 use chrono::{Duration, Utc};
 use serde::Deserialize;
 use signet_common::{
-    flows::sign_in,
+    Error,
+    flows::{embedding, sign_in},
     infra::ssrf,
     model::WebhookDeliveryId,
     store::{accounts, api_keys, webhooks},
+    wire::{body::Parsed, embedding::EmbeddingInput},
 };
 
 use super::{
@@ -43,6 +45,7 @@ async fn settings_page(
     let account = accounts::find(pool, console.session.account_id).await?;
     let key = api_keys::active(pool, account.id).await?;
     let deliveries = webhooks::recent(pool, account.id, DELIVERIES_SHOWN).await?;
+    let embed_origins = embedding::origins(pool, account.id).await?;
     let window = Duration::seconds(state.config.api.usage_window_secs);
     let window_open = account.usage_window_start + window > Utc::now();
     let (used, resets) = if window_open {
@@ -60,6 +63,7 @@ async fn settings_page(
         used,
         resets,
         deliveries: &deliveries,
+        embed_origins: &embed_origins,
         flash: &flash,
     });
     Ok(views::page(status, "API settings", body))
@@ -128,6 +132,69 @@ pub(super) async fn set_webhook_url(
                 };
                 (flash, StatusCode::BAD_REQUEST)
             }
+        };
+    settings_page(&state, &console, flash, status).await
+}
+
+/// The embedded signing origins form: one origin per line.
+#[derive(Deserialize)]
+pub(super) struct EmbeddingForm {
+    #[serde(default)]
+    origins: String,
+}
+
+pub(super) async fn set_embedding(
+    State(state): State<AppState>,
+    console: Console,
+    CsrfForm(form): CsrfForm<EmbeddingForm>,
+) -> Result<Response, Failure> {
+    let input = EmbeddingInput {
+        allowed_origins: form
+            .origins
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    };
+    let pool = &state.db.pool;
+    let account_id = console.session.account_id;
+    let (flash, status) =
+        match embedding::set_origins(pool, account_id, Parsed::whole(input.clone())).await {
+            Ok(_) => {
+                let flash = Flash {
+                    notice: Some("Embedded signing origins saved.".into()),
+                    ..Flash::default()
+                };
+                (flash, StatusCode::OK)
+            }
+            Err(Error::Invalid(problems)) => {
+                // Named by the line they were typed on, which the API's index is one less than.
+                let lines: Vec<String> = problems
+                    .iter()
+                    .map(|p| {
+                        let line = p
+                            .field
+                            .strip_prefix("allowedOrigins[")
+                            .and_then(|rest| rest.strip_suffix(']'))
+                            .and_then(|i| i.parse::<usize>().ok());
+                        match line.and_then(|i| input.allowed_origins.get(i)) {
+                            Some(origin) => format!(
+                                "{}: {}",
+                                crate::html::isolated_text(origin, false),
+                                p.reason
+                            ),
+                            None => p.reason.clone(),
+                        }
+                    })
+                    .collect();
+                let flash = Flash {
+                    error: Some(format!("Not saved. {}.", lines.join("; "))),
+                    ..Flash::default()
+                };
+                (flash, StatusCode::BAD_REQUEST)
+            }
+            Err(e) => return Err(e.into()),
         };
     settings_page(&state, &console, flash, status).await
 }

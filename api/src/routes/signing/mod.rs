@@ -4,13 +4,16 @@
 //! for a recipient whose link asks for a code (issue #34), `POST /sign/{token}/auth` (check it)
 //! and `POST /sign/{token}/auth/send` (send a one-time code). Every one of them but those two
 //! goes through the authentication gate (`signet_common::flows::signer_auth::gate`), given the
-//! browser's pass cookie ([`SignerPass`]).
+//! browser's pass cookie. Embedded signing (issue #34) serves the same handlers under
+//! `/embedded/{session}`, for the browser that opened the session's single-use URL
+//! (`GET /embed/{ticket}`, `embedded`), the code form and its two routes included; the
+//! [`Signer`] extractor tells the handlers whom they act for either way, and with which pass.
 
 use axum::{
     Router,
     body::Body,
-    extract::{DefaultBodyLimit, FromRequestParts, Path, RawQuery, State},
-    http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts},
+    extract::{DefaultBodyLimit, Path, RawQuery, State},
+    http::{HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
     routing::{get, post},
 };
@@ -20,10 +23,10 @@ use signet_common::{
     AuthRefusal, Error, Problem,
     flows::{
         attachments::{self, Upload},
-        signer_auth::{self, BrowserPass, PASS_HOURS},
-        signing::{self, SigningSession},
+        embedding,
+        signer_auth::{self, PASS_HOURS},
+        signing::{self, SignerKey, SigningSession},
     },
-    infra::secrets::SigningToken,
     model::{
         AttachmentId, DocumentId, DocumentStatus, Field, FieldId, RecipientRole, RecipientStatus,
         reader_language,
@@ -40,53 +43,31 @@ use crate::{
     AppState,
     envelope::{Empty, success},
     error::ApiError,
-    extract::{ApiJson, AskedLanguage, ClientActor, query_once},
+    extract::{ApiJson, AskedLanguage, ClientActor, PASS_COOKIE, Signer, query_once},
 };
 
+mod embedded;
 mod views;
 
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/sign/{token}", get(page))
-        .route("/sign/{token}/session", get(session))
-        .route("/sign/{token}/consent", post(consent))
-        .route("/sign/{token}/submit", post(submit))
-        .route("/sign/{token}/decline", post(decline))
-        .route("/sign/{token}/auth", post(authenticate))
-        .route("/sign/{token}/auth/send", post(send_code))
-        // The file is read up to ATTACHMENT_MAX_MIB (known only at run time) by the handler.
-        .route(
-            "/sign/{token}/fields/{field_id}/attachment",
-            post(attach).layer(DefaultBodyLimit::disable()),
-        )
-}
-
-/// The cookie a browser that passed a link's check keeps, scoped to that link's path.
-const PASS_COOKIE: &str = "signet_signer_pass";
-
-/// The browser's pass for the link: its pass cookie's value, if it sent one.
-pub struct SignerPass(pub BrowserPass);
-
-impl<S: Send + Sync> FromRequestParts<S> for SignerPass {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(Self(BrowserPass::presented(cookie(
-            &parts.headers,
-            PASS_COOKIE,
-        ))))
+    let mut router = Router::new();
+    // A signing link's routes, and the same under an embedded session.
+    for base in ["/sign/{token}", "/embedded/{session}"] {
+        router = router
+            .route(base, get(page))
+            .route(&format!("{base}/session"), get(session))
+            .route(&format!("{base}/consent"), post(consent))
+            .route(&format!("{base}/submit"), post(submit))
+            .route(&format!("{base}/decline"), post(decline))
+            .route(&format!("{base}/auth"), post(authenticate))
+            .route(&format!("{base}/auth/send"), post(send_code))
+            // The file is read up to ATTACHMENT_MAX_MIB (known only at run time) by the handler.
+            .route(
+                &format!("{base}/fields/{{field_id}}/attachment"),
+                post(attach).layer(DefaultBodyLimit::disable()),
+            );
     }
-}
-
-fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value.to_owned())
+    router.route("/embed/{ticket}", get(embedded::open))
 }
 
 /// The code a signer types.
@@ -101,32 +82,46 @@ struct AuthView {
     method: signet_common::model::AuthMethod,
 }
 
-/// Checks the code; on success the browser gets its pass (an HttpOnly, SameSite=Strict cookie
-/// for this link's path, `Secure` when PUBLIC_URL is https).
+/// Checks the code; on success the browser gets its pass, a cookie for the path the code was
+/// given on. A link's: HttpOnly, SameSite=Strict, `Secure` when PUBLIC_URL is https. An
+/// embedded session's: the attributes of the session's own cookie (HttpOnly; Secure;
+/// SameSite=None; Partitioned), since a SameSite=Strict cookie is never sent from inside the
+/// integrator's frame on another site; it lasts no longer than the session.
 async fn authenticate(
     State(state): State<AppState>,
-    Path(token): Path<SigningToken>,
+    Signer(key, _): Signer,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<CodeInput>,
 ) -> Result<Response, ApiError> {
     let pass = signer_auth::check_code(
         &state.db.pool,
         &state.gates.hashing,
-        &token,
+        &key,
         &body.code,
         &actor,
         &state.notifier,
     )
     .await?;
-    let secure = match state.config.api.public_url.starts_with("https://") {
-        true => "; Secure",
-        false => "",
+    let max_age = PASS_HOURS * 3600;
+    let cookie = match &key {
+        SignerKey::Link(token) => {
+            let secure = match state.config.api.public_url.starts_with("https://") {
+                true => "; Secure",
+                false => "",
+            };
+            format!(
+                "{PASS_COOKIE}={pass}; Path=/sign/{}; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}",
+                token.reveal(),
+            )
+        }
+        SignerKey::Embedded { session, .. } => {
+            let max_age = max_age.min(state.config.signing.embed_session_ttl.as_secs() as i64);
+            format!(
+                "{PASS_COOKIE}={pass}; Path=/embedded/{}; Max-Age={max_age}; HttpOnly; Secure; SameSite=None; Partitioned",
+                session.0,
+            )
+        }
     };
-    let cookie = format!(
-        "{PASS_COOKIE}={pass}; Path=/sign/{}; HttpOnly; SameSite=Strict; Max-Age={}{secure}",
-        token.reveal(),
-        PASS_HOURS * 3600
-    );
     let mut response = success("Identity checked", Empty {});
     match HeaderValue::from_str(&cookie) {
         Ok(value) => {
@@ -142,10 +137,10 @@ async fn authenticate(
 /// (429 with `Retry-After`).
 async fn send_code(
     State(state): State<AppState>,
-    Path(token): Path<SigningToken>,
+    Signer(key, _): Signer,
     ClientActor(actor): ClientActor,
 ) -> Result<Response, ApiError> {
-    let method = signer_auth::send_code(&state.db.pool, &token, &actor, &state.notifier).await?;
+    let method = signer_auth::send_code(&state.db.pool, &key, &actor, &state.notifier).await?;
     Ok(success("Code sent", AuthView { method }))
 }
 
@@ -236,11 +231,10 @@ impl SessionView {
 /// The first call records VIEWED.
 async fn session(
     State(state): State<AppState>,
-    Path(token): Path<SigningToken>,
-    SignerPass(pass): SignerPass,
+    Signer(key, pass): Signer,
     ClientActor(actor): ClientActor,
 ) -> Result<Response, ApiError> {
-    let session = signing::open(&state.db.pool, &token, &pass, &actor, &state.notifier).await?;
+    let session = signing::open(&state.db.pool, &key, &pass, &actor, &state.notifier).await?;
     let file_url = session
         .may_download()
         .then(|| state.links.url(session.document.id, Utc::now()));
@@ -254,43 +248,32 @@ async fn session(
 /// them (`language`); required before `submit`.
 async fn consent(
     State(state): State<AppState>,
-    Path(token): Path<SigningToken>,
-    SignerPass(pass): SignerPass,
+    Signer(key, pass): Signer,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<ConsentInput>,
 ) -> Result<Response, ApiError> {
     let text = consent_text(&state, body.language);
-    signing::consent(
-        &state.db.pool,
-        &token,
-        &pass,
-        &text,
-        &actor,
-        &state.notifier,
-    )
-    .await?;
+    signing::consent(&state.db.pool, &key, &pass, &text, &actor, &state.notifier).await?;
     Ok(success("Consent recorded", Empty {}))
 }
 
 async fn submit(
     State(state): State<AppState>,
-    Path(token): Path<SigningToken>,
-    SignerPass(pass): SignerPass,
+    Signer(key, pass): Signer,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<SubmitInput>,
 ) -> Result<Response, ApiError> {
-    signing::submit(&state.db.pool, &token, &pass, body, &actor, &state.notifier).await?;
+    signing::submit(&state.db.pool, &key, &pass, body, &actor, &state.notifier).await?;
     Ok(success("Document signed successfully", Empty {}))
 }
 
 async fn decline(
     State(state): State<AppState>,
-    Path(token): Path<SigningToken>,
-    SignerPass(pass): SignerPass,
+    Signer(key, pass): Signer,
     ClientActor(actor): ClientActor,
     ApiJson(body): ApiJson<DeclineInput>,
 ) -> Result<Response, ApiError> {
-    signing::decline(&state.db.pool, &token, &pass, body, &actor, &state.notifier).await?;
+    signing::decline(&state.db.pool, &key, &pass, body, &actor, &state.notifier).await?;
     Ok(success("Document declined successfully", Empty {}))
 }
 
@@ -311,8 +294,9 @@ struct AttachmentView {
 /// gate as PDF uploads.
 async fn attach(
     State(state): State<AppState>,
-    Path((token, field_id)): Path<(SigningToken, FieldId)>,
-    SignerPass(pass): SignerPass,
+    Signer(key, pass): Signer,
+    // Whichever path it came by, the field's id is its second parameter.
+    Path((_, field_id)): Path<(String, FieldId)>,
     RawQuery(query): RawQuery,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -339,7 +323,7 @@ async fn attach(
         &state.db.pool,
         &state.store,
         &state.gates.pdf,
-        &token,
+        &key,
         &pass,
         upload,
         max_bytes,
@@ -356,17 +340,30 @@ async fn attach(
     Ok(success("File attached", view))
 }
 
-/// The page a signer opens from the e-mail. Fetching it records nothing (link scanners and
-/// previews fetch it too); its script asks for the session, which records VIEWED, once it has
-/// drawn the document.
+/// The page a signer opens from the e-mail, or in an embedded session. Fetching it records
+/// nothing (link scanners and previews fetch it too); its script asks for the session, which
+/// records VIEWED, once it has drawn the document. An embedded session's page may be framed by
+/// the account's allowed origins, and tells them what happens.
 async fn page(
     State(state): State<AppState>,
-    Path(token): Path<SigningToken>,
-    SignerPass(pass): SignerPass,
+    Signer(key, pass): Signer,
     AskedLanguage(asked): AskedLanguage,
 ) -> Response {
     let default = state.config.signing.default_language;
-    match signing::look(&state.db.pool, &token, &pass).await {
+    let embedding = match &key {
+        SignerKey::Link(_) => None,
+        SignerKey::Embedded { session, browser } => {
+            match embedding::for_browser(&state.db.pool, *session, browser).await {
+                Ok(Some(embedding)) => Some(embedding),
+                Ok(None) => {
+                    let refused = embedding::Refused::Session(*session);
+                    return embedded::refused(&state, refused, asked.unwrap_or(default)).await;
+                }
+                Err(e) => return ApiError::from(e).into_response(),
+            }
+        }
+    };
+    match signing::look(&state.db.pool, &key, &pass).await {
         Ok(session) => {
             // What the reader asked for, else the language their e-mails are in.
             let language = asked.unwrap_or_else(|| {
@@ -380,21 +377,26 @@ async fn page(
                 .may_download()
                 .then(|| state.links.url(session.document.id, Utc::now()));
             let page = SigningPage {
-                token: &token,
+                base: base(&key),
                 session: &session,
                 file_url: file_url.as_deref(),
                 language,
                 consent_text: consent_text(&state, language),
                 attachment_max_mib: state.config.limits.attachment_max_bytes / (1024 * 1024),
+                embedding: embedding.as_ref(),
             };
-            page.render().into_response()
+            let mut response = page.render().into_response();
+            if let Some(embedding) = &embedding {
+                embedded::allow_framing(&mut response, embedding);
+            }
+            response
         }
         Err(Error::SigningLinkNotFound) => {
             let language = asked.unwrap_or(default);
             (StatusCode::NOT_FOUND, views::not_found(language)).into_response()
         }
         Err(Error::SignerAuth(AuthRefusal::Required(_) | AuthRefusal::Locked(_))) => {
-            auth_page(&state, &token, asked).await
+            auth_page(&state, &key, asked, embedding.as_ref()).await
         }
         Err(e) => ApiError::from(e).into_response(),
     }
@@ -403,10 +405,16 @@ async fn page(
 /// The page of a link that asks for a code the browser has not given: the code form (or that
 /// the link is locked), and nothing of the document. Fetching it sends no code: the page's
 /// script asks for one (`/auth/send`) when none sent lately still works, and a button sends
-/// another.
-async fn auth_page(state: &AppState, token: &SigningToken, asked: Option<Language>) -> Response {
+/// another. An embedded session's code form may be framed by the account's allowed origins, as
+/// its signing page may, and tells them it is shown (or, locked, that it cannot be used).
+async fn auth_page(
+    state: &AppState,
+    key: &SignerKey,
+    asked: Option<Language>,
+    embedding: Option<&embedding::Embedding>,
+) -> Response {
     let default = state.config.signing.default_language;
-    match signer_auth::challenge(&state.db.pool, token).await {
+    match signer_auth::challenge(&state.db.pool, key).await {
         Ok(Some(challenge)) => {
             let language = asked.unwrap_or_else(|| {
                 reader_language(
@@ -420,16 +428,21 @@ async fn auth_page(state: &AppState, token: &SigningToken, asked: Option<Languag
                 false => StatusCode::UNAUTHORIZED,
             };
             let page = views::AuthPage {
-                token,
+                base: base(key),
                 challenge: &challenge,
                 language,
+                embedding,
             };
-            (
+            let mut response = (
                 status,
                 [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
                 page.render(),
             )
-                .into_response()
+                .into_response();
+            if let Some(embedding) = embedding {
+                embedded::allow_framing(&mut response, embedding);
+            }
+            response
         }
         // The recipient's method was removed meanwhile (the document was deleted): as unknown.
         Ok(None) | Err(Error::SigningLinkNotFound) => {
@@ -437,6 +450,14 @@ async fn auth_page(state: &AppState, token: &SigningToken, asked: Option<Languag
             (StatusCode::NOT_FOUND, views::not_found(language)).into_response()
         }
         Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+/// Where the page's script sends its requests: the path it was served under.
+fn base(key: &SignerKey) -> String {
+    match key {
+        SignerKey::Link(token) => format!("/sign/{}", token.reveal()),
+        SignerKey::Embedded { session, .. } => format!("/embedded/{}", session.0),
     }
 }
 

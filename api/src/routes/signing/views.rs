@@ -5,8 +5,7 @@ use chrono::Utc;
 use maud::{Markup, PreEscaped, html};
 use serde::Serialize;
 use signet_common::{
-    flows::{signer_auth::Challenge, signing::SigningSession},
-    infra::secrets::SigningToken,
+    flows::{embedding::Embedding, signer_auth::Challenge, signing::SigningSession},
     model::{AuthMethod, DocumentStatus, Field, FieldType, RecipientRole, RecipientStatus},
     wire::views::FieldView,
 };
@@ -24,6 +23,67 @@ pub(super) fn not_found(language: Language) -> Markup {
             p { (language.text("sign-not-found-text")) }
         },
     )
+}
+
+/// Why an embedded session's page cannot be shown (`signet:error`'s `reason`).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum EmbedRefusal {
+    /// The session's URL was opened before, or was not opened in time.
+    UrlUsed,
+    /// This browser holds no unexpired session: it ended, or the browser did not keep the
+    /// session's cookie (third-party cookies blocked in a frame).
+    SessionEnded,
+}
+
+impl EmbedRefusal {
+    fn reason(self) -> &'static str {
+        match self {
+            Self::UrlUsed => "url_used_or_expired",
+            Self::SessionEnded => "session_unavailable",
+        }
+    }
+}
+
+/// The page of an embedded session that cannot be used here: said in words, and told to the
+/// frame's parent as `signet:error`.
+pub(super) fn embed_refused(
+    language: Language,
+    refusal: EmbedRefusal,
+    embedding: &Embedding,
+) -> Markup {
+    let (heading, text) = match refusal {
+        EmbedRefusal::UrlUsed => ("sign-embed-used-heading", "sign-embed-used-text"),
+        EmbedRefusal::SessionEnded => ("sign-embed-ended-heading", "sign-embed-ended-text"),
+    };
+    let announce = serde_json::json!({"type": "signet:error", "reason": refusal.reason()});
+    layout_in(
+        language,
+        &language.text(heading),
+        html! {
+            h1 { (language.text(heading)) }
+            p { (language.text(text)) }
+            (embed_script(embedding, Some(announce)))
+        },
+    )
+}
+
+/// What `embedded.mjs` needs to tell the page that frames this one what happens: the origins
+/// it may tell, the ids, the `returnUrl`, and what to tell at once on a page without the
+/// signing script (`announce`).
+fn embed_script(embedding: &Embedding, announce: Option<serde_json::Value>) -> Markup {
+    let data = serde_json::json!({
+        "origins": embedding.frame_origins,
+        "documentId": embedding.document_id,
+        "recipientId": embedding.recipient_id,
+        "returnUrl": embedding.return_url,
+        "announce": announce,
+    });
+    // Inside a <script> element: no "</" may end it early.
+    let data = data.to_string().replace('<', "\\u003c");
+    html! {
+        script #embed-data type="application/json" { (PreEscaped(data)) }
+        script type="module" src=(format!("{}/embedded.mjs", assets::BASE)) {}
+    }
 }
 
 /// The page's own style. CJK text is drawn with the final PDF's CJK face ("Signet CJK"), listed
@@ -108,13 +168,16 @@ struct PageField {
 }
 
 pub(super) struct SigningPage<'a> {
-    pub token: &'a SigningToken,
+    /// The path the page was served under, where its script sends its requests.
+    pub base: String,
     pub session: &'a SigningSession,
     pub file_url: Option<&'a str>,
     pub language: Language,
     pub consent_text: String,
     /// ATTACHMENT_MAX_MIB, which the file input's label states.
     pub attachment_max_mib: usize,
+    /// The embedded session the page is shown in, if any.
+    pub embedding: Option<&'a Embedding>,
 }
 
 impl SigningPage<'_> {
@@ -232,7 +295,7 @@ impl SigningPage<'_> {
             })
             .collect();
         let data = serde_json::json!({
-            "base": format!("/sign/{}", self.token.reveal()),
+            "base": self.base,
             "language": l.tag(),
             "color": self.session.recipient.color_code,
             "canAct": self.session.can_act(),
@@ -346,6 +409,10 @@ impl SigningPage<'_> {
                     script #signing-data type="application/json" { (PreEscaped(self.script_data())) }
                     script type="module" src=(format!("{}/sign-page.mjs", assets::BASE)) {}
                 }
+                @if let Some(embedding) = self.embedding {
+                    // The signing script says when it is ready; a page without it, at once.
+                    (embed_script(embedding, self.file_url.is_none().then(|| serde_json::json!({"type": "signet:ready"}))))
+                }
             },
         )
     }
@@ -355,12 +422,28 @@ impl SigningPage<'_> {
 /// form, or that the link is locked. Nothing of the document: no title, pages, message or
 /// file link; its `<title>` is the form's heading.
 pub(super) struct AuthPage<'a> {
-    pub token: &'a SigningToken,
+    /// Where the form's script sends the code: the path the page was served under (a link's
+    /// `/sign/{token}` or an embedded session's `/embedded/{session}`).
+    pub base: String,
     pub challenge: &'a Challenge,
     pub language: Language,
+    /// The embedded session the form is shown in, if it is.
+    pub embedding: Option<&'a Embedding>,
 }
 
 impl AuthPage<'_> {
+    /// What an embedded code form tells the frame's parent at once: that it is shown, naming
+    /// the method the signer is asked for (`signet:ready`, `authentication`), or, locked, that
+    /// it cannot be used (`signet:error`, `authentication_locked`).
+    fn announce(&self) -> serde_json::Value {
+        match self.challenge.locked {
+            true => serde_json::json!({"type": "signet:error", "reason": "authentication_locked"}),
+            false => {
+                serde_json::json!({"type": "signet:ready", "authentication": self.challenge.method})
+            }
+        }
+    }
+
     fn script_data(&self) -> String {
         let l = self.language;
         let words: serde_json::Map<String, serde_json::Value> = [
@@ -376,7 +459,7 @@ impl AuthPage<'_> {
         .map(|id| (id.to_owned(), l.text(id).into()))
         .collect();
         let data = serde_json::json!({
-            "base": format!("/sign/{}", self.token.reveal()),
+            "base": self.base,
             "method": self.challenge.method,
             // A code sent lately still works: the page does not ask for another by itself.
             "codeLive": self.challenge.code_live,
@@ -432,6 +515,9 @@ impl AuthPage<'_> {
                     script type="module" src=(format!("{}/sign-auth.mjs", assets::BASE)) {}
                 }
                 style { (PreEscaped(format!("{}{SIGNING_STYLE}", assets::font_faces()))) }
+                @if let Some(embedding) = self.embedding {
+                    (embed_script(embedding, Some(self.announce())))
+                }
             },
         )
     }

@@ -1,7 +1,11 @@
 //! What recipients read: the language of their e-mails and certificates when none was given,
 //! and the disclosure shown before they sign.
 
+use std::time::Duration;
+
 use serde::Deserialize;
+
+use super::de;
 
 #[derive(Clone, Deserialize)]
 #[serde(default)]
@@ -14,6 +18,18 @@ pub struct SigningSettings {
     /// language) instead of the catalogues' default before a signer's first field.
     #[serde(rename = "SIGNING_CONSENT_TEXT", deserialize_with = "trimmed")]
     pub consent_text: Option<String>,
+    /// EMBED_TICKET_TTL_SECS: how long an embedded signing session's URL may be opened (once).
+    #[serde(
+        rename = "EMBED_TICKET_TTL_SECS",
+        deserialize_with = "de::positive_secs"
+    )]
+    pub embed_ticket_ttl: Duration,
+    /// EMBED_SESSION_TTL_SECS: how long the browser that opened it may sign through it.
+    #[serde(
+        rename = "EMBED_SESSION_TTL_SECS",
+        deserialize_with = "de::positive_secs"
+    )]
+    pub embed_session_ttl: Duration,
 }
 
 impl Default for SigningSettings {
@@ -21,6 +37,8 @@ impl Default for SigningSettings {
         Self {
             default_language: signet_i18n::Language::English,
             consent_text: None,
+            embed_ticket_ttl: Duration::from_secs(300),
+            embed_session_ttl: Duration::from_secs(3600),
         }
     }
 }

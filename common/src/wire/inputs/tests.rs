@@ -41,6 +41,7 @@ fn recipient(email: &str) -> RecipientInput {
         phone_number: None,
         language: None,
         signing_order: None,
+        embedded: false,
         authentication: None,
     }
 }

@@ -1,4 +1,5 @@
-//! The API settings page: key, usage, webhook URL, signing secret and deliveries.
+//! The API settings page: key, usage, webhook URL, signing secret, deliveries, and the origins
+//! allowed to frame embedded signing.
 
 use chrono::{DateTime, Utc};
 use maud::{Markup, html};
@@ -28,6 +29,8 @@ pub(in crate::routes::console) struct Settings<'a> {
     pub used: i32,
     pub resets: Option<DateTime<Utc>>,
     pub deliveries: &'a [Delivery],
+    /// The origins allowed to frame the account's embedded signing pages.
+    pub embed_origins: &'a [String],
     pub flash: &'a Flash,
 }
 
@@ -39,6 +42,7 @@ pub(in crate::routes::console) fn settings(view: Settings<'_>) -> Markup {
         used,
         resets,
         deliveries,
+        embed_origins,
         flash,
     } = view;
     let csrf = csrf_field(token);
@@ -105,6 +109,16 @@ pub(in crate::routes::console) fn settings(view: Settings<'_>) -> Markup {
                         }
                     }
                 }
+            }
+        }
+        section.card id="embedding" {
+            h2 { "Embedded signing" }
+            p { "The origins that may show your recipients' signing pages inside your product (in a frame) and receive their messages. One per line: " code { "https://app.example.com" } " (" code { "http" } " only for localhost); at most 20." }
+            form method="post" action="/app/settings/api/embedding" {
+                (csrf)
+                label for="embed-origins" { "Allowed origins (empty: none)" }
+                textarea id="embed-origins" name="origins" rows="4" placeholder="https://app.example.com" { (embed_origins.join("\n")) }
+                button.primary type="submit" { "Save" }
             }
         }
     }
