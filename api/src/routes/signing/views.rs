@@ -322,12 +322,7 @@ impl SigningPage<'_> {
             l,
             &document.title,
             html! {
-                nav.languages aria-label=(l.text("sign-languages")) {
-                    @for other in Language::ALL {
-                        a href=(format!("?lang={}", other.tag())) lang=(other.tag()) hreflang=(other.tag())
-                            aria-current=[(other == l).then_some("true")] { (other.name()) }
-                    }
-                }
+                (language_links(l))
                 h1 dir="auto" { (document.title) }
                 p { (PreEscaped(l.format_html("sign-for", &[("name", &recipient.name)]))) }
                 @if let Some(note) = state_message(session, l) { p.banner id="state" role="status" { (note) } }
@@ -481,12 +476,7 @@ impl AuthPage<'_> {
             l,
             &heading,
             html! {
-                nav.languages aria-label=(l.text("sign-languages")) {
-                    @for other in Language::ALL {
-                        a href=(format!("?lang={}", other.tag())) lang=(other.tag()) hreflang=(other.tag())
-                            aria-current=[(other == l).then_some("true")] { (other.name()) }
-                    }
-                }
+                (language_links(l))
                 h1 { (heading) }
                 @if self.challenge.locked {
                     p.banner #state role="status" { (l.text("sign-auth-locked")) }
@@ -548,5 +538,17 @@ mod tests {
             .filter(|c| !assets::page_font_has(*c))
             .collect();
         assert_eq!(missing, "", "run scripts/web-fonts.sh");
+    }
+}
+
+/// The links to the same page in every language Signet speaks, each named in itself.
+fn language_links(current: Language) -> Markup {
+    html! {
+        nav.languages aria-label=(current.text("sign-languages")) {
+            @for other in Language::ALL {
+                a href=(format!("?lang={}", other.tag())) lang=(other.tag()) hreflang=(other.tag())
+                    aria-current=[(other == current).then_some("true")] { (other.name()) }
+            }
+        }
     }
 }
