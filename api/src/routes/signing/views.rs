@@ -513,6 +513,18 @@ impl AuthPage<'_> {
     }
 }
 
+/// The links to the same page in every language Signet speaks, each named in itself.
+fn language_links(current: Language) -> Markup {
+    html! {
+        nav.languages aria-label=(current.text("sign-languages")) {
+            @for other in Language::ALL {
+                a href=(format!("?lang={}", other.tag())) lang=(other.tag()) hreflang=(other.tag())
+                    aria-current=[(other == current).then_some("true")] { (other.name()) }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -538,17 +550,5 @@ mod tests {
             .filter(|c| !assets::page_font_has(*c))
             .collect();
         assert_eq!(missing, "", "run scripts/web-fonts.sh");
-    }
-}
-
-/// The links to the same page in every language Signet speaks, each named in itself.
-fn language_links(current: Language) -> Markup {
-    html! {
-        nav.languages aria-label=(current.text("sign-languages")) {
-            @for other in Language::ALL {
-                a href=(format!("?lang={}", other.tag())) lang=(other.tag()) hreflang=(other.tag())
-                    aria-current=[(other == current).then_some("true")] { (other.name()) }
-            }
-        }
     }
 }
