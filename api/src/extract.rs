@@ -18,7 +18,7 @@ use ipnet::IpNet;
 use serde::de::DeserializeOwned;
 use signet_common::{
     Problem,
-    flows::{signer_auth::BrowserPass, signing::SignerKey},
+    flows::signer_key::{BrowserPass, SignerKey},
     infra::{
         limits::{KeyPermit, Running},
         secrets::{EmbedSecret, SigningToken},

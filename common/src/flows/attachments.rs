@@ -11,8 +11,8 @@ use sqlx::{PgConnection, PgPool};
 use crate::{
     error::{Error, Problem, Result, Rule},
     flows::{
-        signer_auth::BrowserPass,
-        signing::{self, SignerKey},
+        signer_key::{BrowserPass, SignerKey},
+        signing,
     },
     infra::{files::FileStore, pdf_sandbox::PdfSandbox},
     model::{AttachmentId, Document, FieldId, FieldType, Recipient, RecipientId},

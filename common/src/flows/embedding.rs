@@ -1,7 +1,7 @@
 //! Embedded signing (issue #34): the account's allowed origins, a recipient's signing session
 //! (a single-use ticket URL that becomes a session bound to the browser that opened it), and
 //! what the page needs to know of it. The signing itself is `flows::signing`, reached through
-//! [`SignerKey::Embedded`](crate::flows::signing::SignerKey).
+//! [`SignerKey::Embedded`](crate::flows::signer_key::SignerKey).
 
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;

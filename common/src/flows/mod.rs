@@ -14,6 +14,7 @@ pub mod invitations;
 pub mod reminders;
 pub mod sign_in;
 pub mod signer_auth;
+pub mod signer_key;
 pub mod signing;
 pub mod sms_delivery;
 pub mod templates;

@@ -14,7 +14,7 @@ use crate::{
     error::{AuthRefusal, Error, Result},
     flows::{
         sign_in,
-        signing::{self, SignerKey},
+        signer_key::{self, BrowserPass, SignerKey},
     },
     infra::{
         limits::Workers,
@@ -36,32 +36,6 @@ pub const SENDS_PER_HOUR: i64 = 5;
 /// How long a browser's pass lasts (its cookie's `Max-Age`).
 pub const PASS_HOURS: i64 = 12;
 
-/// What a browser presents for a signing link: the value of its pass cookie, if it has one.
-#[derive(Clone, Default)]
-pub struct BrowserPass(Option<String>);
-
-impl BrowserPass {
-    /// The cookie's value as the browser sent it.
-    pub fn presented(value: Option<String>) -> Self {
-        Self(value.filter(|v| !v.is_empty() && v.len() <= 128))
-    }
-
-    /// No pass: what a caller that has none (the CLI, a job) presents.
-    pub fn none() -> Self {
-        Self(None)
-    }
-}
-
-impl std::fmt::Debug for BrowserPass {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "BrowserPass(..)"
-        } else {
-            "BrowserPass(none)"
-        })
-    }
-}
-
 /// The one check every signing action passes: a recipient whose link asks for a code must be
 /// unlocked and have passed in this browser (an unexpired pass for their method).
 pub async fn gate(
@@ -75,7 +49,7 @@ pub async fn gate(
     if recipient.auth_locked_at.is_some() {
         return Err(AuthRefusal::Locked(method).into());
     }
-    if let Some(value) = &pass.0 {
+    if let Some(value) = pass.presented_value() {
         let hash = secrets::sha256(value.as_bytes());
         if signer_auth::has_pass(conn, recipient.id, method, &hash).await? {
             return Ok(());
@@ -98,7 +72,7 @@ pub struct Challenge {
 
 /// The challenge of a link that asks for a code; `None` when it asks for none.
 pub async fn challenge(pool: &PgPool, key: &SignerKey) -> Result<Option<Challenge>> {
-    let (mut tx, document, recipient) = signing::begin_unchecked(pool, key).await?;
+    let (mut tx, document, recipient) = signer_key::begin_unchecked(pool, key).await?;
     let Some(method) = recipient.auth_method.0 else {
         return Ok(None);
     };
@@ -145,7 +119,7 @@ pub async fn send_code(
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<AuthMethod> {
-    let (mut tx, document, recipient) = signing::begin_unchecked(pool, key).await?;
+    let (mut tx, document, recipient) = signer_key::begin_unchecked(pool, key).await?;
     let method = recipient.auth_method.0.ok_or(AuthRefusal::NoneAsked)?;
     if !method.is_one_time() {
         return Err(AuthRefusal::NotSent.into());
@@ -209,7 +183,7 @@ pub async fn check_code(
     actor: &Actor,
     notifier: &Notifier,
 ) -> Result<String> {
-    let (_, _, recipient_id) = signing::locate(pool, key).await?;
+    let (_, _, recipient_id) = signer_key::locate(pool, key).await?;
     let found = {
         let mut conn = pool.acquire().await?;
         recipients::find(&mut conn, recipient_id).await?
@@ -235,7 +209,7 @@ pub async fn check_code(
     } else {
         false
     };
-    let (mut tx, document, recipient) = signing::begin_unchecked(pool, key).await?;
+    let (mut tx, document, recipient) = signer_key::begin_unchecked(pool, key).await?;
     if recipient.auth_locked_at.is_some() || recipient.auth_method.0 != Some(method) {
         return Err(AuthRefusal::Locked(method).into());
     }

@@ -8,39 +8,21 @@ use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Conflict, Error, Problem, Result, Rule},
     flows::{
-        invitations,
-        signer_auth::{self, BrowserPass},
+        invitations, signer_auth,
+        signer_key::{BrowserPass, SignerKey, begin_unchecked},
     },
-    infra::{
-        notify::Notifier,
-        secrets::{EmbedSecret, SigningToken},
-    },
+    infra::notify::Notifier,
     model::{
-        AccountId, Actor, AttachmentId, Document, DocumentId, DocumentStatus, EmbeddedSessionId,
-        Field, FieldId, FieldType, Recipient, RecipientId, RecipientRole, RecipientStatus,
-        field_values,
+        Actor, AttachmentId, Document, DocumentStatus, Field, FieldId, FieldType, Recipient,
+        RecipientId, RecipientRole, RecipientStatus, field_values,
     },
-    store::{attachments, documents, embedded_sessions, fields, recipients},
+    store::{attachments, documents, fields, recipients},
     wire::inputs::{DeclineInput, SubmitInput},
 };
 
 pub use crate::model::field_values::{
     MAX_SIGNATURE_IMAGE_BYTES, MAX_TEXT_CHARS, MAX_TYPED_SIGNATURE_CHARS, normalise_value,
 };
-
-/// How a signer reaches their document: every action below takes one, and finds the
-/// recipient through it ([`begin`]).
-#[derive(Debug, Clone)]
-pub enum SignerKey {
-    /// The token of their signing link (the invitation's, or a reminder's).
-    Link(SigningToken),
-    /// An embedded signing session (`flows::embedding`), with the cookie of the browser it is
-    /// bound to.
-    Embedded {
-        session: EmbeddedSessionId,
-        browser: EmbedSecret,
-    },
-}
 
 /// A recipient's view of their document.
 #[derive(Debug, Clone)]
@@ -242,43 +224,6 @@ pub(crate) async fn begin(
     let (mut tx, document, recipient) = begin_unchecked(pool, key).await?;
     signer_auth::gate(&mut tx, &recipient, pass).await?;
     Ok((tx, document, recipient))
-}
-
-/// [`begin`] without the authentication gate: only for the gate's own steps (sending and
-/// checking a code), which show nothing of the document.
-pub(crate) async fn begin_unchecked(
-    pool: &PgPool,
-    key: &SignerKey,
-) -> Result<(
-    sqlx::Transaction<'static, sqlx::Postgres>,
-    Document,
-    Recipient,
-)> {
-    let (account_id, document_id, recipient_id) = locate(pool, key).await?;
-    let mut tx = pool.begin().await?;
-    let document = documents::lock(&mut tx, account_id, document_id).await?;
-    // Re-read under the lock: the first read may predate a concurrent action.
-    let recipient = recipients::find(&mut tx, recipient_id).await?;
-    Ok((tx, document, recipient))
-}
-
-/// Whom the key names, without a lock: the account, document and recipient; 404 for an
-/// unknown token, or a session that is not this browser's or has expired.
-pub(crate) async fn locate(
-    pool: &PgPool,
-    key: &SignerKey,
-) -> Result<(AccountId, DocumentId, RecipientId)> {
-    match key {
-        SignerKey::Link(token) => recipients::find_by_token_hash(pool, &token.hash())
-            .await?
-            .map(|r| (r.account_id, r.document_id, r.id)),
-        SignerKey::Embedded { session, browser } => {
-            embedded_sessions::find_for_browser(pool, *session, &browser.hash())
-                .await?
-                .map(|s| (s.account_id, s.document_id, s.recipient_id))
-        }
-    }
-    .ok_or(Error::SigningLinkNotFound)
 }
 
 async fn record_view(

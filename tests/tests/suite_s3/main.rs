@@ -120,6 +120,15 @@ const LEFT_OUT: &[&str] = &[
     // Bulk sends are rows, jobs and e-mails; their documents share the template's original,
     // stored through the paths templates checks (and a thousand documents is not cheap).
     "bulk_sends",
+    // The event feed is rows in PostgreSQL and webhook bodies; nothing of the store.
+    "events",
+    // The code gate is rows, cookies and e-mails or SMS; the certificate it adds a line to is
+    // stored and read back through the paths signing_flow checks here.
+    "signer_auth",
+    // Embedded sessions reach the same signing flows through another key and path; an
+    // attachment's and the final PDF's store paths are checked here by attachments and
+    // signing_flow.
+    "embedded_signing",
 ];
 
 /// Every module of `suite` runs here too, unless it is left out on purpose above.

@@ -25,7 +25,8 @@ use signet_common::{
         attachments::{self, Upload},
         embedding,
         signer_auth::{self, PASS_HOURS},
-        signing::{self, SignerKey, SigningSession},
+        signer_key::SignerKey,
+        signing::{self, SigningSession},
     },
     model::{
         AttachmentId, DocumentId, DocumentStatus, Field, FieldId, RecipientRole, RecipientStatus,
