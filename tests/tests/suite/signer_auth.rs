@@ -772,3 +772,109 @@ async fn authentication_is_checked_where_it_is_given() {
         (400, Some("This signing link asks for no code"))
     );
 }
+
+/// The code form in a real browser (Chromium, driven by tests/browser/sign-auth.mjs), used with
+/// the keyboard alone, in English and in Hebrew (right to left): it shows nothing of the
+/// document, axe-core finds nothing serious, a wrong code is announced as an alert, and the
+/// right code, sent with Enter, opens the document's signing page at its consent step.
+#[tokio::test]
+async fn the_code_form_works_with_the_keyboard_in_a_real_browser() {
+    use signet_i18n::Language;
+
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let (account, key) = app.account(1000).await;
+    let doc = send(
+        &app,
+        account,
+        &key,
+        json!([{"name": "Ann Example", "email": ANN, "role": "SIGNER", "language": "en",
+                "authentication": {"method": "ACCESS_CODE", "accessCode": ACCESS_CODE}}]),
+    )
+    .await;
+    let link = &invitations(&mailbox, 1).await[ANN];
+
+    let wrong = "blue-harbour-41";
+    let runs = json!([
+        {"name": "en", "link": link, "locale": "en-GB", "code": ACCESS_CODE, "wrong": wrong,
+         "shot": "11-signer-auth-en"},
+        {"name": "he", "link": format!("{link}?lang=he"), "locale": "he-IL", "code": ACCESS_CODE,
+         "wrong": wrong, "shot": "12-signer-auth-he"},
+    ]);
+    let findings = signet_tests::BrowserScript::new("sign-auth.mjs")
+        .env("RUNS", runs.to_string())
+        .env("TITLE", TITLE)
+        .env("SHOTS", signet_tests::screenshots_dir())
+        .findings()
+        .await;
+    assert!(findings.get("error").is_none(), "{}", findings["error"]);
+    // Only the answers the form is meant to get: the page's 401 and the wrong codes' 400.
+    for error in findings["consoleErrors"].as_array().unwrap() {
+        let error = error.as_str().unwrap();
+        assert!(
+            error.contains("Failed to load resource")
+                && (error.contains("401") || error.contains("400")),
+            "{findings}"
+        );
+    }
+
+    for (seen, language) in [
+        (&findings["runs"][0], Language::English),
+        (&findings["runs"][1], Language::Hebrew),
+    ] {
+        let heading = language.text("sign-auth-heading");
+        assert_eq!(seen["violations"], json!([]), "{seen}");
+        assert_eq!(seen["status"], 401, "{seen}");
+        assert_eq!(seen["lang"], language.tag(), "{seen}");
+        assert_eq!(seen["dir"], language.direction(), "{seen}");
+        // Nothing of the document: its title is the form's heading.
+        let title = seen["titleBefore"].as_str().unwrap();
+        assert!(title.contains(&heading) && !title.contains(TITLE), "{seen}");
+        assert_eq!(seen["headingBefore"], heading.as_str(), "{seen}");
+        assert_eq!(seen["textShowsTitle"], false, "{seen}");
+        assert_eq!(seen["pagesBefore"], 0, "{seen}");
+        assert_eq!(
+            seen["codeLabel"],
+            language.text("sign-auth-code-label").as_str()
+        );
+        // Keyboard: Tab reaches the box, then the button; Enter sends.
+        assert_eq!(seen["focusOnSubmit"], "auth-submit", "{seen}");
+        // The wrong code is announced, and the box is marked, emptied and focused again.
+        let wrong_text = language.text("sign-auth-wrong");
+        assert_eq!(
+            seen["error"],
+            json!({"text": wrong_text, "role": "alert", "visible": true}),
+            "{seen}"
+        );
+        assert!(
+            seen["alerts"]
+                .as_array()
+                .unwrap()
+                .contains(&json!(wrong_text)),
+            "{seen}"
+        );
+        assert_eq!(
+            seen["afterWrong"],
+            json!({"focus": "auth-code", "invalid": "true",
+                   "describedBy": "auth-explained auth-error", "value": ""}),
+            "{seen}"
+        );
+        // The right code opens the document, in the same language, at its consent step.
+        assert_eq!(seen["langAfter"], language.tag(), "{seen}");
+        assert_eq!(seen["dirAfter"], language.direction(), "{seen}");
+        assert!(
+            seen["titleAfter"].as_str().unwrap().contains(TITLE),
+            "{seen}"
+        );
+        assert_eq!(seen["headingAfter"], TITLE, "{seen}");
+        assert_eq!(seen["consentVisible"], true, "{seen}");
+        assert_eq!(seen["codeFormAfter"], 0, "{seen}");
+        assert_eq!(seen["pagesShown"], 1, "{seen}");
+    }
+
+    // Each browser gave one wrong code, then the right one, which starts the count again.
+    let view = recipient(&app, &key, doc, ANN).await;
+    assert_eq!(view["authentication"]["failedAttempts"], 0, "{view}");
+    assert!(view["authentication"]["passedAt"].is_string(), "{view}");
+}
