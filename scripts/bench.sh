@@ -13,6 +13,8 @@ ensure_postgres
 command -v wrk >/dev/null || apt_install wrk
 command -v pgbench >/dev/null || apt_install postgresql-contrib
 command -v pdfunite >/dev/null || apt_install poppler-utils
+# Postfix's smtp-sink and smtp-source: the SMTP peer of the queue case, faster than the dispatch.
+command -v smtp-sink >/dev/null || { echo "postfix postfix/main_mailer_type select No configuration" | as_root debconf-set-selections; apt_install postfix; }
 if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
     log "installing aiosmtpd (the benchmark's loopback SMTP server)"
     python3 -m pip install --quiet aiosmtpd >&2 ||

@@ -617,7 +617,7 @@ impl Actor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::infra::jobs::{CheckCompletion, DeliverWebhook, DispatchEmail, DispatchSms};
+    use crate::infra::jobs::CheckCompletion;
 
     #[test]
     fn typed_ids_read_and_write_as_their_uuid() {
@@ -630,32 +630,6 @@ mod tests {
         let job = CheckCompletion { document_id: id };
         assert_eq!(serde_json::to_string(&job).unwrap(), json);
         assert_eq!(serde_json::from_str::<CheckCompletion>(&json).unwrap(), job);
-    }
-
-    #[test]
-    fn outbox_job_payloads_read_and_write_as_before() {
-        let uuid = Uuid::now_v7();
-        let email = DispatchEmail {
-            email_id: EmailId(uuid),
-        };
-        let json = format!(r#"{{"email_id":"{uuid}"}}"#);
-        assert_eq!(serde_json::to_string(&email).unwrap(), json);
-        assert_eq!(serde_json::from_str::<DispatchEmail>(&json).unwrap(), email);
-        let sms = DispatchSms {
-            sms_id: SmsId(uuid),
-        };
-        let json = format!(r#"{{"sms_id":"{uuid}"}}"#);
-        assert_eq!(serde_json::to_string(&sms).unwrap(), json);
-        assert_eq!(serde_json::from_str::<DispatchSms>(&json).unwrap(), sms);
-        let webhook = DeliverWebhook {
-            delivery_id: WebhookDeliveryId(uuid),
-        };
-        let json = format!(r#"{{"delivery_id":"{uuid}"}}"#);
-        assert_eq!(serde_json::to_string(&webhook).unwrap(), json);
-        assert_eq!(
-            serde_json::from_str::<DeliverWebhook>(&json).unwrap(),
-            webhook
-        );
     }
 
     #[test]

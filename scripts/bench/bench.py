@@ -9,9 +9,12 @@ aiosmtpd first. Settings (environment):
   BENCH_CONNECTIONS  wrk's open connections to the API (default 32)
   BENCH_SIZES        documents in the list accounts (default 100,100000,1000000)
   BENCH_ONLY         comma-separated case groups to run: lists (search: only its searches),
-                     hot,detail,send,sms,seal,email,completion,expiry,bulk,events (default all)
+                     hot,detail,send,sms,seal,email,completion,expiry,bulk,events,queue
+                     (default all)
   BENCH_BULK_ROWS    rows of the bulk case's bulk send (default 10000)
   BENCH_EVENTS       events in the event feed case's account (default 10000)
+  BENCH_BACKLOG      queued invitations of one account in the queue case (default 100000)
+  BENCH_MESSAGES     queued SMS and webhook deliveries in the queue case (default 20000)
   DATABASE_URL       admin URL; the benchmark creates and drops its own database signet_bench
   DATABASE_MAX_CONNECTIONS  the API's and worker's pool (default 8); pgbench gets as many
 
@@ -46,6 +49,8 @@ ONLY = set(filter(None, os.environ.get("BENCH_ONLY", "").split(",")))
 ADMIN_URL = os.environ.get("DATABASE_URL", "postgres://signet:signet@127.0.0.1:5432/signet")
 BULK_ROWS = int(os.environ.get("BENCH_BULK_ROWS", "10000"))
 EVENTS = int(os.environ.get("BENCH_EVENTS", "10000"))
+BACKLOG = int(os.environ.get("BENCH_BACKLOG", "100000"))
+MESSAGES = int(os.environ.get("BENCH_MESSAGES", "20000"))
 WORK = Path(tempfile.mkdtemp(prefix="signet-bench-"))
 
 results = []  # (group, case, api figure, sql figure, ratio, note)
@@ -589,12 +594,172 @@ def seal_timing():
            f"{figures['dss_median_ms']:.0f} ms", "PAdES B-LT, without the network time")
 
 
-def queue_ceiling():
+def queue_ceiling(jobs=20000, accounts=1):
+    """No-op messages through the outbox machinery (examples/queue_ceiling.rs)."""
     out = subprocess.run(
         [str(RELEASE / "examples" / "queue_ceiling")],
-        env=base_env(QUEUE_CEILING_JOBS="5000"), check=True, capture_output=True, text=True,
+        env=base_env(QUEUE_CEILING_JOBS=str(jobs), QUEUE_CEILING_ACCOUNTS=str(accounts)),
+        check=True, capture_output=True, text=True,
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+class PostfixSink:
+    """Postfix's smtp-sink on loopback (Debian's `postfix` package): accepts every message and
+    keeps none; ~3,000 messages/s on this machine, faster than the dispatch it takes."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.process = Process(["smtp-sink", "-u", "nobody", f"127.0.0.1:{self.port}", "1024"],
+                               os.environ, f"smtp-sink-{self.port}")
+        wait_port(self.port)
+
+    def ceiling(self, messages=20000, sessions=32):
+        """Messages/s that Postfix's smtp-source (32 sessions) gets the sink to take."""
+        started = time.time()
+        subprocess.run(["smtp-source", "-s", str(sessions), "-m", str(messages), "-l", "2000",
+                        "-f", "bench@signet.test", "-t", "sink@signet.test",
+                        f"127.0.0.1:{self.port}"], check=True, capture_output=True)
+        return messages / (time.time() - started)
+
+
+class HttpSink:
+    """scripts/bench/http_sink.py: answers every request at once with 201 (Twilio's shape)."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.process = Process([sys.executable, str(Path(__file__).parent / "http_sink.py"),
+                                str(self.port)], os.environ, f"http-sink-{self.port}")
+        wait_port(self.port)
+
+
+def wait_port(port, within=30):
+    deadline = time.time() + within
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"nothing listens on port {port}")
+
+
+def seed_queued(acct, template, n, sms=False):
+    """n SENT documents of `acct`, each with its signer's invitation queued in the outbox (as a
+    send leaves it), written in SQL: an e-mail each, or with `sms` an SMS each."""
+    seed_drafts(template, acct, n, phone=sms)
+    psql(f"UPDATE documents SET status = 'SENT', sent_at = now() "
+         f"WHERE account_id = '{acct['id']}' AND status = 'DRAFT' AND id <> '{template}'")
+    if sms:
+        psql(f"""INSERT INTO outbound_sms (id, account_id, document_id, recipient_id, kind, to_e164, link_token)
+                 SELECT gen_random_uuid(), account_id, document_id, id, 'INVITATION', phone_e164,
+                        'bench' || replace(id::text, '-', '')
+                 FROM recipients WHERE account_id = '{acct['id']}' AND document_id <> '{template}'""")
+    else:
+        psql(f"""INSERT INTO outbound_emails (id, account_id, document_id, recipient_id, kind, message_id, link_token)
+                 SELECT gen_random_uuid(), account_id, document_id, id, 'INVITATION',
+                        '<' || gen_random_uuid() || '@bench.test>', 'bench' || replace(id::text, '-', '')
+                 FROM recipients WHERE account_id = '{acct['id']}' AND document_id <> '{template}'""")
+    psql("VACUUM ANALYZE outbound_emails, outbound_sms, documents, recipients")
+
+
+def drain_rate(table, where, started, done_status):
+    """Waits until no row of `table` matching `where` is PENDING; rows/s from the worker's start
+    to the last outcome written, and the seconds that took."""
+    while int(psql(f"SELECT count(*) FROM {table} WHERE {where} AND status = 'PENDING'")) > 0:
+        if time.time() - started > 1800:
+            raise SystemExit(f"{table} did not drain within 30 minutes")
+        time.sleep(0.25)
+    stamp = "updated_at" if table == "webhook_deliveries" else "sent_at"
+    n, last = psql(f"SELECT count(*), extract(epoch FROM max({stamp})) FROM {table} "
+                   f"WHERE {where} AND status = '{done_status}'").split("|")
+    took = float(last) - started
+    return int(n) / took, took
+
+
+def queue(api):
+    """The job queue at volume (issue #35): the no-op ceiling of the outbox machinery, e-mail
+    dispatch to Postfix's smtp-sink, another account's single sends while one account's backlog
+    of BACKLOG invitations drains, and SMS and webhook dispatch to a loopback HTTP receiver.
+    Every worker runs with its defaults (pools of DATABASE_MAX_CONNECTIONS, default
+    concurrency)."""
+    for accounts in (1, 100):
+        ceiling = queue_ceiling(accounts=accounts)
+        record("queue", f"no-op outbox messages, {ceiling['jobs']:,} of {accounts} account(s) (the queue's ceiling)",
+               f"{ceiling['jobs_per_sec']:,.0f} jobs/s",
+               f"claimed, run by apalis and recorded; concurrency {ceiling['concurrency']}")
+    noop = ceiling["jobs_per_sec"]
+    sink = PostfixSink()
+    sink_rate = sink.ceiling()
+    record("queue", "Postfix smtp-sink's own ceiling (smtp-source, 32 sessions, 20,000 messages)",
+           f"{sink_rate:,.0f} messages/s", "`smtp-sink -u nobody 127.0.0.1:PORT 1024`")
+
+    backlog = account("backlog")
+    template = prepared_document(api, backlog, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
+    log(f"queueing {BACKLOG:,} invitations")
+    seed_queued(backlog, template, BACKLOG)
+    other = account("single-sends")
+    other_template = prepared_document(api, other, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
+    drafts = seed_drafts(other_template, other, 2000)
+    started = time.time()
+    worker = start_worker(sink.port)
+    pg = postgres_pids()
+    cpu_before = {"worker": cpu_seconds([worker.proc.pid]), "smtp-sink": cpu_seconds([sink.process.proc.pid]),
+                  "postgres": cpu_seconds(pg)}
+    singles = 0
+    while int(psql(f"SELECT count(*) FROM outbound_emails WHERE account_id = '{backlog['id']}' "
+                   f"AND status = 'PENDING'")) > BACKLOG // 50:
+        status, body = api.call("POST", f"/documents/{drafts[singles]}/send", other["key"], SEND_BODY)
+        assert status == 200, body
+        singles += 1
+        time.sleep(0.2)
+    rate, took = drain_rate("outbound_emails", f"account_id = '{backlog['id']}'", started, "SENT")
+    cpu = {"worker": cpu_seconds([worker.proc.pid]) - cpu_before["worker"],
+           "smtp-sink": cpu_seconds([sink.process.proc.pid]) - cpu_before["smtp-sink"],
+           "postgres": cpu_seconds(pg) - cpu_before["postgres"]}
+    drain_rate("outbound_emails", f"account_id = '{other['id']}'", started, "SENT")
+    waits = [float(v) * 1000 for v in psql(
+        f"SELECT extract(epoch FROM sent_at - created_at) FROM outbound_emails "
+        f"WHERE account_id = '{other['id']}'").split()]
+    record("queue", f"dispatch of {BACKLOG:,} queued invitations of one account to smtp-sink",
+           f"{rate:,.0f} e-mails/s ({took:.1f} s)",
+           "worker started → last outcome written; default concurrency and pools")
+    record("queue", "e-mail dispatch ÷ no-op outbox throughput", f"{rate / noop:.2f}")
+    record("queue", "CPU during the dispatch (cores)",
+           ", ".join(f"{name} {seconds / took:.2f}" for name, seconds in cpu.items()), "of 2")
+    record("queue", f"another account's send → sent, while the backlog drains ({len(waits)} sends, 0.2 s apart)",
+           f"p50 {percentile(waits, 50):,.0f} ms, p95 {percentile(waits, 95):,.0f} ms, "
+           f"max {max(waits):,.0f} ms", "outbox row created → its outcome written (after smtp-sink's 250)")
+    worker.stop()
+
+    receiver = HttpSink()
+    texting = account("texting")
+    sms_template = prepared_document(api, texting, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
+    seed_queued(texting, sms_template, MESSAGES, sms=True)
+    started = time.time()
+    worker = start_worker(sink.port, SMS_PROVIDER="twilio", TWILIO_ACCOUNT_SID="ACbench",
+                          TWILIO_AUTH_TOKEN="bench", SMS_FROM="+15005550006",
+                          SMS_TWILIO_BASE_URL=f"http://127.0.0.1:{receiver.port}/",
+                          SMS_PROVIDER_ALLOW_PRIVATE="true", WORKER_JOBS="sms")
+    rate, took = drain_rate("outbound_sms", f"account_id = '{texting['id']}'", started, "SENT")
+    record("queue", f"dispatch of {MESSAGES:,} queued SMS to a loopback Twilio-shaped receiver",
+           f"{rate:,.0f} SMS/s ({took:.1f} s)", "`--jobs sms`, default concurrency; scripts/bench/http_sink.py")
+    worker.stop()
+
+    hooked = account("hooked")
+    psql(f"UPDATE accounts SET webhook_url = 'http://127.0.0.1:{receiver.port}/hook' WHERE id = '{hooked['id']}'")
+    psql(f"""INSERT INTO webhook_deliveries (id, account_id, event_id, event_type, payload)
+             SELECT gen_random_uuid(), '{hooked['id']}', 'evt_' || replace(gen_random_uuid()::text, '-', ''),
+                    'document.sent', '{{"type":"document.sent","data":{{}}}}'
+             FROM generate_series(1, {MESSAGES})""")
+    psql("VACUUM ANALYZE webhook_deliveries")
+    started = time.time()
+    worker = start_worker(sink.port, WEBHOOK_ALLOW_PRIVATE="true", WORKER_JOBS="webhook")
+    rate, took = drain_rate("webhook_deliveries", f"account_id = '{hooked['id']}'", started, "DELIVERED")
+    record("queue", f"delivery of {MESSAGES:,} queued webhook events to a loopback receiver",
+           f"{rate:,.0f} deliveries/s ({took:.1f} s)", "`--jobs webhook`, default concurrency; each with its attempt row")
+    worker.stop()
+    record("memory", "signet-worker peak RSS after the queue cases", f"{worker.peak_rss_mib():.0f} MiB")
 
 
 def send_and_await_invitation(api, acct, doc, sink, within=60):
@@ -661,7 +826,7 @@ def email(api):
     record("email", "the SMTP sink's own ceiling (8 smtplib clients, 2,000 messages)",
            f"{sink_rate:,.0f} messages/s", "aiosmtpd in one Python process")
     ceiling = queue_ceiling()
-    record("email", "no-op apalis jobs on the same database (the queue's ceiling)",
+    record("email", "no-op outbox messages on the same database (the queue's ceiling)",
            f"{ceiling['jobs_per_sec']:,.0f} jobs/s", f"{ceiling['jobs']} jobs, concurrency {ceiling['concurrency']}")
     record("email", "e-mail dispatch ÷ no-op job throughput", f"{rate / ceiling['jobs_per_sec']:.2f}")
     # Idle: one invitation at a time, send → SMTP accepted.
@@ -878,6 +1043,8 @@ def main():
             worker.stop()
         if wanted("bulk"):
             bulk(api)
+        if wanted("queue"):
+            queue(api)
         if wanted("events"):
             event_feed(api)
         record("memory", "signet-api peak RSS after every case", f"{api.process.peak_rss_mib():.0f} MiB")

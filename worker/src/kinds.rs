@@ -7,10 +7,15 @@
 
 use signet_common::infra::{
     config::WorkerConcurrency,
-    jobs::{CheckCompletion, CreateBulkSend, DeliverWebhook, DispatchEmail, DispatchSms},
+    jobs::{CheckCompletion, CreateBulkSend},
 };
 
-use crate::registration::Registration;
+use crate::{
+    jobs::{
+        deliver_webhook::DeliverWebhook, dispatch_email::DispatchEmail, dispatch_sms::DispatchSms,
+    },
+    registration::Registration,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
 pub enum JobKind {
@@ -43,10 +48,10 @@ impl JobKind {
     /// The one place that names the job type each kind runs.
     pub fn registration(self) -> Registration {
         match self {
-            JobKind::Email => Registration::queued::<DispatchEmail>(),
+            JobKind::Email => Registration::outbox::<DispatchEmail>(),
             JobKind::Completion => Registration::queued::<CheckCompletion>(),
-            JobKind::Webhook => Registration::queued::<DeliverWebhook>(),
-            JobKind::Sms => Registration::queued::<DispatchSms>(),
+            JobKind::Webhook => Registration::outbox::<DeliverWebhook>(),
+            JobKind::Sms => Registration::outbox::<DispatchSms>(),
             JobKind::Bulk => Registration::queued::<CreateBulkSend>(),
             JobKind::Sweep => Registration::sweep(),
         }

@@ -8,6 +8,7 @@ pub mod jobs;
 pub mod kinds;
 pub mod listener;
 pub mod mail;
+pub mod outbox_queue;
 pub mod registration;
 pub mod sms;
 pub mod smtp;
@@ -113,19 +114,16 @@ pub enum StartError {
     Admin(String, String),
 }
 
-/// Runs the workers of `kinds` until `shutdown` resolves, then stops fetching and gives running
-/// jobs up to `WORKER_SHUTDOWN_SECS` to finish.
-pub async fn run(
+/// Builds what every job handler of a process running `kinds` shares: transports, seal, file
+/// store, pools. Returns it with the kinds it can run (no SMS without a provider).
+pub async fn prepare(
     config: Config,
     kinds: JobKinds,
     (db, queue_pool): (Db, sqlx::PgPool),
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<(), StartError> {
+) -> Result<(Arc<WorkerState>, JobKinds), StartError> {
     if kinds.iter().next().is_none() {
         return Err(StartError::NoJobs);
     }
-    let schedule = cron::Schedule::from_str(&config.sweep.expiry_cron)
-        .map_err(|e| StartError::Cron(config.sweep.expiry_cron.clone(), e.to_string()))?;
     let mailer = mail::Mailer::from_config(&config).map_err(StartError::Mail)?;
     if let Some(warning) = config.generated_secret_warning() {
         tracing::warn!("{warning}");
@@ -180,6 +178,20 @@ pub async fn run(
         queue_pool,
         config,
     });
+    Ok((state, kinds))
+}
+
+/// Runs the workers of `kinds` until `shutdown` resolves, then stops fetching and gives running
+/// jobs up to `WORKER_SHUTDOWN_SECS` to finish.
+pub async fn run(
+    config: Config,
+    kinds: JobKinds,
+    pools: (Db, sqlx::PgPool),
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), StartError> {
+    let schedule = cron::Schedule::from_str(&config.sweep.expiry_cron)
+        .map_err(|e| StartError::Cron(config.sweep.expiry_cron.clone(), e.to_string()))?;
+    let (state, kinds) = prepare(config, kinds, pools).await?;
     let shutdown_timeout = state.config.worker.shutdown_timeout;
     let instance = state.instance.clone();
 

@@ -1,5 +1,5 @@
-//! One LISTEN connection per worker process for apalis's "a job was queued" notifications,
-//! fanned out to the job types' workers.
+//! One LISTEN connection per worker process for apalis's "a job was queued" notifications and
+//! the outbox's "rows were queued" ones, fanned out to the job types' workers.
 //!
 //! apalis's own `Pubsub` opens a listener per job type and ends its stream for good when the
 //! connection drops, leaving the workers to find new jobs only by polling. This listener
@@ -23,6 +23,8 @@ use crate::supervision::Supervisor;
 
 /// The channel apalis's insert trigger notifies on.
 const CHANNEL: &str = "apalis::job::insert";
+/// The channel a commit that queued outbox rows notifies on, with the queue's name.
+const OUTBOX_CHANNEL: &str = signet_common::store::outbox::CHANNEL;
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
@@ -85,6 +87,9 @@ impl QueueListener {
                     self.wake_all();
                     let lost = loop {
                         match listener.try_recv().await {
+                            Ok(Some(notification)) if notification.channel() == OUTBOX_CHANNEL => {
+                                self.wake(notification.payload());
+                            }
                             Ok(Some(notification)) => {
                                 if let Ok(inserted) =
                                     serde_json::from_str::<Inserted>(notification.payload())
@@ -124,6 +129,6 @@ async fn connect(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
     let mut listener = PgListener::connect_with(pool).await?;
     // Reconnection is ours to do (with backoff, and waking the workers afterwards).
     listener.eager_reconnect(false);
-    listener.listen(CHANNEL).await?;
+    listener.listen_all([CHANNEL, OUTBOX_CHANNEL]).await?;
     Ok(listener)
 }

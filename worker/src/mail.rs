@@ -328,6 +328,7 @@ mod tests {
             cancel_reason: None,
             recipient_language: StoredLanguage::default(),
             document_language: StoredLanguage::default(),
+            trace_context: None,
         }
     }
 

@@ -17,13 +17,19 @@ use apalis_postgres::{Config as QueueConfig, PostgresStorage};
 use signet_common::infra::{config::WorkerConcurrency, jobs::Job};
 use tracing::Level;
 
-use crate::{job_metrics, jobs::sweep, state::WorkerState, supervision};
+use crate::{
+    job_metrics,
+    jobs::{outbox::OutboxJob, sweep},
+    outbox_queue::{self, Leases, Recorder},
+    state::WorkerState,
+    supervision,
+};
 
 /// The label of the cron sweep's worker.
 const SWEEP_LABEL: &str = "expiry-sweep";
 
 /// Missed heartbeats after which a worker is presumed dead and its jobs run elsewhere.
-const MISSED_HEARTBEATS: usize = 3;
+const MISSED_HEARTBEATS: usize = outbox_queue::MISSED_HEARTBEATS as usize;
 
 /// A job type a worker takes from its queue.
 pub trait QueuedJob: Job + Unpin {
@@ -57,6 +63,16 @@ impl Registration {
             queue: Some(J::QUEUE),
             concurrency: J::concurrency,
             register: register_queued::<J>,
+        }
+    }
+
+    /// A kind of outbox message, whose rows are its queue.
+    pub(crate) fn outbox<J: OutboxJob>() -> Self {
+        Registration {
+            label: J::LABEL,
+            queue: Some(J::OUTBOX.queue),
+            concurrency: J::concurrency,
+            register: register_outbox::<J>,
         }
     }
 
@@ -112,6 +128,45 @@ pub(crate) fn register_queued<J: QueuedJob>(monitor: Monitor, workers: &Workers)
         .layer(job_metrics::JobMetricsLayer::new(J::QUEUE))
         .concurrency(concurrency)
         .data(state.clone())
+        .build(J::handle)
+    })
+}
+
+/// Adds the worker of one outbox kind: its rows claimed by its pump (`outbox_queue`), its
+/// outcomes written by one recorder and its leases renewed at every heartbeat, both for the
+/// life of the process; traced (continuing the trace that queued each row), measured, limited
+/// to its kind's concurrency, and restarted like the others when it loses the database.
+pub(crate) fn register_outbox<J: OutboxJob>(monitor: Monitor, workers: &Workers) -> Monitor {
+    outbox_worker::<J>(monitor, &workers.state)
+}
+
+/// The worker of one outbox kind on `state`'s pools (`register_outbox`); public for the
+/// benchmark's no-op kind (`examples/queue_ceiling.rs`).
+pub fn outbox_worker<J: OutboxJob>(monitor: Monitor, state: &Arc<WorkerState>) -> Monitor {
+    let state = state.clone();
+    let instance = state.instance.clone();
+    let concurrency = J::concurrency(&state.config.worker.concurrency);
+    let recorder = Recorder::<J>::start(state.clone());
+    let leases = Arc::new(Leases::new(J::OUTBOX));
+    tokio::spawn(leases.clone().keep_renewed(state.clone()));
+    monitor.register(move |restarts: usize| {
+        WorkerBuilder::new(supervision::Supervisor::worker_name(
+            J::LABEL,
+            restarts,
+            &instance,
+        ))
+        .backend(outbox_queue::backend::<J>(
+            state.clone(),
+            leases.clone(),
+            concurrency,
+        ))
+        .layer(TraceLayer::new().make_span_with(ContextualTaskSpan::new().level(Level::INFO)))
+        .layer(PrometheusLayer::default())
+        .layer(job_metrics::JobMetricsLayer::new(J::OUTBOX.queue))
+        .concurrency(concurrency)
+        .data(state.clone())
+        .data(recorder.clone())
+        .data(leases.clone())
         .build(J::handle)
     })
 }

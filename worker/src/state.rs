@@ -11,7 +11,6 @@ use signet_common::{
         notify::Notifier,
         pdf_sandbox::PdfSandbox,
     },
-    model::{EmailId, SmsId, WebhookDeliveryId},
 };
 use signet_pdf::seal::SealKey;
 
@@ -75,20 +74,9 @@ impl WorkerState {
     }
 }
 
-/// An outbox row whose message went out but whose outcome is not written yet.
+/// An outbox row whose message went out but whose outcome is not written yet: its queue and id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum OutboxId {
-    Email(EmailId),
-    Sms(SmsId),
-    Webhook(WebhookDeliveryId),
-}
-
-impl std::fmt::Display for OutboxId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OutboxId::Email(id) => id.fmt(f),
-            OutboxId::Sms(id) => id.fmt(f),
-            OutboxId::Webhook(id) => id.fmt(f),
-        }
-    }
+pub struct OutboxId {
+    pub queue: &'static str,
+    pub id: uuid::Uuid,
 }

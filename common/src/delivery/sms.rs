@@ -224,6 +224,7 @@ mod tests {
             sender_name: "Acme".to_owned(),
             recipient_language: StoredLanguage::default(),
             document_language: StoredLanguage::default(),
+            trace_context: None,
         }
     }
 

@@ -1,4 +1,7 @@
 //! Job payloads and their queues. Jobs carry ids, never snapshots; handlers are idempotent.
+//!
+//! E-mails, SMS and webhook deliveries have no job each: their outbox rows are their queue
+//! (`store::outbox`), reported under the queue names below.
 
 use std::{future::Future, time::Duration};
 
@@ -11,7 +14,7 @@ use sqlx::PgConnection;
 
 use crate::{
     error::Result,
-    model::{BulkSendId, DocumentId, EmailId, SmsId, WebhookDeliveryId},
+    model::{BulkSendId, DocumentId},
 };
 
 pub trait Job: Serialize + DeserializeOwned + Send + Sync + 'static {
@@ -20,36 +23,24 @@ pub trait Job: Serialize + DeserializeOwned + Send + Sync + 'static {
     const MAX_ATTEMPTS: usize;
 }
 
+/// The rows of `outbound_emails`, rendered and sent.
+pub const EMAIL_QUEUE: &str = "signet.dispatch_email";
+/// The rows of `outbound_sms`, rendered and sent.
+pub const SMS_QUEUE: &str = "signet.dispatch_sms";
+/// The rows of `webhook_deliveries`, one attempt at a time.
+pub const WEBHOOK_QUEUE: &str = "signet.deliver_webhook";
+
 /// Every queue, for reporting.
 pub const QUEUES: &[&str] = &[
-    DispatchEmail::QUEUE,
+    EMAIL_QUEUE,
     CheckCompletion::QUEUE,
-    DeliverWebhook::QUEUE,
-    DispatchSms::QUEUE,
+    WEBHOOK_QUEUE,
+    SMS_QUEUE,
     CreateBulkSend::QUEUE,
 ];
 
-/// Render and send one row of `outbound_emails`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DispatchEmail {
-    pub email_id: EmailId,
-}
-
-impl Job for DispatchEmail {
-    const QUEUE: &'static str = "signet.dispatch_email";
-    const MAX_ATTEMPTS: usize = 5;
-}
-
-/// Render and send one row of `outbound_sms`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DispatchSms {
-    pub sms_id: SmsId,
-}
-
-impl Job for DispatchSms {
-    const QUEUE: &'static str = "signet.dispatch_sms";
-    const MAX_ATTEMPTS: usize = 5;
-}
+/// The queues that are apalis jobs (the others are outbox rows).
+pub const JOB_QUEUES: &[&str] = &[CheckCompletion::QUEUE, CreateBulkSend::QUEUE];
 
 /// See whether every signer has signed; if so complete the document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,17 +50,6 @@ pub struct CheckCompletion {
 
 impl Job for CheckCompletion {
     const QUEUE: &'static str = "signet.check_completion";
-    const MAX_ATTEMPTS: usize = 5;
-}
-
-/// Make one attempt at delivering a webhook event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DeliverWebhook {
-    pub delivery_id: WebhookDeliveryId,
-}
-
-impl Job for DeliverWebhook {
-    const QUEUE: &'static str = "signet.deliver_webhook";
     const MAX_ATTEMPTS: usize = 5;
 }
 
@@ -116,6 +96,12 @@ pub async fn enqueue_after<J: Job>(
         .collect();
     apalis_postgres::queries::push_tasks(conn, J::QUEUE, tasks).await?;
     Ok(())
+}
+
+/// The W3C trace context of the span running, as an outbox row keeps it: the dispatch of the
+/// row continues the trace of the request (or job) that queued it.
+pub fn trace_context() -> String {
+    TracingContext::from(OtelTraceContext::current()).to_string()
 }
 
 /// Which work a job is queued for. Workers take every queue's jobs by priority, then by age:

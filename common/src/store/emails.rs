@@ -5,9 +5,10 @@ use sqlx::PgConnection;
 
 use crate::infra::secrets::SigningToken;
 use crate::model::StoredLanguage;
+use crate::store::outbox::{self, OutboxTable};
 use crate::{
     error::Result,
-    infra::jobs::{self, DispatchEmail},
+    infra::jobs,
     model::{
         AccountId, DeliveryStatus, DocumentId, DocumentStatus, EmailId, EmailKind, RecipientId,
         RecipientRole, RecipientStatus,
@@ -21,7 +22,14 @@ pub struct NewEmail {
     pub link_token: Option<SigningToken>,
 }
 
-/// Puts e-mails in the outbox and queues their dispatch jobs, on the caller's transaction.
+/// The outbox of e-mails, which is their queue (`store::outbox`).
+pub const OUTBOX: OutboxTable = OutboxTable {
+    table: "outbound_emails",
+    queue: jobs::EMAIL_QUEUE,
+};
+
+/// Puts e-mails in the outbox, due now, on the caller's transaction; the workers hear of them
+/// at its commit.
 #[tracing::instrument(name = "emails::queue", skip_all)]
 pub async fn queue(
     conn: &mut PgConnection,
@@ -33,12 +41,8 @@ pub async fn queue(
     if emails.is_empty() {
         return Ok(());
     }
-    let ids = insert_many(conn, account_id, document_id, emails, message_id_domain).await?;
-    let dispatches: Vec<DispatchEmail> = ids
-        .into_iter()
-        .map(|email_id| DispatchEmail { email_id })
-        .collect();
-    jobs::enqueue(conn, &dispatches).await
+    insert_many(conn, account_id, document_id, emails, message_id_domain).await?;
+    outbox::notify(conn, OUTBOX).await
 }
 
 /// Inserts the rows and returns their ids, in order. `Message-ID`s are fixed here so that a
@@ -52,8 +56,9 @@ async fn insert_many(
 ) -> Result<Vec<EmailId>> {
     let ids: Vec<EmailId> = emails.iter().map(|_| EmailId::new()).collect();
     sqlx::query(
-        "INSERT INTO outbound_emails (id, account_id, document_id, recipient_id, kind, message_id, link_token)
-         SELECT id, $1, $2, recipient_id, kind, message_id, link_token
+        "INSERT INTO outbound_emails (id, account_id, document_id, recipient_id, kind, message_id,
+                                      link_token, trace_context)
+         SELECT id, $1, $2, recipient_id, kind, message_id, link_token, $8
          FROM UNNEST($3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[])
               AS t(id, recipient_id, kind, message_id, link_token)",
     )
@@ -67,7 +72,13 @@ async fn insert_many(
             .map(|id| format!("<{id}@{message_id_domain}>"))
             .collect::<Vec<_>>(),
     )
-    .bind(emails.iter().map(|e| e.link_token.clone()).collect::<Vec<_>>())
+    .bind(
+        emails
+            .iter()
+            .map(|e| e.link_token.clone())
+            .collect::<Vec<_>>(),
+    )
+    .bind(jobs::trace_context())
     .execute(conn)
     .await?;
     Ok(ids)
@@ -113,20 +124,19 @@ pub struct OutgoingEmail {
     pub recipient_language: StoredLanguage,
     #[sqlx(try_from = "Option<String>")]
     pub document_language: StoredLanguage,
+    /// The trace of the request (or job) that queued it, which its dispatch continues.
+    pub trace_context: Option<String>,
 }
 
-/// Locks an outbox row for sending. `None` when it does not exist or another worker holds it.
-pub async fn lock_for_dispatch(
-    conn: &mut PgConnection,
-    email_id: EmailId,
-) -> Result<Option<OutgoingEmail>> {
+/// The claimed rows `ids` with everything needed to render and send them.
+pub async fn load(conn: &mut PgConnection, ids: &[uuid::Uuid]) -> Result<Vec<OutgoingEmail>> {
     Ok(sqlx::query_as(
         "SELECT e.id, e.recipient_id, e.account_id, e.document_id, e.kind, e.message_id, e.link_token, e.status,
                 e.attempts, r.name AS recipient_name, r.email AS recipient_email,
                 r.role AS recipient_role, r.status AS recipient_status, d.title AS document_title, d.code AS document_code,
                 d.status AS document_status, d.send_message, d.send_description, d.expiry_date,
                 a.name AS sender_name, dr.email AS declined_by, dr.decline_reason, d.cancel_reason,
-                r.language AS recipient_language, d.language AS document_language
+                r.language AS recipient_language, d.language AS document_language, e.trace_context
          FROM outbound_emails e
          JOIN recipients r ON r.id = e.recipient_id
          JOIN documents d ON d.id = e.document_id
@@ -135,25 +145,24 @@ pub async fn lock_for_dispatch(
              SELECT email, decline_reason FROM recipients
              WHERE document_id = e.document_id AND status = 'DECLINED' LIMIT 1
          ) dr ON e.kind = 'DECLINED'
-         WHERE e.id = $1
-         FOR UPDATE OF e SKIP LOCKED",
+         WHERE e.id = ANY($1)",
     )
-    .bind(email_id)
-    .fetch_optional(conn)
+    .bind(ids)
+    .fetch_all(conn)
     .await?)
 }
 
-/// Marks a PENDING row sent; the signing token it carried is no longer kept. False when the
-/// row was no longer PENDING (its outcome was already written).
-pub async fn mark_sent(conn: &mut PgConnection, email_id: EmailId) -> Result<bool> {
-    let updated = sqlx::query(
+/// Marks PENDING rows sent, in one statement; the signing tokens they carried are no longer
+/// kept. Returns the rows marked: one no longer PENDING had its outcome written already.
+pub async fn mark_sent(conn: &mut PgConnection, ids: &[EmailId]) -> Result<Vec<EmailId>> {
+    Ok(sqlx::query_scalar(
         "UPDATE outbound_emails SET status = 'SENT', sent_at = now(), attempts = attempts + 1,
-             link_token = NULL, last_error = NULL WHERE id = $1 AND status = 'PENDING'",
+             link_token = NULL, last_error = NULL
+         WHERE id = ANY($1) AND status = 'PENDING' RETURNING id",
     )
-    .bind(email_id)
-    .execute(conn)
-    .await?;
-    Ok(updated.rows_affected() == 1)
+    .bind(ids)
+    .fetch_all(conn)
+    .await?)
 }
 
 /// A recipient's invitation row, as `lock_invitation` finds it.
@@ -193,14 +202,15 @@ pub async fn requeue_invitation(
 ) -> Result<()> {
     sqlx::query(
         "UPDATE outbound_emails SET status = 'PENDING', attempts = 0, last_error = NULL,
-             link_token = $2
+             link_token = $2, due_at = now(), lease_owner = NULL, trace_context = $3
          WHERE id = $1",
     )
     .bind(email_id)
     .bind(link_token)
+    .bind(jobs::trace_context())
     .execute(&mut *conn)
     .await?;
-    jobs::enqueue(conn, &[DispatchEmail { email_id }]).await
+    outbox::notify(conn, OUTBOX).await
 }
 
 /// Withdraws the document's invitations and reminders not sent yet (their signing tokens are
@@ -219,7 +229,7 @@ pub async fn withdraw_invitations(conn: &mut PgConnection, document_id: Document
 /// Withdraws one unsent e-mail whose document has left SENT.
 pub async fn withdraw(conn: &mut PgConnection, email_id: EmailId) -> Result<()> {
     sqlx::query(
-        "UPDATE outbound_emails SET status = 'WITHDRAWN', link_token = NULL
+        "UPDATE outbound_emails SET status = 'WITHDRAWN', link_token = NULL, lease_owner = NULL
          WHERE id = $1 AND status = 'PENDING'",
     )
     .bind(email_id)
@@ -228,24 +238,26 @@ pub async fn withdraw(conn: &mut PgConnection, email_id: EmailId) -> Result<()> 
     Ok(())
 }
 
-/// Records a failed attempt on a PENDING row; `give_up` marks it FAILED and drops the signing
-/// token it carried, which nothing will send any more. Returns the attempts so far, or None when
-/// the row was no longer PENDING.
+/// Records a failed attempt on a PENDING row: due again after `retry_in`, or, with none,
+/// FAILED for good with the signing token it carried dropped (nothing will send it any more).
+/// Returns the attempts so far, or None when the row was no longer PENDING.
 pub async fn record_failure(
     conn: &mut PgConnection,
     email_id: EmailId,
     error: &str,
-    give_up: bool,
+    retry_in: Option<std::time::Duration>,
 ) -> Result<Option<i32>> {
     Ok(sqlx::query_scalar(
-        "UPDATE outbound_emails SET attempts = attempts + 1, last_error = $2,
-             status = CASE WHEN $3 THEN 'FAILED' ELSE status END,
-             link_token = CASE WHEN $3 THEN NULL ELSE link_token END
+        "UPDATE outbound_emails SET attempts = attempts + 1, last_error = $2, lease_owner = NULL,
+             status = CASE WHEN $3::float8 IS NULL THEN 'FAILED' ELSE status END,
+             link_token = CASE WHEN $3::float8 IS NULL THEN NULL ELSE link_token END,
+             due_at = CASE WHEN $3::float8 IS NULL THEN due_at
+                           ELSE now() + make_interval(secs => $3) END
          WHERE id = $1 AND status = 'PENDING' RETURNING attempts",
     )
     .bind(email_id)
     .bind(error)
-    .bind(give_up)
+    .bind(retry_in.map(|delay| delay.as_secs_f64()))
     .fetch_optional(conn)
     .await?)
 }

@@ -14,6 +14,7 @@ pub mod embedded_sessions;
 pub mod events;
 pub mod fields;
 pub mod idempotency;
+pub mod outbox;
 pub mod pending_files;
 pub mod placeholders;
 pub mod queues;

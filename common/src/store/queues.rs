@@ -33,24 +33,41 @@ pub struct Snapshot {
 /// previous figures).
 const SNAPSHOT_TIMEOUT_MS: i64 = 2000;
 
-/// Reads the snapshot in one short transaction. The queue figures come from the partial index
-/// apalis fetches with (`idx_apalis_jobs_fetch_partial`: job type and `run_at` of the jobs that
-/// are waiting), so the cost follows what waits, not the finished jobs the table also keeps.
+/// Reads the snapshot in one short transaction. The queue figures come from the partial indexes
+/// the queues are taken with (apalis's `idx_apalis_jobs_fetch_partial`, each outbox table's
+/// `…_claim`), so the cost follows what waits, not the finished rows the tables also keep.
 pub async fn snapshot(pool: &PgPool) -> Result<Snapshot> {
     let mut tx = pool.begin().await?;
     sqlx::query("SELECT set_config('statement_timeout', $1, true)")
         .bind(SNAPSHOT_TIMEOUT_MS.to_string())
         .execute(&mut *tx)
         .await?;
-    let rows: Vec<(String, i64, i64, f64)> = sqlx::query_as(
+    // The outbox rows a worker holds (due again when their lease ends) are neither ready nor
+    // scheduled: each process counts what it runs.
+    let outbox = |table: super::outbox::OutboxTable| {
+        format!(
+            "SELECT '{queue}'::text,
+                    count(*) FILTER (WHERE due_at <= now()),
+                    count(*) FILTER (WHERE due_at > now() AND lease_owner IS NULL),
+                    coalesce(extract(epoch FROM now() - min(due_at) FILTER (WHERE due_at <= now())), 0)::float8
+             FROM {table} WHERE status = 'PENDING'",
+            queue = table.queue,
+            table = table.table,
+        )
+    };
+    let rows: Vec<(String, i64, i64, f64)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT job_type,
                 count(*) FILTER (WHERE run_at <= now()),
                 count(*) FILTER (WHERE run_at > now()),
                 coalesce(extract(epoch FROM now() - min(run_at) FILTER (WHERE run_at <= now())), 0)::float8
          FROM apalis.jobs
          WHERE status = 'Pending' OR (status = 'Failed' AND attempts < max_attempts)
-         GROUP BY job_type",
-    )
+         GROUP BY job_type
+         UNION ALL {} UNION ALL {} UNION ALL {}",
+        outbox(super::emails::OUTBOX),
+        outbox(super::sms::OUTBOX),
+        outbox(super::webhooks::OUTBOX),
+    )))
     .fetch_all(&mut *tx)
     .await?;
     let last_sweep_finished: Option<f64> = sqlx::query_scalar(

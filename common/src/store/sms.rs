@@ -5,9 +5,16 @@ use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
 use crate::infra::secrets::SigningToken;
+use crate::store::outbox::{self, OutboxTable};
+
+/// The outbox of SMS, which is their queue (`store::outbox`).
+pub const OUTBOX: OutboxTable = OutboxTable {
+    table: "outbound_sms",
+    queue: jobs::SMS_QUEUE,
+};
 use crate::{
     error::Result,
-    infra::jobs::{self, DispatchSms},
+    infra::jobs,
     model::{
         AccountId, DocumentId, DocumentStatus, RecipientId, SmsId, SmsKind, SmsStatus,
         StoredLanguage,
@@ -128,16 +135,17 @@ pub async fn queue(
     // new link replaces the old one, queues one.
     let queued: Vec<(SmsId, bool)> = sqlx::query_as(
         "INSERT INTO outbound_sms AS s (id, account_id, document_id, recipient_id, kind, to_e164,
-                                        link_token, status, last_error)
+                                        link_token, status, last_error, trace_context)
          SELECT id, $1, $2, recipient_id, kind, to_e164, link_token,
-                CASE WHEN refusal IS NULL THEN 'PENDING' ELSE 'FAILED' END, refusal
+                CASE WHEN refusal IS NULL THEN 'PENDING' ELSE 'FAILED' END, refusal, $9
          FROM UNNEST($3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[])
               AS t(id, recipient_id, kind, to_e164, link_token, refusal)
          ON CONFLICT (recipient_id, kind) DO UPDATE
              SET to_e164 = EXCLUDED.to_e164, link_token = EXCLUDED.link_token,
                  status = EXCLUDED.status, last_error = EXCLUDED.last_error, attempts = 0,
                  provider_message_id = NULL, segments = NULL, encoding = NULL,
-                 created_at = now(), sent_at = NULL, delivered_at = NULL
+                 created_at = now(), sent_at = NULL, delivered_at = NULL,
+                 due_at = now(), lease_owner = NULL, trace_context = EXCLUDED.trace_context
          RETURNING s.id, s.status = 'PENDING'",
     )
     .bind(account_id)
@@ -152,14 +160,12 @@ pub async fn queue(
             .collect::<Vec<_>>(),
     )
     .bind(rows.iter().map(|r| r.3.clone()).collect::<Vec<_>>())
+    .bind(jobs::trace_context())
     .fetch_all(&mut *conn)
     .await?;
-    let dispatches: Vec<DispatchSms> = queued
-        .into_iter()
-        .filter(|(_, pending)| *pending)
-        .map(|(sms_id, _)| DispatchSms { sms_id })
-        .collect();
-    jobs::enqueue(conn, &dispatches).await?;
+    if queued.iter().any(|(_, pending)| *pending) {
+        outbox::notify(conn, OUTBOX).await?;
+    }
     Ok(capped)
 }
 
@@ -223,6 +229,8 @@ pub struct OutgoingSms {
     pub recipient_language: StoredLanguage,
     #[sqlx(try_from = "Option<String>")]
     pub document_language: StoredLanguage,
+    /// The trace of the request (or job) that queued it, which its dispatch continues.
+    pub trace_context: Option<String>,
 }
 
 impl OutgoingSms {
@@ -237,25 +245,21 @@ impl OutgoingSms {
     }
 }
 
-/// Locks an outbox row for sending. `None` when it does not exist or another worker holds it.
-pub async fn lock_for_dispatch(
-    conn: &mut PgConnection,
-    sms_id: SmsId,
-) -> Result<Option<OutgoingSms>> {
+/// The claimed rows `ids` with everything needed to render and send them.
+pub async fn load(conn: &mut PgConnection, ids: &[uuid::Uuid]) -> Result<Vec<OutgoingSms>> {
     Ok(sqlx::query_as(
         "SELECT s.id, s.account_id, s.document_id, s.recipient_id, s.kind, s.to_e164, s.link_token,
                 s.status, s.attempts, d.title AS document_title, d.status AS document_status,
                 d.expiry_date, a.name AS sender_name,
-                r.language AS recipient_language, d.language AS document_language
+                r.language AS recipient_language, d.language AS document_language, s.trace_context
          FROM outbound_sms s
          JOIN documents d ON d.id = s.document_id
          JOIN accounts a ON a.id = s.account_id
          JOIN recipients r ON r.id = s.recipient_id
-         WHERE s.id = $1
-         FOR UPDATE OF s SKIP LOCKED",
+         WHERE s.id = ANY($1)",
     )
-    .bind(sms_id)
-    .fetch_optional(conn)
+    .bind(ids)
+    .fetch_all(conn)
     .await?)
 }
 
@@ -289,25 +293,28 @@ pub async fn mark_sent(
     Ok(updated.rows_affected() == 1)
 }
 
-/// Records a failed attempt on a PENDING row; `give_up` marks it FAILED and drops the signing
-/// token it carried. Returns the attempts so far, or None when the row was no longer PENDING.
+/// Records a failed attempt on a PENDING row: due again after `retry_in`, or, with none,
+/// FAILED for good with the signing token it carried dropped. Returns the attempts so far, or
+/// None when the row was no longer PENDING.
 pub async fn record_failure(
     conn: &mut PgConnection,
     sms_id: SmsId,
     error: &str,
-    give_up: bool,
+    retry_in: Option<std::time::Duration>,
     cost: Cost,
 ) -> Result<Option<i32>> {
     Ok(sqlx::query_scalar(
-        "UPDATE outbound_sms SET attempts = attempts + 1, last_error = $2,
-             status = CASE WHEN $3 THEN 'FAILED' ELSE status END,
-             link_token = CASE WHEN $3 THEN NULL ELSE link_token END,
+        "UPDATE outbound_sms SET attempts = attempts + 1, last_error = $2, lease_owner = NULL,
+             status = CASE WHEN $3::float8 IS NULL THEN 'FAILED' ELSE status END,
+             link_token = CASE WHEN $3::float8 IS NULL THEN NULL ELSE link_token END,
+             due_at = CASE WHEN $3::float8 IS NULL THEN due_at
+                           ELSE now() + make_interval(secs => $3) END,
              segments = $4, encoding = $5
          WHERE id = $1 AND status = 'PENDING' RETURNING attempts",
     )
     .bind(sms_id)
     .bind(error)
-    .bind(give_up)
+    .bind(retry_in.map(|delay| delay.as_secs_f64()))
     .bind(cost.segments)
     .bind(cost.encoding)
     .fetch_optional(conn)
@@ -317,7 +324,7 @@ pub async fn record_failure(
 /// Withdraws one unsent SMS whose document has left SENT.
 pub async fn withdraw(conn: &mut PgConnection, sms_id: SmsId) -> Result<()> {
     sqlx::query(
-        "UPDATE outbound_sms SET status = 'WITHDRAWN', link_token = NULL
+        "UPDATE outbound_sms SET status = 'WITHDRAWN', link_token = NULL, lease_owner = NULL
          WHERE id = $1 AND status = 'PENDING'",
     )
     .bind(sms_id)

@@ -8,15 +8,22 @@ use sqlx::{PgConnection, PgPool};
 
 use crate::{
     error::Result,
-    infra::jobs::{self, DeliverWebhook},
+    infra::jobs,
     model::{
         AccountId, DocumentId, EventId, WebhookAttemptId, WebhookDeliveryId, WebhookDeliveryStatus,
         WebhookEvent,
     },
+    store::outbox::{self, OutboxTable},
+};
+
+/// The webhook deliveries, which are their own queue (`store::outbox`).
+pub const OUTBOX: OutboxTable = OutboxTable {
+    table: "webhook_deliveries",
+    queue: jobs::WEBHOOK_QUEUE,
 };
 
 /// Inserts the delivery of the event `event_id` (already in the feed, `store::events`) with
-/// the exact body to send, and queues its job; the delivery's `webhook-id` is the event's id.
+/// the exact body to send, due now; the delivery's `webhook-id` is the event's id.
 /// An event about no one document (`bulk_send.completed`) has no `document_id`.
 pub async fn insert(
     conn: &mut PgConnection,
@@ -28,8 +35,9 @@ pub async fn insert(
 ) -> Result<()> {
     let delivery_id = WebhookDeliveryId::new();
     sqlx::query(
-        "INSERT INTO webhook_deliveries (id, account_id, document_id, event_id, event_type, payload)
-         VALUES ($1, $2, $3, $4, $5, $6)",
+        "INSERT INTO webhook_deliveries (id, account_id, document_id, event_id, event_type, payload,
+                                         trace_context)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
     )
     .bind(delivery_id)
     .bind(account_id)
@@ -37,9 +45,10 @@ pub async fn insert(
     .bind(event_id.wire())
     .bind(event.to_string())
     .bind(body)
+    .bind(jobs::trace_context())
     .execute(&mut *conn)
     .await?;
-    jobs::enqueue(conn, &[DeliverWebhook { delivery_id }]).await
+    outbox::notify(conn, OUTBOX).await
 }
 
 #[derive(Debug, Clone, sqlx::FromRow, Serialize)]
@@ -62,11 +71,14 @@ pub struct Delivery {
     pub next_attempt_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// The trace of the request (or job) that queued it, which its attempts continue.
+    #[serde(skip)]
+    pub trace_context: Option<String>,
 }
 
 const COLUMNS: &str = "id, account_id, document_id, event_id, event_type, payload, attempt, \
                        status, response_status, response_body, duration_ms, last_error, \
-                       next_attempt_at, created_at, updated_at";
+                       next_attempt_at, created_at, updated_at, trace_context";
 
 pub async fn list(
     pool: &PgPool,
@@ -97,16 +109,13 @@ pub async fn recent(pool: &PgPool, account_id: AccountId, limit: i64) -> Result<
     .await?)
 }
 
-/// Locks a delivery for an attempt; `None` when missing or locked by another worker.
-pub async fn lock(
-    conn: &mut PgConnection,
-    delivery_id: WebhookDeliveryId,
-) -> Result<Option<Delivery>> {
+/// The claimed deliveries `ids`.
+pub async fn load(conn: &mut PgConnection, ids: &[uuid::Uuid]) -> Result<Vec<Delivery>> {
     Ok(sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM webhook_deliveries WHERE id = $1 FOR UPDATE SKIP LOCKED"
+        "SELECT {COLUMNS} FROM webhook_deliveries WHERE id = ANY($1)"
     )))
-    .bind(delivery_id)
-    .fetch_optional(conn)
+    .bind(ids)
+    .fetch_all(conn)
     .await?)
 }
 
@@ -136,7 +145,8 @@ pub async fn record_attempt(
     let updated = sqlx::query(
         "UPDATE webhook_deliveries SET attempt = $2, status = $3, response_status = $4,
              response_body = $5, duration_ms = $6, last_error = $7, next_attempt_at = $8,
-             updated_at = now()
+             updated_at = now(), due_at = coalesce($8, due_at),
+             lease_owner = CASE WHEN $3 = 'PENDING' THEN NULL ELSE lease_owner END
          WHERE id = $1 AND status = 'PENDING' AND attempt = $2 - 1",
     )
     .bind(delivery.id)
@@ -181,7 +191,8 @@ pub async fn replay(
 ) -> Result<Option<Delivery>> {
     let mut tx = pool.begin().await?;
     let delivery: Option<Delivery> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "UPDATE webhook_deliveries SET status = 'PENDING', next_attempt_at = now(), updated_at = now()
+        "UPDATE webhook_deliveries SET status = 'PENDING', next_attempt_at = now(), updated_at = now(),
+             due_at = now(), lease_owner = NULL
          WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) RETURNING {COLUMNS}"
     )))
     .bind(delivery_id)
@@ -189,7 +200,7 @@ pub async fn replay(
     .fetch_optional(&mut *tx)
     .await?;
     if delivery.is_some() {
-        jobs::enqueue(&mut tx, &[DeliverWebhook { delivery_id }]).await?;
+        outbox::notify(&mut tx, OUTBOX).await?;
     }
     tx.commit().await?;
     Ok(delivery)

@@ -54,6 +54,17 @@ async fn registered_queues(app: &TestApp, worker: &WorkerProcess) -> Vec<String>
     .unwrap()
 }
 
+/// Rows of the outbox `table` ever claimed by a process other than `worker`.
+async fn outbox_claimed_elsewhere(app: &TestApp, table: &str, worker: &WorkerProcess) -> i64 {
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM {table} WHERE lease_owner IS NOT NULL AND lease_owner NOT LIKE $1"
+    )))
+    .bind(format!("%:{}", worker.child.id()))
+    .fetch_one(&app.db.pool)
+    .await
+    .unwrap()
+}
+
 /// Jobs of `job_type` ever claimed by a process other than `worker`.
 async fn claimed_elsewhere(app: &TestApp, job_type: &str, worker: &WorkerProcess) -> i64 {
     sqlx::query_scalar(
@@ -147,7 +158,8 @@ async fn an_email_worker_and_a_completion_worker_each_run_only_their_own_jobs() 
         !has_series(&text, "signet_jobs_running", COMPLETION),
         "{text}"
     );
-    assert_eq!(registered_queues(&app, &email_worker).await, [EMAIL]);
+    // E-mails are no apalis queue: their outbox rows are claimed directly.
+    assert!(registered_queues(&app, &email_worker).await.is_empty());
     let untouched: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM apalis.jobs WHERE job_type = $1 AND status = 'Pending' AND lock_by IS NULL",
     )
@@ -198,7 +210,10 @@ async fn an_email_worker_and_a_completion_worker_each_run_only_their_own_jobs() 
         registered_queues(&app, &completion_worker).await,
         [COMPLETION]
     );
-    assert_eq!(claimed_elsewhere(&app, EMAIL, &email_worker).await, 0);
+    assert_eq!(
+        outbox_claimed_elsewhere(&app, "outbound_emails", &email_worker).await,
+        0
+    );
     assert_eq!(
         claimed_elsewhere(&app, COMPLETION, &completion_worker).await,
         0
@@ -379,9 +394,15 @@ async fn a_hanging_webhook_receiver_does_not_delay_invitations() {
         "{}",
         webhook_worker.log()
     );
-    assert_eq!(registered_queues(&app, &webhook_worker).await, [WEBHOOK]);
-    assert_eq!(claimed_elsewhere(&app, WEBHOOK, &webhook_worker).await, 0);
-    assert_eq!(claimed_elsewhere(&app, EMAIL, &email_worker).await, 0);
+    assert!(registered_queues(&app, &webhook_worker).await.is_empty());
+    assert_eq!(
+        outbox_claimed_elsewhere(&app, "webhook_deliveries", &webhook_worker).await,
+        0
+    );
+    assert_eq!(
+        outbox_claimed_elsewhere(&app, "outbound_emails", &email_worker).await,
+        0
+    );
 }
 
 #[tokio::test]
@@ -511,54 +532,54 @@ async fn sweeps_on_several_processes_expire_each_document_once_and_every_process
     assert_eq!(per_document, vec![(1, 1, 2); DOCUMENTS]);
 }
 
-/// Jobs queued in the bulk lane are taken after the other due jobs of their queue, whatever
-/// their age: apalis's own fetch (`apalis.get_jobs`, what every worker calls) hands out the
-/// single send queued after a bulk send's invitations first.
+/// Outbox rows are claimed round robin by account: an account with hundreds of queued
+/// invitations takes one turn in a claim like an account with one, whichever was queued first.
 #[tokio::test]
-async fn a_bulk_lane_job_is_taken_after_an_interactive_one_queued_later() {
-    use signet_common::{
-        infra::jobs::{self, DispatchEmail, Job},
-        model::EmailId,
+async fn an_accounts_backlog_does_not_hold_back_another_accounts_message() {
+    use signet_common::store::{
+        emails,
+        outbox::{self, ClaimRequest},
     };
     let app = TestApp::spawn().await;
-    let bulk: Vec<DispatchEmail> = (0..3)
-        .map(|_| DispatchEmail {
-            email_id: EmailId::new(),
-        })
-        .collect();
-    let single = DispatchEmail {
-        email_id: EmailId::new(),
-    };
+    let (backlog, key) = app.account(10_000).await;
+    send_batch(&app, backlog, &key, 3, 100).await;
+    let (other, key) = app.account(10_000).await;
+    send_batch(&app, other, &key, 1, 1).await;
+    let single: Uuid = sqlx::query_scalar("SELECT id FROM outbound_emails WHERE account_id = $1")
+        .bind(other)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+
     let mut conn = app.db.pool.acquire().await.unwrap();
-    jobs::in_bulk_lane(jobs::enqueue(&mut conn, &bulk))
+    let request = |after| ClaimRequest {
+        owner: "probe:1",
+        lease: Duration::from_secs(60),
+        limit: 10,
+        per_account: 5,
+        after,
+    };
+    let first = outbox::claim(&mut conn, emails::OUTBOX, &request(None))
         .await
         .unwrap();
-    jobs::enqueue(&mut conn, std::slice::from_ref(&single))
+    assert_eq!(first.accounts_visited, 2);
+    assert_eq!(first.ids.len(), 6, "five of the backlog and the single one");
+    assert!(
+        first.ids[..2].contains(&single),
+        "the single invitation is among each account's first: {:?}",
+        first.ids
+    );
+    // The next claim goes on from where the walk stopped, and the backlog keeps its order.
+    let second = outbox::claim(&mut conn, emails::OUTBOX, &request(first.last_account))
         .await
         .unwrap();
-    // The bulk jobs are due earlier: the interactive one is newer.
-    sqlx::query("UPDATE apalis.jobs SET run_at = run_at - interval '1 minute' WHERE priority = 0")
-        .execute(&mut *conn)
-        .await
-        .unwrap();
-    sqlx::query(
-        "INSERT INTO apalis.workers (id, worker_type, storage_name) VALUES ('probe', $1, 'probe')",
+    assert_eq!(second.ids.len(), 5);
+    assert!(second.ids.iter().all(|id| !first.ids.contains(id)));
+    let held: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM outbound_emails WHERE lease_owner = 'probe:1' AND due_at > now()",
     )
-    .bind(DispatchEmail::QUEUE)
-    .execute(&mut *conn)
+    .fetch_one(&mut *conn)
     .await
     .unwrap();
-    let taken = |count: i32| {
-        sqlx::query_scalar::<_, Vec<u8>>("SELECT job FROM apalis.get_jobs('probe', $1, $2)")
-            .bind(DispatchEmail::QUEUE)
-            .bind(count)
-    };
-    let first = taken(1).fetch_all(&mut *conn).await.unwrap();
-    let first: Vec<DispatchEmail> = first
-        .iter()
-        .map(|job| serde_json::from_slice(job).unwrap())
-        .collect();
-    assert_eq!(first, vec![single]);
-    let rest = taken(10).fetch_all(&mut *conn).await.unwrap();
-    assert_eq!(rest.len(), bulk.len(), "then the bulk lane's, all of them");
+    assert_eq!(held, 11, "every claimed row is leased");
 }

@@ -418,11 +418,11 @@ async fn metrics_move_with_the_traffic() {
                     "signet_queue_depth",
                     &[("job_type", "signet.dispatch_email")],
                 ) == 0.0
-                // apalis counts a job once its handler has returned, a moment after the
-                // handler counted the e-mail.
+                // apalis counts a task once its handler has returned, a moment after the
+                // handler counted the e-mail; an e-mail's task is its outbox row.
                 && text
                     .lines()
-                    .any(|l| l.starts_with("tasks_total") && l.contains("DispatchEmail"))
+                    .any(|l| l.starts_with("tasks_total") && l.contains("OutgoingEmail"))
         },
     )
     .await;
@@ -445,7 +445,7 @@ async fn metrics_move_with_the_traffic() {
     );
     assert!(
         text.lines()
-            .any(|l| l.starts_with("tasks_total") && l.contains("DispatchEmail")),
+            .any(|l| l.starts_with("tasks_total") && l.contains("OutgoingEmail")),
         "jobs by type and outcome: {text}"
     );
     assert!(text.contains("task_duration_seconds"), "job durations");

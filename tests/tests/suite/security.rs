@@ -624,14 +624,11 @@ async fn wait_for_email_jobs(app: &TestApp) {
         "the e-mail jobs to run",
         Duration::from_secs(30),
         || async {
-            let waiting: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM apalis.jobs
-             WHERE job_type = $1 AND status IN ('Pending', 'Queued', 'Running')",
-        )
-        .bind(<signet_common::infra::jobs::DispatchEmail as signet_common::infra::jobs::Job>::QUEUE)
-        .fetch_one(&app.db.pool)
-        .await
-        .unwrap();
+            let waiting: i64 =
+                sqlx::query_scalar("SELECT count(*) FROM outbound_emails WHERE status = 'PENDING'")
+                    .fetch_one(&app.db.pool)
+                    .await
+                    .unwrap();
             (waiting == 0).then_some(())
         },
     )

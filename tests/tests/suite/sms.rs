@@ -107,17 +107,12 @@ async fn detail(app: &TestApp, key: &str, doc: Uuid) -> HashMap<String, Value> {
         .collect()
 }
 
-/// SMS jobs waiting to run (a retry is one). The job that recorded a row's outcome may still be
-/// `Running` for a moment after that outcome is visible (apalis acknowledges it after the
-/// handler's transaction commits), so running jobs are not counted.
+/// SMS rows waiting to be sent (a retry is one): their outbox rows still PENDING.
 async fn waiting_sms_jobs(app: &TestApp) -> i64 {
-    sqlx::query_scalar(
-        "SELECT count(*) FROM apalis.jobs WHERE job_type = 'signet.dispatch_sms'
-         AND status IN ('Pending', 'Queued')",
-    )
-    .fetch_one(&app.db.pool)
-    .await
-    .unwrap()
+    sqlx::query_scalar("SELECT count(*) FROM outbound_sms WHERE status = 'PENDING'")
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap()
 }
 
 /// An API and a worker that send SMS through a Twilio-shaped provider on loopback, which answers

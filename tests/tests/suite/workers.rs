@@ -107,10 +107,10 @@ async fn a_killed_worker_loses_no_e_mail() {
     let pid = first.child.id();
     first.kill();
     let at_kill = copies(&mailbox).values().sum::<usize>();
-    // What the killed worker had claimed and not finished: its jobs still marked Running or
-    // Queued under its name (worker names end in ":<pid>"). Only these can run twice.
+    // What the killed worker had claimed and not finished: rows still PENDING under its lease
+    // (its name ends in ":<pid>"). Only these can be sent twice.
     let in_flight: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM apalis.jobs WHERE status IN ('Running', 'Queued') AND lock_by LIKE $1",
+        "SELECT count(*) FROM outbound_emails WHERE status = 'PENDING' AND lease_owner LIKE $1",
     )
     .bind(format!("%:{pid}"))
     .fetch_one(&app.db.pool)

@@ -1,92 +1,125 @@
-//! `DeliverWebhook`: one attempt at a webhook delivery, classified by `delivery::webhooks`
-//! (2xx delivers; 410 Gone stops for good; anything else tries again per
-//! WEBHOOK_RETRY_SCHEDULE until it is used up). The row is locked during the attempt, so two
-//! workers never post the same delivery at once; an attempt made just before the database went
-//! away is recorded once it is back.
+//! `DeliverWebhook`: one attempt at a claimed webhook delivery, classified by
+//! `delivery::webhooks` (2xx delivers; 410 Gone stops for good; anything else tries again per
+//! WEBHOOK_RETRY_SCHEDULE until it is used up). No other worker posts it while this one holds
+//! its lease, and the receiver is called with no database connection held; an attempt made
+//! just before the database went away is recorded once it is back.
 
-use std::{future::Future, sync::Arc};
+use std::sync::Arc;
 
 use apalis::prelude::{BoxDynError, Data};
 use chrono::Utc;
 use signet_common::{
     Error,
     delivery::webhooks::{self as decide, Attempt},
-    infra::{config::WorkerConcurrency, jobs::DeliverWebhook},
+    infra::config::WorkerConcurrency,
     model::WebhookDeliveryStatus,
     store::{
-        accounts,
+        accounts::{self, WebhookTarget},
+        outbox::OutboxTable,
         webhooks::{self, AttemptRecord, Delivery},
     },
 };
 use sqlx::PgConnection;
+use uuid::Uuid;
 
-use super::outbox::{self, Event, OutboxJob, Step, Verdict};
+use super::outbox::{Event, OutboxJob, Step, Verdict};
 use crate::{
-    registration::QueuedJob,
-    state::{OutboxId, WorkerState},
+    outbox_queue::{Leases, Recorder},
+    state::WorkerState,
 };
 
-#[tracing::instrument(name = "DeliverWebhook", skip_all, fields(delivery.id = %job.delivery_id))]
-pub async fn deliver_webhook(
-    job: DeliverWebhook,
-    state: Data<Arc<WorkerState>>,
-) -> Result<(), BoxDynError> {
-    outbox::run(job, state).await
+/// Posts the rows of `webhook_deliveries`.
+pub struct DeliverWebhook;
+
+/// A claimed delivery, with where it goes and the secret it is signed with (read when it was
+/// claimed).
+#[derive(Debug, Clone)]
+pub struct ClaimedDelivery {
+    delivery: Delivery,
+    target: WebhookTarget,
 }
 
-impl QueuedJob for DeliverWebhook {
+#[tracing::instrument(name = "DeliverWebhook", skip_all, fields(delivery.id = %claimed.delivery.id))]
+pub async fn deliver_webhook(
+    claimed: ClaimedDelivery,
+    state: Data<Arc<WorkerState>>,
+    recorder: Data<Arc<Recorder<DeliverWebhook>>>,
+    leases: Data<Arc<Leases>>,
+) -> Result<(), BoxDynError> {
+    super::outbox::run::<DeliverWebhook>(
+        claimed,
+        (*state).clone(),
+        (*recorder).clone(),
+        (*leases).clone(),
+    )
+    .await
+}
+
+impl OutboxJob for DeliverWebhook {
     const LABEL: &'static str = "deliver-webhook";
+    const OUTBOX: OutboxTable = webhooks::OUTBOX;
+    type Row = ClaimedDelivery;
+    type Message = ();
+    type Outcome = AttemptRecord;
 
     fn concurrency(configured: &WorkerConcurrency) -> usize {
         configured.webhook
     }
 
     fn handle(
-        self,
+        row: Self::Row,
         state: Data<Arc<WorkerState>>,
-    ) -> impl Future<Output = Result<(), BoxDynError>> + Send + 'static {
-        deliver_webhook(self, state)
-    }
-}
-
-impl OutboxJob for DeliverWebhook {
-    type Row = Delivery;
-    type Message = ();
-    type Outcome = AttemptRecord;
-
-    fn id(delivery: &Delivery) -> OutboxId {
-        OutboxId::Webhook(delivery.id)
+        recorder: Data<Arc<Recorder<Self>>>,
+        leases: Data<Arc<Leases>>,
+    ) -> impl std::future::Future<Output = Result<(), BoxDynError>> + Send + 'static {
+        deliver_webhook(row, state, recorder, leases)
     }
 
-    fn retry(delivery: &Delivery) -> Self {
-        DeliverWebhook {
-            delivery_id: delivery.id,
+    fn id(claimed: &ClaimedDelivery) -> Uuid {
+        claimed.delivery.id.into()
+    }
+
+    fn trace_context(claimed: &ClaimedDelivery) -> Option<&str> {
+        claimed.delivery.trace_context.as_deref()
+    }
+
+    /// Only a PENDING delivery is attempted; each account's target is read once per claim.
+    async fn load(conn: &mut PgConnection, ids: &[Uuid]) -> Result<Vec<ClaimedDelivery>, Error> {
+        let deliveries = webhooks::load(conn, ids).await?;
+        let mut targets: Vec<(signet_common::model::AccountId, WebhookTarget)> = Vec::new();
+        let mut claimed = Vec::with_capacity(deliveries.len());
+        for delivery in deliveries {
+            if delivery.status != WebhookDeliveryStatus::Pending {
+                continue;
+            }
+            let target = match targets.iter().find(|(id, _)| *id == delivery.account_id) {
+                Some((_, target)) => target.clone(),
+                None => {
+                    let target = accounts::webhook_target(conn, delivery.account_id).await?;
+                    targets.push((delivery.account_id, target.clone()));
+                    target
+                }
+            };
+            claimed.push(ClaimedDelivery { delivery, target });
         }
+        Ok(claimed)
     }
 
-    /// Only a PENDING delivery is attempted.
-    async fn claim(&self, conn: &mut PgConnection) -> Result<Option<Delivery>, Error> {
-        Ok(webhooks::lock(conn, self.delivery_id)
-            .await?
-            .filter(|delivery| delivery.status == WebhookDeliveryStatus::Pending))
-    }
-
-    fn decide(_: &WorkerState, _: &Delivery) -> Step<()> {
+    fn decide(_: &WorkerState, _: &ClaimedDelivery) -> Step<()> {
         Step::Send(())
     }
 
     /// Not reached: a delivery is never withdrawn (`decide`).
-    async fn withdraw(_: &mut PgConnection, _: &Delivery) -> Result<(), Error> {
+    async fn withdraw(_: &mut PgConnection, _: &ClaimedDelivery) -> Result<(), Error> {
         Ok(())
     }
 
     async fn send(
         state: &WorkerState,
-        conn: &mut PgConnection,
-        delivery: &Delivery,
+        claimed: &ClaimedDelivery,
         (): (),
     ) -> Result<AttemptRecord, Error> {
-        let target = accounts::webhook_target(conn, delivery.account_id).await?;
+        let (delivery, target) = (&claimed.delivery, &claimed.target);
         let started_at = Utc::now();
         let clock = std::time::Instant::now();
         let result = match &target.url {
@@ -100,7 +133,7 @@ impl OutboxJob for DeliverWebhook {
         };
         let attempt = Attempt {
             number: delivery.attempt + 1,
-            url: target.url,
+            url: target.url.clone(),
             started_at,
             duration: clock.elapsed(),
             result,
@@ -127,20 +160,26 @@ impl OutboxJob for DeliverWebhook {
 
     async fn record_delivered(
         conn: &mut PgConnection,
-        delivery: &Delivery,
-        record: &AttemptRecord,
-    ) -> Result<bool, Error> {
-        webhooks::record_attempt(conn, delivery, record).await
+        delivered: &[(&ClaimedDelivery, &AttemptRecord)],
+    ) -> Result<Vec<Uuid>, Error> {
+        let mut recorded = Vec::with_capacity(delivered.len());
+        for (claimed, record) in delivered {
+            if webhooks::record_attempt(conn, &claimed.delivery, record).await? {
+                recorded.push(Uuid::from(claimed.delivery.id));
+            }
+        }
+        Ok(recorded)
     }
 
-    /// The attempt row says whether it was the last (`outcome`), so `give_up` is in it already.
+    /// The attempt row says whether it was the last (`outcome`, with its next attempt's time),
+    /// so the retry is in it already.
     async fn record_failure(
         conn: &mut PgConnection,
-        delivery: &Delivery,
+        claimed: &ClaimedDelivery,
         record: &AttemptRecord,
-        _give_up: bool,
+        _retry_in: Option<std::time::Duration>,
     ) -> Result<Option<i32>, Error> {
-        let recorded = webhooks::record_attempt(conn, delivery, record).await?;
+        let recorded = webhooks::record_attempt(conn, &claimed.delivery, record).await?;
         Ok(recorded.then_some(record.attempt))
     }
 
@@ -148,15 +187,15 @@ impl OutboxJob for DeliverWebhook {
     async fn give_up(
         _: &mut PgConnection,
         _: &WorkerState,
-        _: &Delivery,
+        _: &ClaimedDelivery,
         _: &AttemptRecord,
     ) -> Result<(), Error> {
         Ok(())
     }
 
     fn log(event: Event<'_, Self>) {
-        if let Event::BeingRecorded(delivery) = event {
-            tracing::info!(delivery = %delivery.id, "attempt already made; its outcome is being recorded");
+        if let Event::BeingRecorded(claimed) = event {
+            tracing::info!(delivery = %claimed.delivery.id, "attempt already made; its outcome is being recorded");
         }
     }
 }

@@ -1,11 +1,11 @@
-//! `DispatchEmail`: sends one outbox row. The row is locked while it is sent, so no two workers
-//! send it at once; a row already sent (or being sent elsewhere) is skipped. A failed send is
-//! recorded and retried later by a new, delayed job (EMAIL_RETRY_SCHEDULE, ±10 % jitter) until
+//! `DispatchEmail`: sends one claimed outbox row (`jobs::outbox`). While this worker holds the
+//! row's lease no other sends it; the SMTP exchange runs with no database connection held. A
+//! failed send is due again after the next delay of EMAIL_RETRY_SCHEDULE (±10 % jitter) until
 //! the schedule is used up, then the row is marked FAILED. If the database goes away after the
 //! message left, the outcome is written once it is back, and the message is not sent again
 //! meanwhile.
 
-use std::{future::Future, sync::Arc};
+use std::sync::Arc;
 
 use apalis::prelude::{BoxDynError, Data};
 use chrono::Utc;
@@ -16,57 +16,73 @@ use signet_common::{
         retry::{self, SendOutcome},
     },
     flows::delivery_failures,
-    infra::{config::WorkerConcurrency, jobs::DispatchEmail},
-    store::emails::{self, OutgoingEmail},
+    infra::config::WorkerConcurrency,
+    model::EmailId,
+    store::{
+        emails::{self, OutgoingEmail},
+        outbox::OutboxTable,
+    },
 };
 use sqlx::PgConnection;
+use uuid::Uuid;
 
-use super::outbox::{self, Event, OutboxJob, Step, Verdict};
+use super::outbox::{Event, OutboxJob, Step, Verdict};
 use crate::{
     mail,
-    registration::QueuedJob,
-    state::{OutboxId, WorkerState},
+    outbox_queue::{Leases, Recorder},
+    state::WorkerState,
 };
 
-#[tracing::instrument(name = "DispatchEmail", skip_all, fields(email.id = %job.email_id))]
+/// Sends the rows of `outbound_emails`.
+pub struct DispatchEmail;
+
+#[tracing::instrument(name = "DispatchEmail", skip_all, fields(email.id = %email.id))]
 pub async fn dispatch_email(
-    job: DispatchEmail,
+    email: OutgoingEmail,
     state: Data<Arc<WorkerState>>,
+    recorder: Data<Arc<Recorder<DispatchEmail>>>,
+    leases: Data<Arc<Leases>>,
 ) -> Result<(), BoxDynError> {
-    outbox::run(job, state).await
+    super::outbox::run::<DispatchEmail>(
+        email,
+        (*state).clone(),
+        (*recorder).clone(),
+        (*leases).clone(),
+    )
+    .await
 }
 
-impl QueuedJob for DispatchEmail {
+impl OutboxJob for DispatchEmail {
     const LABEL: &'static str = "dispatch-email";
+    const OUTBOX: OutboxTable = emails::OUTBOX;
+    type Row = OutgoingEmail;
+    /// The signing or download link the e-mail carries, if any.
+    type Message = Option<String>;
+    type Outcome = SendOutcome;
 
     fn concurrency(configured: &WorkerConcurrency) -> usize {
         configured.email
     }
 
     fn handle(
-        self,
+        row: Self::Row,
         state: Data<Arc<WorkerState>>,
-    ) -> impl Future<Output = Result<(), BoxDynError>> + Send + 'static {
-        dispatch_email(self, state)
-    }
-}
-
-impl OutboxJob for DispatchEmail {
-    type Row = OutgoingEmail;
-    /// The signing or download link the e-mail carries, if any.
-    type Message = Option<String>;
-    type Outcome = SendOutcome;
-
-    fn id(email: &OutgoingEmail) -> OutboxId {
-        OutboxId::Email(email.id)
+        recorder: Data<Arc<Recorder<Self>>>,
+        leases: Data<Arc<Leases>>,
+    ) -> impl std::future::Future<Output = Result<(), BoxDynError>> + Send + 'static {
+        dispatch_email(row, state, recorder, leases)
     }
 
-    fn retry(email: &OutgoingEmail) -> Self {
-        DispatchEmail { email_id: email.id }
+    fn id(email: &OutgoingEmail) -> Uuid {
+        email.id.into()
     }
 
-    async fn claim(&self, conn: &mut PgConnection) -> Result<Option<OutgoingEmail>, Error> {
-        emails::lock_for_dispatch(conn, self.email_id).await
+    fn trace_context(email: &OutgoingEmail) -> Option<&str> {
+        email.trace_context.as_deref()
+    }
+
+    async fn load(conn: &mut PgConnection, ids: &[Uuid]) -> Result<Vec<OutgoingEmail>, Error> {
+        emails::load(conn, ids).await
     }
 
     fn decide(state: &WorkerState, email: &OutgoingEmail) -> Step<Option<String>> {
@@ -89,7 +105,6 @@ impl OutboxJob for DispatchEmail {
 
     async fn send(
         state: &WorkerState,
-        _: &mut PgConnection,
         email: &OutgoingEmail,
         link: Option<String>,
     ) -> Result<SendOutcome, Error> {
@@ -118,19 +133,20 @@ impl OutboxJob for DispatchEmail {
 
     async fn record_delivered(
         conn: &mut PgConnection,
-        email: &OutgoingEmail,
-        _: &SendOutcome,
-    ) -> Result<bool, Error> {
-        emails::mark_sent(conn, email.id).await
+        delivered: &[(&OutgoingEmail, &SendOutcome)],
+    ) -> Result<Vec<Uuid>, Error> {
+        let ids: Vec<EmailId> = delivered.iter().map(|(email, _)| email.id).collect();
+        let marked = emails::mark_sent(conn, &ids).await?;
+        Ok(marked.into_iter().map(Uuid::from).collect())
     }
 
     async fn record_failure(
         conn: &mut PgConnection,
         email: &OutgoingEmail,
         outcome: &SendOutcome,
-        give_up: bool,
+        retry_in: Option<std::time::Duration>,
     ) -> Result<Option<i32>, Error> {
-        emails::record_failure(conn, email.id, outcome.error(), give_up).await
+        emails::record_failure(conn, email.id, outcome.error(), retry_in).await
     }
 
     async fn give_up(
@@ -153,9 +169,6 @@ impl OutboxJob for DispatchEmail {
 
     fn log(event: Event<'_, Self>) {
         match event {
-            Event::Missing(job) => {
-                tracing::debug!(email = %job.email_id, "e-mail missing or being sent by another worker");
-            }
             Event::BeingRecorded(email) => {
                 tracing::info!(email = %email.id, "e-mail already sent; its outcome is being recorded");
             }

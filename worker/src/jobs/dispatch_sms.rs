@@ -1,10 +1,10 @@
-//! `DispatchSms`: sends one SMS outbox row, as `DispatchEmail` sends an e-mail. The row is
-//! locked while the provider answers, so no two workers send it at once; a row already sent is
-//! skipped. A 429, a 5xx or a network failure is retried by a new, delayed job
-//! (SMS_RETRY_SCHEDULE, ±10 % jitter) until the schedule is used up; any other answer fails it
+//! `DispatchSms`: sends one claimed SMS outbox row, as `DispatchEmail` sends an e-mail: no
+//! other worker sends it while this one holds its lease, and the provider is called with no
+//! database connection held. A 429, a 5xx or a network failure is due again after the next delay
+//! of SMS_RETRY_SCHEDULE (±10 % jitter) until the schedule is used up; any other answer fails it
 //! for good at once, recorded in the audit trail. The signing link is never logged.
 
-use std::{future::Future, sync::Arc};
+use std::sync::Arc;
 
 use apalis::prelude::{BoxDynError, Data};
 use chrono::Utc;
@@ -16,40 +16,40 @@ use signet_common::{
         sms_text::SmsText,
     },
     flows::sms_delivery,
-    infra::{config::WorkerConcurrency, jobs::DispatchSms},
+    infra::config::WorkerConcurrency,
     model::Actor,
-    store::sms::{self, Cost, OutgoingSms},
+    store::{
+        outbox::OutboxTable,
+        sms::{self, Cost, OutgoingSms},
+    },
 };
 use sqlx::PgConnection;
+use uuid::Uuid;
 
-use super::outbox::{self, Event, OutboxJob, Step, Verdict};
+use super::outbox::{Event, OutboxJob, Step, Verdict};
 use crate::{
-    registration::QueuedJob,
+    outbox_queue::{Leases, Recorder},
     sms::Outgoing,
-    state::{OutboxId, WorkerState},
+    state::WorkerState,
 };
 
-#[tracing::instrument(name = "DispatchSms", skip_all, fields(sms.id = %job.sms_id))]
+/// Sends the rows of `outbound_sms`.
+pub struct DispatchSms;
+
+#[tracing::instrument(name = "DispatchSms", skip_all, fields(sms.id = %sms.id))]
 pub async fn dispatch_sms(
-    job: DispatchSms,
+    sms: OutgoingSms,
     state: Data<Arc<WorkerState>>,
+    recorder: Data<Arc<Recorder<DispatchSms>>>,
+    leases: Data<Arc<Leases>>,
 ) -> Result<(), BoxDynError> {
-    outbox::run(job, state).await
-}
-
-impl QueuedJob for DispatchSms {
-    const LABEL: &'static str = "dispatch-sms";
-
-    fn concurrency(configured: &WorkerConcurrency) -> usize {
-        configured.sms
-    }
-
-    fn handle(
-        self,
-        state: Data<Arc<WorkerState>>,
-    ) -> impl Future<Output = Result<(), BoxDynError>> + Send + 'static {
-        dispatch_sms(self, state)
-    }
+    super::outbox::run::<DispatchSms>(
+        sms,
+        (*state).clone(),
+        (*recorder).clone(),
+        (*leases).clone(),
+    )
+    .await
 }
 
 /// What sending an SMS came to, with what the provider and the text's count say of it.
@@ -60,16 +60,31 @@ pub struct SmsOutcome {
 }
 
 impl OutboxJob for DispatchSms {
+    const LABEL: &'static str = "dispatch-sms";
+    const OUTBOX: OutboxTable = sms::OUTBOX;
     type Row = OutgoingSms;
     type Message = SmsText;
     type Outcome = SmsOutcome;
 
-    fn id(sms: &OutgoingSms) -> OutboxId {
-        OutboxId::Sms(sms.id)
+    fn concurrency(configured: &WorkerConcurrency) -> usize {
+        configured.sms
     }
 
-    fn retry(sms: &OutgoingSms) -> Self {
-        DispatchSms { sms_id: sms.id }
+    fn handle(
+        row: Self::Row,
+        state: Data<Arc<WorkerState>>,
+        recorder: Data<Arc<Recorder<Self>>>,
+        leases: Data<Arc<Leases>>,
+    ) -> impl std::future::Future<Output = Result<(), BoxDynError>> + Send + 'static {
+        dispatch_sms(row, state, recorder, leases)
+    }
+
+    fn id(sms: &OutgoingSms) -> Uuid {
+        sms.id.into()
+    }
+
+    fn trace_context(sms: &OutgoingSms) -> Option<&str> {
+        sms.trace_context.as_deref()
     }
 
     fn check(state: &WorkerState) -> Result<(), Error> {
@@ -83,8 +98,8 @@ impl OutboxJob for DispatchSms {
         Ok(())
     }
 
-    async fn claim(&self, conn: &mut PgConnection) -> Result<Option<OutgoingSms>, Error> {
-        sms::lock_for_dispatch(conn, self.sms_id).await
+    async fn load(conn: &mut PgConnection, ids: &[Uuid]) -> Result<Vec<OutgoingSms>, Error> {
+        sms::load(conn, ids).await
     }
 
     fn decide(state: &WorkerState, sms: &OutgoingSms) -> Step<SmsText> {
@@ -102,14 +117,10 @@ impl OutboxJob for DispatchSms {
 
     async fn send(
         state: &WorkerState,
-        _: &mut PgConnection,
         sms: &OutgoingSms,
         text: SmsText,
     ) -> Result<SmsOutcome, Error> {
-        let sender = state
-            .sms
-            .as_ref()
-            .expect("checked before the row was claimed");
+        let sender = state.sms.as_ref().expect("checked before any row is sent");
         let cost = Cost {
             segments: i32::try_from(text.segments.count).unwrap_or(i32::MAX),
             encoding: text.segments.encoding.as_str(),
@@ -144,20 +155,25 @@ impl OutboxJob for DispatchSms {
 
     async fn record_delivered(
         conn: &mut PgConnection,
-        sms: &OutgoingSms,
-        sent: &SmsOutcome,
-    ) -> Result<bool, Error> {
-        let provider_id = sent.provider_message_id.as_deref();
-        sms::mark_sent(conn, sms.id, provider_id, sent.cost).await
+        delivered: &[(&OutgoingSms, &SmsOutcome)],
+    ) -> Result<Vec<Uuid>, Error> {
+        let mut marked = Vec::with_capacity(delivered.len());
+        for (sms, sent) in delivered {
+            let provider_id = sent.provider_message_id.as_deref();
+            if sms::mark_sent(conn, sms.id, provider_id, sent.cost).await? {
+                marked.push(Uuid::from(sms.id));
+            }
+        }
+        Ok(marked)
     }
 
     async fn record_failure(
         conn: &mut PgConnection,
         sms: &OutgoingSms,
         sent: &SmsOutcome,
-        give_up: bool,
+        retry_in: Option<std::time::Duration>,
     ) -> Result<Option<i32>, Error> {
-        sms::record_failure(conn, sms.id, sent.outcome.error(), give_up, sent.cost).await
+        sms::record_failure(conn, sms.id, sent.outcome.error(), retry_in, sent.cost).await
     }
 
     async fn give_up(
@@ -188,9 +204,6 @@ impl OutboxJob for DispatchSms {
 
     fn log(event: Event<'_, Self>) {
         match event {
-            Event::Missing(job) => {
-                tracing::debug!(sms = %job.sms_id, "SMS missing or being sent by another worker");
-            }
             Event::BeingRecorded(sms) => {
                 tracing::info!(sms = %sms.id, "SMS already sent; its outcome is being recorded");
             }

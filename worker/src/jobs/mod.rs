@@ -8,14 +8,14 @@
 //! and repeats the parts that need the database while PostgreSQL cannot be reached
 //! (`until_available`): a job is never failed for good, nor an e-mail or webhook sent twice,
 //! because the database went away. A message that left just before the database went away is
-//! remembered and recorded once it is back (`record_or_remember`, `record_late`).
+//! remembered and recorded once it is back (the recorder, `outbox_queue`).
 
 pub mod check_completion;
 pub mod create_bulk_send;
 pub mod deliver_webhook;
 pub mod dispatch_email;
 pub mod dispatch_sms;
-mod outage;
+pub(crate) mod outage;
 pub mod outbox;
 pub mod sweep;
 

@@ -1,15 +1,12 @@
-//! Surviving a database outage: a job's work on a task of its own, the parts that need the
-//! database repeated until it answers, and a message that left just before it went away
-//! remembered and recorded once it is back.
+//! Surviving a database outage: a job's work on a task of its own, and the parts that need the
+//! database repeated until it answers. (An outbox message that left just before the database
+//! went away is remembered and recorded by the recorder, `outbox_queue`.)
 
 use std::{future::Future, time::Duration};
 
 use apalis::prelude::BoxDynError;
 use signet_common::{Error, delivery::retry::jitter};
-use sqlx::PgConnection;
 use tracing::Instrument;
-
-use crate::state::{OutboxId, WorkerState};
 
 /// The first wait before work that found the database unreachable tries again.
 const FIRST_RETRY: Duration = Duration::from_millis(200);
@@ -17,7 +14,7 @@ const FIRST_RETRY: Duration = Duration::from_millis(200);
 const MAX_RETRY: Duration = Duration::from_secs(2);
 
 /// Runs a job's work to completion on a task of its own, in the job's span.
-pub(super) async fn run_job<T: Send + 'static>(
+pub(crate) async fn run_job<T: Send + 'static>(
     work: impl Future<Output = Result<T, Error>> + Send + 'static,
 ) -> Result<T, BoxDynError> {
     let span = tracing::Span::current();
@@ -27,7 +24,7 @@ pub(super) async fn run_job<T: Send + 'static>(
 /// Repeats `work` for as long as it fails because the database (or the file store) cannot be
 /// reached; any other
 /// outcome is returned. `work` must be safe to repeat (a transaction that rolled back).
-pub(super) async fn until_available<T, F, Fut>(mut work: F) -> Result<T, Error>
+pub(crate) async fn until_available<T, F, Fut>(mut work: F) -> Result<T, Error>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, Error>>,
@@ -50,59 +47,4 @@ where
             outcome => return outcome,
         }
     }
-}
-
-/// A message that left (an e-mail, a webhook post) with the outcome to write for it.
-pub(super) trait Sent: Send + Sync {
-    /// The outbox row or delivery that was sent.
-    fn id(&self) -> OutboxId;
-
-    /// Writes the outcome unless it was written already; false when it was.
-    fn record(
-        &self,
-        conn: &mut PgConnection,
-        state: &WorkerState,
-    ) -> impl Future<Output = Result<bool, Error>> + Send;
-}
-
-/// Writes what was sent on the transaction that locked it. If the database went away in the
-/// meantime, remembers the message (so that this process does not send it again) and returns
-/// it, to be written by `record_late` once the database is back.
-pub(super) async fn record_or_remember<S: Sent>(
-    state: &WorkerState,
-    mut tx: sqlx::Transaction<'static, sqlx::Postgres>,
-    sent: S,
-) -> Result<Option<S>, Error> {
-    let recorded = async {
-        sent.record(&mut tx, state).await?;
-        tx.commit().await?;
-        Ok::<_, Error>(())
-    }
-    .await;
-    match recorded {
-        Ok(()) => Ok(None),
-        Err(e) if e.is_unavailable() => {
-            tracing::warn!(id = %sent.id(), error = %e, "sent, but the database went away; recording it when it is back");
-            state.remember_unrecorded(sent.id());
-            Ok(Some(sent))
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// Writes the outcome of a message sent while the database was away, once it is back.
-pub(super) async fn record_late<S: Sent>(
-    state: &WorkerState,
-    sent: Option<S>,
-) -> Result<(), Error> {
-    let Some(sent) = sent else { return Ok(()) };
-    until_available(|| async {
-        let mut tx = state.db.pool.begin().await?;
-        let recorded = sent.record(&mut tx, state).await?;
-        tx.commit().await?;
-        Ok(recorded)
-    })
-    .await?;
-    state.forget_unrecorded(sent.id());
-    Ok(())
 }

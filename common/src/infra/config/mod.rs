@@ -81,7 +81,7 @@ impl Config {
         let database: DatabaseSettings = vars.load()?;
         Ok(Self {
             files: FileSettings::load(&vars)?,
-            worker: WorkerSettings::load(&vars, database.max_connections)?,
+            worker: WorkerSettings::load(&vars)?,
             database,
             api: vars.load()?,
             mail: vars.load()?,

@@ -80,8 +80,11 @@ fn a_short_or_placeholder_file_url_secret_is_refused() {
 #[test]
 fn worker_concurrency_per_kind_falls_back_to_worker_concurrency() {
     let c = config(&[("DATABASE_MAX_CONNECTIONS", "10")]).unwrap();
-    assert_eq!(c.worker.concurrency.email, 7, "the jobs pool");
-    assert_eq!(c.worker.concurrency.webhook, 7, "the jobs pool");
+    assert_eq!(c.worker.concurrency.email, 32, "sends hold no connection");
+    assert_eq!(
+        c.worker.concurrency.webhook, 32,
+        "attempts hold no connection"
+    );
     assert!(c.worker.concurrency.completion >= 1, "the CPU count");
     let c = config(&[
         ("WORKER_CONCURRENCY", "3"),

@@ -12,6 +12,9 @@ use super::{
 /// The connections a worker keeps for its queue; the rest of its budget is its jobs pool.
 pub const WORKER_QUEUE_CONNECTIONS: u32 = 3;
 
+/// E-mails, SMS or webhook attempts one process has in flight by default, per kind.
+const DEFAULT_MESSAGES_IN_FLIGHT: usize = 32;
+
 #[derive(Debug, Clone)]
 pub struct WorkerSettings {
     /// How many jobs of each kind one worker process runs at once.
@@ -36,15 +39,15 @@ pub struct WorkerSettings {
 /// `WORKER_CONCURRENCY`, then to its default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WorkerConcurrency {
-    /// Default: the jobs pool (`DATABASE_MAX_CONNECTIONS` − 3), since each e-mail being sent
-    /// holds a connection (its outbox row stays locked while the SMTP server answers).
+    /// Default: 32. An e-mail being sent holds no database connection (its outbox row is
+    /// leased), so this is the SMTP exchanges in flight; the SMTP connections are pooled (16).
     pub email: usize,
     /// Default: the CPU count; rendering the final PDF is CPU-bound and holds no connection.
     pub completion: usize,
-    /// Default: the jobs pool, since each attempt holds a connection while the receiver answers.
+    /// Default: 32 attempts in flight, each holding no database connection while the receiver
+    /// answers (up to its 15 s timeout).
     pub webhook: usize,
-    /// Default: the jobs pool, since each SMS being sent holds its row lock while the provider
-    /// answers.
+    /// Default: 32 requests to the provider in flight, each holding no database connection.
     pub sms: usize,
     /// Default: 2. Each bulk send being made holds one connection for a chunk of its rows at a
     /// time; more bulk sends at once share the database with everything else.
@@ -113,21 +116,19 @@ fn set_positive<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<usize>,
 }
 
 impl WorkerSettings {
-    /// The concurrency defaults follow the connection budget (`DATABASE_MAX_CONNECTIONS`).
-    pub(super) fn load(vars: &Vars, database_max_connections: u32) -> Result<Self, ConfigError> {
+    /// Messages in flight do not follow the connection budget: a send holds no connection.
+    pub(super) fn load(vars: &Vars) -> Result<Self, ConfigError> {
         let v: WorkerVars = vars.load()?;
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
-        let jobs_pool = database_max_connections
-            .saturating_sub(WORKER_QUEUE_CONNECTIONS)
-            .max(1) as usize;
+        let in_flight = DEFAULT_MESSAGES_IN_FLIGHT;
         let or_default =
             |set: Option<usize>, default: usize| set.or(v.concurrency).unwrap_or(default);
         Ok(Self {
             concurrency: WorkerConcurrency {
-                email: or_default(v.email_concurrency, jobs_pool),
+                email: or_default(v.email_concurrency, in_flight),
                 completion: or_default(v.completion_concurrency, cores),
-                webhook: or_default(v.webhook_concurrency, jobs_pool),
-                sms: or_default(v.sms_concurrency, jobs_pool),
+                webhook: or_default(v.webhook_concurrency, in_flight),
+                sms: or_default(v.sms_concurrency, in_flight),
                 bulk: or_default(v.bulk_concurrency, 2),
             },
             heartbeat: v.heartbeat,
