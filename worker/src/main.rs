@@ -12,9 +12,9 @@ use signet_worker::kinds::{JobKind, JobKinds};
     after_help = "\
 Each kind can run on processes of its own and be scaled on its own; the sweep is safe on any
 number of processes (alert when none runs it: signet_sweep_last_finished_timestamp_seconds).
-Jobs of each kind run at once per process: WORKER_EMAIL_CONCURRENCY, WORKER_WEBHOOK_CONCURRENCY
-(default: DATABASE_MAX_CONNECTIONS - 3, the jobs pool) and WORKER_COMPLETION_CONCURRENCY
-(default: the CPU count); WORKER_CONCURRENCY sets all three at once. Every other setting is an
+Jobs of each kind run at once per process: WORKER_EMAIL_CONCURRENCY, WORKER_SMS_CONCURRENCY,
+WORKER_WEBHOOK_CONCURRENCY (default: 32; a message in flight holds no database connection) and
+WORKER_COMPLETION_CONCURRENCY (default: the CPU count); WORKER_CONCURRENCY sets them all. Every other setting is an
 environment variable too: see .env.example and docs/operations.md."
 )]
 struct Cli {

@@ -211,8 +211,8 @@ async fn write_together<J: OutboxJob>(
 }
 
 /// The fetcher of one kind's worker: hands out claimed rows one at a time, claiming the next
-/// batch when the last is handed out, and waits for a notification (or the poll interval)
-/// when nothing is due.
+/// batch when the last is handed out, and waits for a notification (or the poll interval, or a
+/// heartbeat) when nothing is due.
 pub struct Pump<J: OutboxJob> {
     state: Arc<WorkerState>,
     leases: Arc<Leases>,
@@ -242,9 +242,12 @@ impl<J: OutboxJob> Pump<J> {
                 self.state.supervisor.mark_running(J::LABEL);
             }
             if claimed == 0 {
+                // Looked at again at least every heartbeat, as apalis's workers heartbeat: an
+                // idle worker notices a lost database (and says so) as soon as a busy one.
+                let worker = &self.state.config.worker;
                 tokio::select! {
                     _ = self.wakeups.next() => {}
-                    () = tokio::time::sleep(self.state.config.worker.poll_interval) => {}
+                    () = tokio::time::sleep(worker.poll_interval.min(worker.heartbeat)) => {}
                 }
             }
         }

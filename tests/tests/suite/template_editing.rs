@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use signet_tests::{LETTER, Mailbox, TestApp, WorkerProcess, fixtures_dir, read};
+use signet_tests::{LETTER, Mailbox, TestApp, WorkerProcess, eventually, fixtures_dir, read};
 use uuid::Uuid;
 
 use crate::{console::Browser, draft_editing::data_attribute};
@@ -220,8 +220,13 @@ async fn a_template_from_a_pdf_is_given_roles_and_fields_and_then_used() {
         "{}",
         mails[0].text
     );
-    // Read again now that the invitation is delivered: what the update must not change.
-    let (_, made) = app.get(&format!("/documents/{doc}"), &key).await;
+    // Read again once the invitation's outcome is written (a moment after the SMTP server
+    // took it): what the update must not change.
+    let made = eventually("the invitation recorded as sent", WAIT, || async {
+        let (_, made) = app.get(&format!("/documents/{doc}"), &key).await;
+        (made["data"]["recipients"][0]["deliveryStatus"] == "SENT").then_some(made)
+    })
+    .await;
     let fields: i64 = sqlx::query_scalar("SELECT count(*) FROM fields WHERE document_id = $1")
         .bind(doc.parse::<Uuid>().unwrap())
         .fetch_one(&app.db.pool)
