@@ -730,6 +730,7 @@ def queue(api):
     record("queue", f"another account's send → sent, while the backlog drains ({len(waits)} sends, 0.2 s apart)",
            f"p50 {percentile(waits, 50):,.0f} ms, p95 {percentile(waits, 95):,.0f} ms, "
            f"max {max(waits):,.0f} ms", "outbox row created → its outcome written (after smtp-sink's 250)")
+    record("memory", "signet-worker peak RSS after the e-mail backlog", f"{worker.peak_rss_mib():.0f} MiB")
     worker.stop()
 
     receiver = HttpSink()
@@ -758,8 +759,8 @@ def queue(api):
     rate, took = drain_rate("webhook_deliveries", f"account_id = '{hooked['id']}'", started, "DELIVERED")
     record("queue", f"delivery of {MESSAGES:,} queued webhook events to a loopback receiver",
            f"{rate:,.0f} deliveries/s ({took:.1f} s)", "`--jobs webhook`, default concurrency; each with its attempt row")
+    record("memory", "signet-worker peak RSS after the webhook case", f"{worker.peak_rss_mib():.0f} MiB")
     worker.stop()
-    record("memory", "signet-worker peak RSS after the queue cases", f"{worker.peak_rss_mib():.0f} MiB")
 
 
 def send_and_await_invitation(api, acct, doc, sink, within=60):

@@ -189,6 +189,7 @@ async fn write_together<J: OutboxJob>(
     let written = until_available(|| async {
         let outcome = async {
             let mut tx = state.db.pool.begin().await?;
+            outbox::record_without_waiting_for_disk(&mut tx).await?;
             let written = skeleton::record_batch(&mut tx, state, sent).await?;
             tx.commit().await?;
             Ok::<_, Error>(written)

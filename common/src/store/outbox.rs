@@ -167,3 +167,17 @@ pub async fn renew(
     .await?
     .rows_affected())
 }
+
+/// Lets the caller's transaction commit without waiting for its WAL to reach the disk
+/// (`synchronous_commit = off`, for this transaction only). For the transactions that record
+/// what sends came to, and only those: if PostgreSQL itself crashes in the next moments, the
+/// last outcomes written may be lost, and those rows are then sent again when their lease ends
+/// (at least once, as a worker's crash already allows); nothing is ever lost. A claim keeps
+/// waiting for the disk: a lost claim could let a second worker send a row the first still
+/// sends.
+pub async fn record_without_waiting_for_disk(conn: &mut PgConnection) -> Result<()> {
+    sqlx::query("SET LOCAL synchronous_commit = off")
+        .execute(conn)
+        .await?;
+    Ok(())
+}
