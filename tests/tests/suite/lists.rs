@@ -453,7 +453,11 @@ async fn search_totals_stay_exact_through_every_kind_of_write() {
             .await
             .unwrap();
     }
-    for (from, to) in [("SENT", "CANCELLED"), ("DRAFT", "SENT"), ("EXPIRED", "COMPLETED")] {
+    for (from, to) in [
+        ("SENT", "CANCELLED"),
+        ("DRAFT", "SENT"),
+        ("EXPIRED", "COMPLETED"),
+    ] {
         sqlx::query(
             "UPDATE documents SET status = $3
              WHERE account_id = $1 AND status = $2 AND title LIKE '%1%'",
