@@ -262,7 +262,7 @@ class SmtpSink:
 
 
 def wrk(url, keys, method="GET", body=None, ids=None, seconds=SECONDS):
-    """Requests per second answered 2xx, and latency p50/p99 in ms."""
+    """Requests per second answered 2xx, and latency p50/p95/p99 in ms."""
     script = WORK / "wrk.lua"
     lua_keys = ",".join(f'"{k}"' for k in keys)
     lua_ids = ",".join(f'"{i}"' for i in ids or [])
@@ -290,6 +290,10 @@ request = function()
   local headers = {{["X-API-KEY"] = key, ["Content-Type"] = "application/json"}}
   return wrk.format("{method}", path, headers, {"[[" + json.dumps(body) + "]]" if body else "nil"})
 end
+-- wrk's --latency prints 50/75/90/99 only.
+function done(summary, latency, requests)
+  print(string.format("p95_us %d", latency:percentile(95.0)))
+end
 """)
     out = subprocess.run(
         ["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{seconds}s", "--latency", "-s", str(script), url],
@@ -307,7 +311,9 @@ end
         value, unit = float(m.group(1)), m.group(2)
         return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
 
-    return {"rps": ok / took, "p50": ms("50"), "p99": ms("99"), "errors": requests - ok}
+    p95 = re.search(r"p95_us (\d+)", out)
+    return {"rps": ok / took, "p50": ms("50"), "p95": int(p95.group(1)) / 1000 if p95 else float("nan"),
+            "p99": ms("99"), "errors": requests - ok}
 
 
 def pgbench(sql, seconds=SECONDS, clients=POOL):
@@ -333,9 +339,10 @@ def compare(group, case, api_load, sql, note=""):
             sql_runs.append(pgbench(sql))
     api_rps = median([r["rps"] for r in api_runs])
     p50 = median([r["p50"] for r in api_runs])
+    p95 = median([r["p95"] for r in api_runs])
     p99 = median([r["p99"] for r in api_runs])
     errors = sum(r["errors"] for r in api_runs)
-    api_text = f"{api_rps:,.0f} req/s (p50 {p50:.1f} ms, p99 {p99:.1f} ms)"
+    api_text = f"{api_rps:,.0f} req/s (p50 {p50:.1f} ms, p95 {p95:.1f} ms, p99 {p99:.1f} ms)"
     if errors:
         api_text += f", {errors} non-2xx"
     if sql:
@@ -405,7 +412,9 @@ DOC_COLUMNS = ("id, account_id, code, title, status, file_key, sha256, pages, pa
                "created_at, updated_at, sent_at, expiry_date, completed_at")
 
 
-def list_sql(acct, order="created_at DESC, id DESC", status=None, search=None):
+def list_sql(acct, order="created_at DESC, id DESC", status=None, search=None, kept=False):
+    """The page and its total. A search's total counts its matches, or, for a term whose
+    counts are kept (`kept`: one matching 1,000 documents or more, once searched), sums them."""
     where = f"account_id = '{acct['id']}'"
     counted = f"SELECT sum(documents) FROM document_counts WHERE account_id = '{acct['id']}'"
     if status:
@@ -414,7 +423,11 @@ def list_sql(acct, order="created_at DESC, id DESC", status=None, search=None):
         counted += f" AND status IN ({statuses})"
     if search:
         where += f" AND title ILIKE '%{search}%'"
-        counted = f"SELECT count(*) FROM documents WHERE {where}"
+        if kept:
+            counted = counted.replace("FROM document_counts", "FROM document_search_counts") \
+                .replace(" WHERE ", f" WHERE pattern = '%{search}%' AND ", 1)
+        else:
+            counted = f"SELECT count(*) FROM documents WHERE {where}"
     return (auth_sql(acct)
             + f"SELECT {DOC_COLUMNS} FROM documents WHERE {where} ORDER BY {order} LIMIT 10;\n"
             + counted + ";\n")
@@ -438,8 +451,14 @@ def lists(api, accounts):
         ("status=TRASH", dict(status=["DECLINED", "EXPIRED", "CANCELLED"])),
         ("page=500", dict()),
         ("search=0424242 (1 match)", dict(search="0424242")),
-        ("search=Invoice (1 in 8 match)", dict(search="Invoice")),
+        ("search=Invoice (1 in 8 match)", dict(search="Invoice", kept=True)),
     ]
+    # The common term's first search counts its 125,000 matches once and keeps the counts.
+    started = time.time()
+    status, body = api.call("GET", "/documents?limit=10&search=Invoice", acct["key"])
+    assert status == 200 and body["data"]["total"] == max(SIZES) // 8, (status, body)
+    record("lists", f"first GET /documents?search=Invoice, {size} (counts kept)",
+           f"{(time.time() - started) * 1000:.0f} ms", "once per term")
     for query, sql in variants:
         if not wanted("lists") and "search" not in query:
             continue

@@ -180,16 +180,34 @@ pub async fn lock(
 struct ListedDocument {
     #[sqlx(flatten)]
     document: Document,
-    total: i64,
+    #[sqlx(flatten)]
+    total: Total,
 }
+
+#[derive(Clone, Copy, sqlx::FromRow)]
+struct Total {
+    total: i64,
+    /// A search whose term's counts are kept (migration search_term_counts).
+    kept_term: bool,
+    /// ... and its last use is over an hour old (eviction order).
+    stale_term: bool,
+}
+
+/// A search that finds at least this many matches the first time it is asked keeps its term's
+/// counts (migration search_term_counts); fewer are counted on every request (~4 ms here).
+const KEEP_TERM_AT: i64 = 1_000;
+/// The most terms kept per account: every document write checks its title against each.
+const KEPT_TERMS_PER_ACCOUNT: i64 = 32;
 
 /// One page of the account's documents and the number of documents matching the filter.
 ///
 /// The page is read in order from an index on (account, [status,] sort key, id), one ordered
 /// read per status when several are asked for, so it costs its offset plus its length. The
-/// total comes from `document_counts` (kept by triggers), or, for a search, from counting the
-/// matches: no list reads every document of the account. Page and total are one statement, so
-/// they agree.
+/// total comes from `document_counts` (kept by triggers); for a search, from the search term's
+/// kept counts, or, when it has none, from counting the matches up to [`KEEP_TERM_AT`]: a
+/// term with more is kept ([`keep_search_term`]) and the statement runs again, so a common
+/// term's matches are counted once, not on every request. Page and total are one statement,
+/// so they agree.
 #[tracing::instrument(name = "documents::list", skip_all)]
 pub async fn list(
     pool: &PgPool,
@@ -202,32 +220,124 @@ pub async fn list(
         .map(|s| s.iter().map(|s| s.as_str()).collect())
         .unwrap_or_default();
     let pattern = query.search.as_deref().map(like_pattern);
-    let rows: Vec<ListedDocument> = sqlx::query_as(AssertSqlSafe(sql.page_with_total()))
-        .bind(account_id)
-        .bind(&statuses)
-        .bind(&pattern)
-        .bind(query.limit)
-        .bind(query.offset())
-        .fetch_all(pool)
-        .await?;
-    let total = match rows.first() {
-        Some(row) => row.total,
-        // A page past the end has no rows to carry the total.
-        None => {
-            sqlx::query_scalar(AssertSqlSafe(sql.total()))
+    let mut count_up_to = Some(KEEP_TERM_AT);
+    loop {
+        let rows: Vec<ListedDocument> = sqlx::query_as(AssertSqlSafe(sql.page_with_total()))
+            .bind(account_id)
+            .bind(&statuses)
+            .bind(&pattern)
+            .bind(query.limit)
+            .bind(query.offset())
+            .bind(count_up_to)
+            .fetch_all(pool)
+            .await?;
+        let total = match rows.first() {
+            Some(row) => row.total,
+            // A page past the end has no rows to carry the total.
+            None => {
+                sqlx::query_as(AssertSqlSafe(sql.total()))
+                    .bind(account_id)
+                    .bind(&statuses)
+                    .bind(&pattern)
+                    .bind(query.limit)
+                    .bind(query.offset())
+                    .bind(count_up_to)
+                    .fetch_one(pool)
+                    .await?
+            }
+        };
+        if let Some(pattern) = &pattern {
+            if !total.kept_term && count_up_to.is_some_and(|cap| total.total >= cap) {
+                // Counted only up to the cap: keep the term's counts, then ask again with no
+                // cap (its kept counts, or, if they could not be made, every match counted).
+                keep_search_term(pool, account_id, pattern).await?;
+                count_up_to = None;
+                continue;
+            }
+            if total.stale_term {
+                sqlx::query(
+                    "UPDATE document_search_terms SET used_at = now()
+                     WHERE account_id = $1 AND pattern = $2",
+                )
                 .bind(account_id)
-                .bind(&statuses)
-                .bind(&pattern)
-                .fetch_one(pool)
-                .await?
+                .bind(pattern)
+                .execute(pool)
+                .await?;
+            }
         }
+        return Ok((rows.into_iter().map(|r| r.document).collect(), total.total));
+    }
+}
+
+/// Keeps per-status counts of the account's documents whose titles match `pattern`, maintained
+/// from now on by the documents' triggers (migration search_term_counts), dropping the account's
+/// least recently searched term beyond [`KEPT_TERMS_PER_ACCOUNT`]. The count is taken under the
+/// account's exclusive search lock, which every write that can change a term's count takes
+/// shared, so no write is missed or counted twice; writes to the account wait for it (once per
+/// term). Returns false, keeping nothing, if the lock is not had within two seconds (a long
+/// transaction writing the account's documents).
+pub async fn keep_search_term(pool: &PgPool, account_id: AccountId, pattern: &str) -> Result<bool> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SET LOCAL lock_timeout = '2s'")
+        .execute(&mut *tx)
+        .await?;
+    // The key is the triggers' (count_search_terms).
+    let locked = sqlx::query("SELECT pg_advisory_xact_lock(35, hashtext($1::text))")
+        .bind(account_id)
+        .execute(&mut *tx)
+        .await;
+    match locked {
+        Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("55P03") => return Ok(false),
+        locked => locked?,
     };
-    Ok((rows.into_iter().map(|r| r.document).collect(), total))
+    sqlx::query("SET LOCAL lock_timeout = 0")
+        .execute(&mut *tx)
+        .await?;
+    let new: Option<i32> = sqlx::query_scalar(
+        "INSERT INTO document_search_terms (account_id, pattern) VALUES ($1, $2)
+         ON CONFLICT DO NOTHING RETURNING 1",
+    )
+    .bind(account_id)
+    .bind(pattern)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if new.is_none() {
+        // Kept by another search while this one waited for the lock.
+        tx.commit().await?;
+        return Ok(true);
+    }
+    sqlx::query(
+        "WITH dropped AS (
+             DELETE FROM document_search_terms
+             WHERE account_id = $1 AND pattern IN (
+                 SELECT pattern FROM document_search_terms WHERE account_id = $1
+                 ORDER BY used_at DESC, pattern OFFSET $2)
+             RETURNING pattern)
+         DELETE FROM document_search_counts
+         WHERE account_id = $1 AND pattern IN (SELECT pattern FROM dropped)",
+    )
+    .bind(account_id)
+    .bind(KEPT_TERMS_PER_ACCOUNT)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO document_search_counts (account_id, pattern, status, slot, documents)
+         SELECT $1, $2, status, 0, count(*) FROM documents
+         WHERE account_id = $1 AND title ILIKE $2 ESCAPE '\\'
+         GROUP BY status",
+    )
+    .bind(account_id)
+    .bind(pattern)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(true)
 }
 
 /// The list's SQL for one query's shape. Parameters: $1 account, $2 statuses (empty: all),
-/// $3 search pattern, $4 limit, $5 offset. Each shape is its own statement (and prepared plan),
-/// so no plan has to serve both "filtered" and "not filtered".
+/// $3 search pattern, $4 limit, $5 offset, $6 the most matches a search without kept counts
+/// counts (NULL: all). Each shape is its own statement (and prepared plan), so no plan has to
+/// serve both "filtered" and "not filtered".
 struct ListSql {
     /// `ORDER BY` keys, e.g. `created_at DESC, id DESC`.
     order: String,
@@ -293,24 +403,40 @@ impl ListSql {
         )
     }
 
-    /// The number of documents matching the filter, as `total`.
+    /// The number of documents matching the filter, as `total`, with `kept_term` and
+    /// `stale_term` (see [`Total`]).
     fn total(&self) -> String {
+        let statuses = "(cardinality($2::text[]) = 0 OR status = ANY($2))";
         if self.search {
+            // CASE runs only the branch it takes.
             format!(
-                "SELECT count(*) AS total FROM documents
-                 WHERE account_id = $1 AND (cardinality($2::text[]) = 0 OR status = ANY($2)) {}",
+                "SELECT CASE WHEN t.pattern IS NOT NULL
+                        THEN (SELECT COALESCE(sum(documents), 0) FROM document_search_counts
+                              WHERE account_id = $1 AND pattern = $3 AND {statuses})
+                        ELSE (SELECT count(*) FROM (
+                                  SELECT FROM documents
+                                  WHERE account_id = $1 AND {statuses} {}
+                                  LIMIT $6::bigint) m)
+                        END::bigint AS total,
+                        t.pattern IS NOT NULL AS kept_term,
+                        COALESCE(t.used_at < now() - interval '1 hour', false) AS stale_term
+                 FROM (SELECT) one
+                 LEFT JOIN document_search_terms t ON t.account_id = $1 AND t.pattern = $3",
                 self.search_filter()
             )
         } else {
-            "SELECT COALESCE(sum(documents), 0)::bigint AS total FROM document_counts
-             WHERE account_id = $1 AND (cardinality($2::text[]) = 0 OR status = ANY($2))"
-                .to_owned()
+            format!(
+                "SELECT COALESCE(sum(documents), 0)::bigint AS total,
+                        false AS kept_term, false AS stale_term
+                 FROM document_counts WHERE account_id = $1 AND {statuses}"
+            )
         }
     }
 
     fn page_with_total(&self) -> String {
         format!(
-            "SELECT d.*, t.total FROM ({}) d CROSS JOIN ({}) t ORDER BY {}",
+            "SELECT d.*, t.total, t.kept_term, t.stale_term FROM ({}) d CROSS JOIN ({}) t
+             ORDER BY {}",
             self.page(),
             self.total(),
             self.order
