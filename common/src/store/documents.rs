@@ -431,6 +431,32 @@ pub async fn set_status(
     Ok(())
 }
 
+/// [`set_status`] for many documents in one statement (the document counts' trigger then runs
+/// once for all of them).
+pub async fn set_statuses(
+    conn: &mut PgConnection,
+    ids: &[DocumentId],
+    status: DocumentStatus,
+) -> Result<()> {
+    sqlx::query("UPDATE documents SET status = $2, updated_at = now() WHERE id = ANY($1)")
+        .bind(ids)
+        .bind(status.as_str())
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The documents with these ids, their rows locked in account order (the order
+/// [`lock_due_for_expiry`] returns them in), on the caller's transaction.
+pub async fn lock_many(conn: &mut PgConnection, ids: &[DocumentId]) -> Result<Vec<Document>> {
+    Ok(sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM documents WHERE id = ANY($1) ORDER BY account_id, id FOR UPDATE"
+    )))
+    .bind(ids)
+    .fetch_all(conn)
+    .await?)
+}
+
 /// Locks up to `limit` SENT documents whose signers have all signed but which are still SENT a
 /// minute after their last change (their completion job gave up), skipping any another
 /// transaction holds.

@@ -34,6 +34,31 @@ pub async fn queue(
         return Ok(());
     }
     let ids = insert_many(conn, account_id, document_id, emails, message_id_domain).await?;
+    enqueue_dispatches(conn, ids).await
+}
+
+/// [`queue`] for the e-mails of many documents (of any accounts) at once: one statement for
+/// the rows, one for their jobs.
+#[tracing::instrument(name = "emails::queue_many", skip_all)]
+pub async fn queue_many(
+    conn: &mut PgConnection,
+    emails: &[(AccountId, DocumentId, NewEmail)],
+    message_id_domain: &str,
+) -> Result<()> {
+    if emails.is_empty() {
+        return Ok(());
+    }
+    let ids = insert_rows(
+        conn,
+        emails.iter().map(|(a, d, e)| (*a, *d, e)),
+        message_id_domain,
+    )
+    .await?;
+    enqueue_dispatches(conn, ids).await
+}
+
+/// Queues the dispatch of new outbox rows: the one place a new row gets its job.
+async fn enqueue_dispatches(conn: &mut PgConnection, ids: Vec<EmailId>) -> Result<()> {
     let dispatches: Vec<DispatchEmail> = ids
         .into_iter()
         .map(|email_id| DispatchEmail { email_id })
@@ -50,24 +75,44 @@ async fn insert_many(
     emails: &[NewEmail],
     message_id_domain: &str,
 ) -> Result<Vec<EmailId>> {
+    insert_rows(
+        conn,
+        emails.iter().map(|e| (account_id, document_id, e)),
+        message_id_domain,
+    )
+    .await
+}
+
+/// [`insert_many`] with each row's account and document.
+async fn insert_rows<'a>(
+    conn: &mut PgConnection,
+    emails: impl Iterator<Item = (AccountId, DocumentId, &'a NewEmail)>,
+    message_id_domain: &str,
+) -> Result<Vec<EmailId>> {
+    let emails: Vec<(AccountId, DocumentId, &NewEmail)> = emails.collect();
     let ids: Vec<EmailId> = emails.iter().map(|_| EmailId::new()).collect();
     sqlx::query(
         "INSERT INTO outbound_emails (id, account_id, document_id, recipient_id, kind, message_id, link_token)
-         SELECT id, $1, $2, recipient_id, kind, message_id, link_token
-         FROM UNNEST($3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[])
-              AS t(id, recipient_id, kind, message_id, link_token)",
+         SELECT id, account_id, document_id, recipient_id, kind, message_id, link_token
+         FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[])
+              AS t(id, account_id, document_id, recipient_id, kind, message_id, link_token)",
     )
-    .bind(account_id)
-    .bind(document_id)
     .bind(&ids)
-    .bind(emails.iter().map(|e| e.recipient_id).collect::<Vec<_>>())
-    .bind(emails.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>())
+    .bind(emails.iter().map(|e| e.0).collect::<Vec<_>>())
+    .bind(emails.iter().map(|e| e.1).collect::<Vec<_>>())
+    .bind(emails.iter().map(|e| e.2.recipient_id).collect::<Vec<_>>())
+    .bind(emails.iter().map(|e| e.2.kind.as_str()).collect::<Vec<_>>())
     .bind(
         ids.iter()
             .map(|id| format!("<{id}@{message_id_domain}>"))
             .collect::<Vec<_>>(),
     )
-    .bind(emails.iter().map(|e| e.link_token.clone()).collect::<Vec<_>>())
+    .bind(
+        emails
+            .iter()
+            .map(|e| e.2.link_token.clone())
+            .collect::<Vec<_>>(),
+    )
     .execute(conn)
     .await?;
     Ok(ids)

@@ -39,7 +39,41 @@ pub async fn insert(
     .bind(body)
     .execute(&mut *conn)
     .await?;
-    jobs::enqueue(conn, &[DeliverWebhook { delivery_id }]).await
+    enqueue_deliveries(conn, vec![delivery_id]).await
+}
+
+/// [`insert`] for the events of many documents (of any accounts) in one statement; each
+/// delivery's `webhook-id` is its event's id.
+pub async fn insert_many(
+    conn: &mut PgConnection,
+    events: &[crate::store::events::NewEvent<'_>],
+) -> Result<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<WebhookDeliveryId> = events.iter().map(|_| WebhookDeliveryId::new()).collect();
+    sqlx::query(
+        "INSERT INTO webhook_deliveries (id, account_id, document_id, event_id, event_type, payload)
+         SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[])",
+    )
+    .bind(&ids)
+    .bind(events.iter().map(|e| e.account_id).collect::<Vec<_>>())
+    .bind(events.iter().map(|e| e.document_id).collect::<Vec<_>>())
+    .bind(events.iter().map(|e| e.id.wire()).collect::<Vec<_>>())
+    .bind(events.iter().map(|e| e.event.to_string()).collect::<Vec<_>>())
+    .bind(events.iter().map(|e| e.body).collect::<Vec<_>>())
+    .execute(&mut *conn)
+    .await?;
+    enqueue_deliveries(conn, ids).await
+}
+
+/// Queues the attempts of new deliveries: the one place a new delivery row gets its job.
+async fn enqueue_deliveries(conn: &mut PgConnection, ids: Vec<WebhookDeliveryId>) -> Result<()> {
+    let jobs: Vec<DeliverWebhook> = ids
+        .into_iter()
+        .map(|delivery_id| DeliverWebhook { delivery_id })
+        .collect();
+    jobs::enqueue(conn, &jobs).await
 }
 
 #[derive(Debug, Clone, sqlx::FromRow, Serialize)]
