@@ -16,6 +16,8 @@ aiosmtpd first. Settings (environment):
   BENCH_EXPIRY_BATCHES    comma-separated batch sizes the expiry case also measures the sweep
                      alone with (`--example expiry_batches`; default none)
   DATABASE_URL       admin URL; the benchmark creates and drops its own database signet_bench
+  BENCH_DATABASE     that database's name instead (benchmarks run at once on one server must
+                     not share it: each drops it when it starts)
   DATABASE_MAX_CONNECTIONS  the API's and worker's pool (default 8); pgbench gets as many
 
 Timing lives here, never in the test suite.
@@ -71,7 +73,8 @@ def db_url(name):
     return urllib.parse.urlunsplit(parts._replace(path=f"/{name}"))
 
 
-BENCH_URL = db_url("signet_bench")
+BENCH_DATABASE = os.environ.get("BENCH_DATABASE", "signet_bench")
+BENCH_URL = db_url(BENCH_DATABASE)
 
 
 def psql(sql, url=BENCH_URL):
@@ -914,8 +917,8 @@ def event_feed(api):
 
 def main():
     log(f"work directory {WORK}")
-    psql("DROP DATABASE IF EXISTS signet_bench WITH (FORCE)", ADMIN_URL)
-    psql("CREATE DATABASE signet_bench", ADMIN_URL)
+    psql(f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)", ADMIN_URL)
+    psql(f"CREATE DATABASE {BENCH_DATABASE}", ADMIN_URL)
     subprocess.run([str(RELEASE / "signet-api"), "migrate"], env=base_env(), check=True,
                    capture_output=True)
     psql("CREATE SEQUENCE bench_codes")  # unique document codes for seeded documents

@@ -172,14 +172,22 @@ async fn copy(from: &PgPool, to: &PgPool) {
     .unwrap();
 }
 
+/// An entry: its document, event, message, recipient, address, user agent and format.
+type AuditRow = (Uuid, String, String, Option<Uuid>, String, String, i16);
+/// An e-mail: its document, account, recipient, kind, status, signing token and whether its
+/// `Message-ID` is made from its id.
+type EmailRow = (Uuid, Uuid, Uuid, String, String, Option<String>, bool);
+/// An SMS: its document, recipient, kind, number, status, error and whether it holds no token.
+type SmsRow = (Uuid, Uuid, String, String, String, Option<String>, bool);
+
 /// Everything an expiry writes, in a form that does not depend on row ids chosen at random,
 /// on the time or on the order of transactions.
 #[derive(Debug, PartialEq)]
 struct Written {
     statuses: Vec<(Uuid, String)>,
-    audit: Vec<(Uuid, String, String, Option<Uuid>, String, String, i16)>,
-    emails: Vec<(Uuid, Uuid, Uuid, String, String, Option<String>, bool)>,
-    sms: Vec<(Uuid, Uuid, String, String, String, Option<String>, bool)>,
+    audit: Vec<AuditRow>,
+    emails: Vec<EmailRow>,
+    sms: Vec<SmsRow>,
     sms_counts: Vec<(Uuid, String, i32)>,
     events: Vec<(Uuid, Uuid, String, Value)>,
     deliveries: Vec<(Uuid, Uuid, String, i64)>,
