@@ -499,6 +499,46 @@ pub async fn lock_due_for_expiry(
     Ok(due)
 }
 
+/// Up to `limit` due documents, in expiry order, locking none: the candidates of a sweep's next
+/// batches. Each scan of `documents_expiring` also passes over the entries of the documents
+/// expired since it was last vacuumed, so a sweep that claimed every batch with
+/// [`lock_due_for_expiry`] read the whole expired prefix again per batch (100,000 documents in
+/// batches of 1,000 took twice as long as in batches of 10,000); reading candidates for many
+/// batches at once reads it once for all of them.
+pub async fn due_for_expiry(pool: &PgPool, limit: i64) -> Result<Vec<DocumentId>> {
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM documents WHERE status = 'SENT' AND expiry_date <= now()
+         ORDER BY expiry_date LIMIT $1",
+    )
+    .bind(limit)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Locks those of `candidates` that are still due, skipping any another transaction holds (a
+/// sweep on another worker); `(id, account_id)` in account order, then in the order given, as
+/// [`lock_due_for_expiry`] returns them.
+pub async fn lock_due_among(
+    conn: &mut PgConnection,
+    candidates: &[DocumentId],
+) -> Result<Vec<(DocumentId, AccountId)>> {
+    let locked: Vec<(DocumentId, AccountId)> = sqlx::query_as(
+        "SELECT id, account_id FROM documents
+         WHERE id = ANY($1) AND status = 'SENT' AND expiry_date <= now()
+         FOR UPDATE SKIP LOCKED",
+    )
+    .bind(candidates)
+    .fetch_all(conn)
+    .await?;
+    let accounts: std::collections::HashMap<DocumentId, AccountId> = locked.into_iter().collect();
+    let mut due: Vec<(DocumentId, AccountId)> = candidates
+        .iter()
+        .filter_map(|id| accounts.get(id).map(|account_id| (*id, *account_id)))
+        .collect();
+    due.sort_by_key(|(_, account_id)| *account_id);
+    Ok(due)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
