@@ -22,6 +22,6 @@ if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
 fi
 
 log "building the release binaries"
-cargo build --release --bins --example queue_ceiling --example seal_timing
+cargo build --release --bins --example queue_ceiling --example seal_timing --example expiry_batches
 
 exec python3 scripts/bench/bench.py "$@"

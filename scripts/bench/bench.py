@@ -15,13 +15,20 @@ aiosmtpd first. Settings (environment):
   BENCH_EVENTS       events in the event feed case's account (default 10000)
   BENCH_BACKLOG      queued invitations of one account in the queue case (default 100000)
   BENCH_MESSAGES     queued SMS and webhook deliveries in the queue case (default 20000)
+  BENCH_EXPIRY_DOCUMENTS  due documents of the expiry case (default 100000)
+  BENCH_EXPIRY_BATCHES    comma-separated batch sizes the expiry case also measures the sweep
+                     alone with (`--example expiry_batches`; 0: the sweep before issue #35;
+                     default none)
   DATABASE_URL       admin URL; the benchmark creates and drops its own database signet_bench
+  BENCH_DATABASE     that database's name instead (benchmarks run at once on one server must
+                     not share it: each drops it when it starts)
   DATABASE_MAX_CONNECTIONS  the API's and worker's pool (default 8); pgbench gets as many
 
 Timing lives here, never in the test suite.
 """
 
 import base64
+import http.server
 import json
 import os
 import re
@@ -31,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -51,6 +59,8 @@ BULK_ROWS = int(os.environ.get("BENCH_BULK_ROWS", "10000"))
 EVENTS = int(os.environ.get("BENCH_EVENTS", "10000"))
 BACKLOG = int(os.environ.get("BENCH_BACKLOG", "100000"))
 MESSAGES = int(os.environ.get("BENCH_MESSAGES", "20000"))
+EXPIRY_DOCUMENTS = int(os.environ.get("BENCH_EXPIRY_DOCUMENTS", "100000"))
+EXPIRY_BATCHES = [int(s) for s in os.environ.get("BENCH_EXPIRY_BATCHES", "").split(",") if s]
 WORK = Path(tempfile.mkdtemp(prefix="signet-bench-"))
 
 results = []  # (group, case, api figure, sql figure, ratio, note)
@@ -69,7 +79,8 @@ def db_url(name):
     return urllib.parse.urlunsplit(parts._replace(path=f"/{name}"))
 
 
-BENCH_URL = db_url("signet_bench")
+BENCH_DATABASE = os.environ.get("BENCH_DATABASE", "signet_bench")
+BENCH_URL = db_url(BENCH_DATABASE)
 
 
 def psql(sql, url=BENCH_URL):
@@ -901,25 +912,91 @@ def completion(api, sink):
            f"median {median(timings):,.0f} ms", f"{ROUNDS} documents, one at a time")
 
 
-def expiry(api):
-    acct = account("expiry")
+class WebhookSink:
+    """A loopback webhook receiver that answers every delivery 204, in this process."""
+
+    def __init__(self):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}/signet"
+
+
+def seed_due(api, name, n, webhook_url):
+    """An account with n SENT documents a day past their expiry, each with one invited signer
+    (so the expiry sends a notice) and a webhook URL (so it delivers an event)."""
+    acct = account(name)
     template = prepared_document(api, acct, FIXTURES / "pdflatex-4-pages.pdf", 1, 1)
-    n = 100_000
     seed_drafts(template, acct, n)
     psql(f"UPDATE documents SET status = 'SENT', sent_at = now() - interval '2 days', "
          f"expiry_date = now() - interval '1 day' WHERE account_id = '{acct['id']}' AND id <> '{template}'")
+    psql(f"UPDATE recipients SET invited_at = now() - interval '2 days' WHERE account_id = '{acct['id']}'")
+    psql(f"UPDATE accounts SET webhook_url = '{webhook_url}' WHERE id = '{acct['id']}'")
+    psql("VACUUM ANALYZE documents, recipients")
+    return acct
+
+
+def check_expired(acct, n):
+    """Every document expired once, with its audit entry, notice, event and delivery."""
+    counts = psql(f"""
+        SELECT (SELECT count(*) FROM audit_entries WHERE account_id = '{acct['id']}' AND event = 'EXPIRED'),
+               (SELECT count(*) FROM outbound_emails WHERE account_id = '{acct['id']}' AND kind = 'EXPIRED'),
+               (SELECT count(*) FROM events WHERE account_id = '{acct['id']}' AND event_type = 'document.expired'),
+               (SELECT count(*) FROM webhook_deliveries WHERE account_id = '{acct['id']}'
+                  AND event_type = 'document.expired')""")
+    assert counts.split("|") == [str(n)] * 4, counts
+
+
+def expiry(api):
+    """EXPIRY_DOCUMENTS due documents (each with one invited signer, in an account with a
+    webhook URL) expired by a worker started with every job kind, ROUNDS times: worker started
+    → none left SENT, while the same worker sends the notices and delivers the events. Then,
+    for each of EXPIRY_BATCHES, the sweep alone (`--example expiry_batches`) at that batch size."""
+    n = EXPIRY_DOCUMENTS
+    hooks = WebhookSink()
     sink = SmtpSink()
-    started = time.time()
-    worker = start_worker(sink.port, EXPIRY_SWEEP_CRON="* * * * * *")
-    while int(psql(f"SELECT count(*) FROM documents WHERE account_id = '{acct['id']}' AND status = 'SENT'")) > 0:
-        if time.time() - started > 1800:
-            raise SystemExit("expiry did not finish within 30 minutes")
-        time.sleep(0.5)
-    took = time.time() - started
-    record("expiry", f"expiry of {n:,} due documents (each with one signer)",
-           f"{took:.1f} s ({n / took:,.0f} documents/s)",
-           "worker started → none left SENT; notices and webhooks queued in the same transactions")
-    return worker, sink
+    took = []
+    for round_ in range(ROUNDS):
+        acct = seed_due(api, f"expiry{round_}", n, hooks.url)
+        started = time.time()
+        worker = start_worker(sink.port, EXPIRY_SWEEP_CRON="* * * * * *")
+        while int(psql(f"SELECT count(*) FROM documents WHERE account_id = '{acct['id']}' AND status = 'SENT'")) > 0:
+            if time.time() - started > 1800:
+                raise SystemExit("expiry did not finish within 30 minutes")
+            time.sleep(0.2)
+        took.append(time.time() - started)
+        worker.stop()
+        check_expired(acct, n)
+        # The next round starts without this round's notices and deliveries still to send.
+        psql("DELETE FROM apalis.jobs")
+        log(f"expiry round {round_ + 1}: {took[-1]:.1f} s")
+    if took:
+        t = median(took)
+        record("expiry", f"expiry of {n:,} due documents (each with one invited signer; webhook URL)",
+               f"{t:.1f} s ({n / t:,.0f} documents/s)",
+               f"median of {ROUNDS} ({', '.join(f'{x:.1f}' for x in took)} s); worker started → none left SENT; "
+               "notices, events and deliveries queued in the same transactions, and sent meanwhile")
+    for i, batch in enumerate(EXPIRY_BATCHES):
+        acct = seed_due(api, f"expiry-batch{i}-{batch}", n, hooks.url)
+        out = subprocess.run(
+            [str(RELEASE / "examples" / "expiry_batches")],
+            env=base_env(EXPIRY_BATCH=str(batch)), check=True, capture_output=True, text=True,
+        ).stdout
+        result = json.loads(out.strip().splitlines()[-1])
+        check_expired(acct, n)
+        psql("DELETE FROM apalis.jobs")
+        label = f"batches of {batch:,}" if batch else "one document at a time (before issue #35)"
+        record("expiry", f"the sweep alone, {label}",
+               f"{result['seconds']:.1f} s ({result['documents_per_sec']:,.0f} documents/s)",
+               f"`EXPIRY_BATCH={batch} --example expiry_batches`, nothing else running")
 
 
 def bulk(api):
@@ -1029,8 +1106,8 @@ def event_feed(api):
 
 def main():
     log(f"work directory {WORK}")
-    psql("DROP DATABASE IF EXISTS signet_bench WITH (FORCE)", ADMIN_URL)
-    psql("CREATE DATABASE signet_bench", ADMIN_URL)
+    psql(f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)", ADMIN_URL)
+    psql(f"CREATE DATABASE {BENCH_DATABASE}", ADMIN_URL)
     subprocess.run([str(RELEASE / "signet-api"), "migrate"], env=base_env(), check=True,
                    capture_output=True)
     psql("CREATE SEQUENCE bench_codes")  # unique document codes for seeded documents
@@ -1061,8 +1138,7 @@ def main():
                    f"{worker.peak_rss_mib():.0f} MiB")
             worker.stop()
         if wanted("expiry"):
-            worker, sink = expiry(api)
-            worker.stop()
+            expiry(api)
         if wanted("bulk"):
             bulk(api)
         if wanted("queue"):

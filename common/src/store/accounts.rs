@@ -283,6 +283,21 @@ pub async fn webhook_url(conn: &mut PgConnection, id: AccountId) -> Result<Optio
     )
 }
 
+/// Which of these accounts have a webhook URL at this moment, on the caller's transaction.
+pub async fn with_webhook_url(
+    conn: &mut PgConnection,
+    ids: &[AccountId],
+) -> Result<Vec<AccountId>> {
+    Ok(
+        sqlx::query_scalar(
+            "SELECT id FROM accounts WHERE id = ANY($1) AND webhook_url IS NOT NULL",
+        )
+        .bind(ids)
+        .fetch_all(conn)
+        .await?,
+    )
+}
+
 /// Sets the console password's hash; false when there is no such account.
 pub async fn set_password_hash(pool: &PgPool, id: AccountId, hash: &str) -> Result<bool> {
     let updated = sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")

@@ -1,6 +1,8 @@
 //! The audit trail: append-only (the database refuses UPDATE and DELETE) and hash-chained per
 //! document, `hash = sha256(prev_hash || canonical entry)`, so any later change is detectable.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
 use sqlx::AssertSqlSafe;
 use sqlx::{PgConnection, PgPool};
@@ -151,6 +153,110 @@ pub async fn append_at(
     .bind(FORMAT)
     .fetch_one(conn)
     .await?)
+}
+
+/// An entry to append to a document's chain, with its id and time (microsecond precision).
+#[derive(Debug, Clone)]
+pub struct DatedEntry {
+    pub account_id: AccountId,
+    pub document_id: DocumentId,
+    pub entry: NewEntry,
+    pub at: (AuditEntryId, DateTime<Utc>),
+}
+
+/// [`append_at`] for many entries at once: one statement locks their documents (in account
+/// order; the caller should already hold them, as a sweep does), one reads each document's last
+/// hash, one inserts every entry. Entries of one document are chained in the order given.
+pub async fn append_many(
+    conn: &mut PgConnection,
+    entries: &[DatedEntry],
+    actor: &Actor,
+) -> Result<()> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let mut documents: Vec<DocumentId> = entries.iter().map(|e| e.document_id).collect();
+    documents.sort();
+    documents.dedup();
+    sqlx::query("SELECT 1 FROM documents WHERE id = ANY($1) ORDER BY account_id, id FOR UPDATE")
+        .bind(&documents)
+        .execute(&mut *conn)
+        .await?;
+    let mut last: HashMap<DocumentId, Vec<u8>> = sqlx::query_as(
+        "SELECT d.id, (SELECT hash FROM audit_entries
+                       WHERE document_id = d.id ORDER BY seq DESC LIMIT 1)
+         FROM UNNEST($1::uuid[]) AS d(id)",
+    )
+    .bind(&documents)
+    .fetch_all(&mut *conn)
+    .await?
+    .into_iter()
+    .map(|(id, hash): (DocumentId, Option<Vec<u8>>)| (id, hash.unwrap_or_else(|| GENESIS.to_vec())))
+    .collect();
+    let recorded = actor.record();
+    let mut prev_hashes = Vec::with_capacity(entries.len());
+    let mut hashes = Vec::with_capacity(entries.len());
+    for e in entries {
+        let prev = last
+            .get_mut(&e.document_id)
+            .expect("every document's last hash was read");
+        let hash = Hashed {
+            format: FORMAT,
+            id: e.at.0,
+            account_id: e.account_id,
+            document_id: e.document_id,
+            event: e.entry.event,
+            message: &e.entry.message,
+            recipient_id: e.entry.recipient_id,
+            ip_address: &recorded.ip_address,
+            user_agent: &recorded.user_agent,
+            created_at: e.at.1,
+        }
+        .chain_hash(prev);
+        prev_hashes.push(std::mem::replace(prev, hash.to_vec()));
+        hashes.push(hash.to_vec());
+    }
+    sqlx::query(
+        "INSERT INTO audit_entries (id, account_id, document_id, event, message, recipient_id,
+                                    ip_address, user_agent, created_at, prev_hash, hash, format)
+         SELECT id, account_id, document_id, event, message, recipient_id, $7, $8, created_at,
+                prev_hash, hash, $9
+         FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::uuid[],
+                     $10::timestamptz[], $11::bytea[], $12::bytea[])
+              WITH ORDINALITY AS t(id, account_id, document_id, event, message, recipient_id,
+                                   created_at, prev_hash, hash, n)
+         ORDER BY n",
+    )
+    .bind(entries.iter().map(|e| e.at.0).collect::<Vec<_>>())
+    .bind(entries.iter().map(|e| e.account_id).collect::<Vec<_>>())
+    .bind(entries.iter().map(|e| e.document_id).collect::<Vec<_>>())
+    .bind(
+        entries
+            .iter()
+            .map(|e| e.entry.event.as_str())
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        entries
+            .iter()
+            .map(|e| e.entry.message.as_str())
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        entries
+            .iter()
+            .map(|e| e.entry.recipient_id)
+            .collect::<Vec<_>>(),
+    )
+    .bind(&recorded.ip_address)
+    .bind(&recorded.user_agent)
+    .bind(FORMAT)
+    .bind(entries.iter().map(|e| e.at.1).collect::<Vec<_>>())
+    .bind(prev_hashes)
+    .bind(hashes)
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 /// The id of the document's latest entry: a reader that must act on an unchanged trail reads it

@@ -45,6 +45,26 @@ pub async fn queue(
     outbox::notify(conn, OUTBOX).await
 }
 
+/// [`queue`] for the e-mails of many documents (of any accounts) at once: one statement for
+/// the rows, one notification.
+#[tracing::instrument(name = "emails::queue_many", skip_all)]
+pub async fn queue_many(
+    conn: &mut PgConnection,
+    emails: &[(AccountId, DocumentId, NewEmail)],
+    message_id_domain: &str,
+) -> Result<()> {
+    if emails.is_empty() {
+        return Ok(());
+    }
+    insert_rows(
+        conn,
+        emails.iter().map(|(a, d, e)| (*a, *d, e)),
+        message_id_domain,
+    )
+    .await?;
+    outbox::notify(conn, OUTBOX).await
+}
+
 /// Inserts the rows and returns their ids, in order. `Message-ID`s are fixed here so that a
 /// retried dispatch repeats the same one.
 async fn insert_many(
@@ -54,19 +74,34 @@ async fn insert_many(
     emails: &[NewEmail],
     message_id_domain: &str,
 ) -> Result<Vec<EmailId>> {
+    insert_rows(
+        conn,
+        emails.iter().map(|e| (account_id, document_id, e)),
+        message_id_domain,
+    )
+    .await
+}
+
+/// [`insert_many`] with each row's account and document.
+async fn insert_rows<'a>(
+    conn: &mut PgConnection,
+    emails: impl Iterator<Item = (AccountId, DocumentId, &'a NewEmail)>,
+    message_id_domain: &str,
+) -> Result<Vec<EmailId>> {
+    let emails: Vec<(AccountId, DocumentId, &NewEmail)> = emails.collect();
     let ids: Vec<EmailId> = emails.iter().map(|_| EmailId::new()).collect();
     sqlx::query(
         "INSERT INTO outbound_emails (id, account_id, document_id, recipient_id, kind, message_id,
                                       link_token, trace_context)
-         SELECT id, $1, $2, recipient_id, kind, message_id, link_token, $8
-         FROM UNNEST($3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[])
-              AS t(id, recipient_id, kind, message_id, link_token)",
+         SELECT id, account_id, document_id, recipient_id, kind, message_id, link_token, $8
+         FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[])
+              AS t(id, account_id, document_id, recipient_id, kind, message_id, link_token)",
     )
-    .bind(account_id)
-    .bind(document_id)
     .bind(&ids)
-    .bind(emails.iter().map(|e| e.recipient_id).collect::<Vec<_>>())
-    .bind(emails.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>())
+    .bind(emails.iter().map(|e| e.0).collect::<Vec<_>>())
+    .bind(emails.iter().map(|e| e.1).collect::<Vec<_>>())
+    .bind(emails.iter().map(|e| e.2.recipient_id).collect::<Vec<_>>())
+    .bind(emails.iter().map(|e| e.2.kind.as_str()).collect::<Vec<_>>())
     .bind(
         ids.iter()
             .map(|id| format!("<{id}@{message_id_domain}>"))
@@ -75,7 +110,7 @@ async fn insert_many(
     .bind(
         emails
             .iter()
-            .map(|e| e.link_token.clone())
+            .map(|e| e.2.link_token.clone())
             .collect::<Vec<_>>(),
     )
     .bind(jobs::trace_context())

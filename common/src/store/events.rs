@@ -34,6 +34,43 @@ pub async fn insert(
     Ok(())
 }
 
+/// An event to record: its id, account, document (if about one), type and exact body.
+#[derive(Debug, Clone, Copy)]
+pub struct NewEvent<'a> {
+    pub id: EventId,
+    pub account_id: AccountId,
+    pub document_id: Option<DocumentId>,
+    pub event: WebhookEvent,
+    pub body: &'a str,
+}
+
+/// [`insert`] for many events in one statement, placed in the feed in the order given.
+pub async fn insert_many(conn: &mut PgConnection, events: &[NewEvent<'_>]) -> Result<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    sqlx::query(
+        "INSERT INTO events (id, account_id, document_id, event_type, payload)
+         SELECT id, account_id, document_id, event_type, payload
+         FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[])
+              WITH ORDINALITY AS t(id, account_id, document_id, event_type, payload, n)
+         ORDER BY n",
+    )
+    .bind(events.iter().map(|e| e.id).collect::<Vec<_>>())
+    .bind(events.iter().map(|e| e.account_id).collect::<Vec<_>>())
+    .bind(events.iter().map(|e| e.document_id).collect::<Vec<_>>())
+    .bind(
+        events
+            .iter()
+            .map(|e| e.event.to_string())
+            .collect::<Vec<_>>(),
+    )
+    .bind(events.iter().map(|e| e.body).collect::<Vec<_>>())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 /// An event's place in its account's feed: its transaction's id, then its order of writing.
 /// The feed's cursor is this pair (`wire::events::FeedCursor` writes it opaquely).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]

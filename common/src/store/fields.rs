@@ -36,6 +36,30 @@ pub async fn list(conn: &mut PgConnection, document_id: DocumentId) -> Result<Ve
     .await?)
 }
 
+#[derive(sqlx::FromRow)]
+struct DocumentField {
+    document_id: DocumentId,
+    #[sqlx(flatten)]
+    field: Field,
+}
+
+/// The fields of all these documents, each with its document, by document, then in [`list`]'s
+/// order.
+pub async fn list_many(
+    conn: &mut PgConnection,
+    document_ids: &[DocumentId],
+) -> Result<Vec<(DocumentId, Field)>> {
+    let rows: Vec<DocumentField> = sqlx::query_as(
+        "SELECT document_id, id, recipient_id, type, page, x, y, width, height, value, read_only,
+                label, required, rules FROM fields
+         WHERE document_id = ANY($1) ORDER BY document_id, created_at, id",
+    )
+    .bind(document_ids)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.document_id, r.field)).collect())
+}
+
 /// Removes the document's fields with these ids.
 pub async fn delete_many(
     conn: &mut PgConnection,

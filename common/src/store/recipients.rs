@@ -59,6 +59,19 @@ pub async fn list(conn: &mut PgConnection, document_id: DocumentId) -> Result<Ve
     .await?)
 }
 
+/// The recipients of all these documents, by document, then in [`list`]'s order.
+pub async fn list_many(
+    conn: &mut PgConnection,
+    document_ids: &[DocumentId],
+) -> Result<Vec<Recipient>> {
+    Ok(sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM recipients WHERE document_id = ANY($1) ORDER BY document_id, position"
+    )))
+    .bind(document_ids)
+    .fetch_all(conn)
+    .await?)
+}
+
 pub async fn insert_many(
     conn: &mut PgConnection,
     account_id: AccountId,

@@ -1,17 +1,13 @@
 //! SQL of the SMS outbox (one row per text message that must go out) and of the daily counts
 //! its caps are checked against.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
 use crate::infra::secrets::SigningToken;
 use crate::store::outbox::{self, OutboxTable};
-
-/// The outbox of SMS, which is their queue (`store::outbox`).
-pub const OUTBOX: OutboxTable = OutboxTable {
-    table: "outbound_sms",
-    queue: jobs::SMS_QUEUE,
-};
 use crate::{
     error::Result,
     infra::jobs,
@@ -19,6 +15,12 @@ use crate::{
         AccountId, DocumentId, DocumentStatus, RecipientId, SmsId, SmsKind, SmsStatus,
         StoredLanguage,
     },
+};
+
+/// The outbox of SMS, which is their queue (`store::outbox`).
+pub const OUTBOX: OutboxTable = OutboxTable {
+    table: "outbound_sms",
+    queue: jobs::SMS_QUEUE,
 };
 
 /// An SMS a change calls for. Only recipients with a phone number get one.
@@ -131,15 +133,44 @@ pub async fn queue(
         .execute(&mut *conn)
         .await?;
 
+    let rows: Vec<Row> = rows
+        .into_iter()
+        .map(|(id, sms, number, refusal)| Row {
+            id,
+            account_id,
+            document_id,
+            sms,
+            number,
+            refusal,
+        })
+        .collect();
+    let pending = insert_rows(conn, &rows).await?;
+    announce(conn, pending).await?;
+    Ok(capped)
+}
+
+/// An outbox row to write: FAILED with the reason when a cap refused it.
+struct Row<'a> {
+    id: SmsId,
+    account_id: AccountId,
+    document_id: DocumentId,
+    sms: &'a NewSms,
+    number: &'a str,
+    refusal: Option<String>,
+}
+
+/// Writes the rows; returns the ids of those PENDING, to dispatch.
+async fn insert_rows(conn: &mut PgConnection, rows: &[Row<'_>]) -> Result<Vec<SmsId>> {
     // A recipient's second SMS of a kind replaces the first: only a resent invitation, whose
     // new link replaces the old one, queues one.
     let queued: Vec<(SmsId, bool)> = sqlx::query_as(
         "INSERT INTO outbound_sms AS s (id, account_id, document_id, recipient_id, kind, to_e164,
                                         link_token, status, last_error, trace_context)
-         SELECT id, $1, $2, recipient_id, kind, to_e164, link_token,
+         SELECT id, account_id, document_id, recipient_id, kind, to_e164, link_token,
                 CASE WHEN refusal IS NULL THEN 'PENDING' ELSE 'FAILED' END, refusal, $9
-         FROM UNNEST($3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[])
-              AS t(id, recipient_id, kind, to_e164, link_token, refusal)
+         FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[],
+                     $7::text[], $8::text[])
+              AS t(id, account_id, document_id, recipient_id, kind, to_e164, link_token, refusal)
          ON CONFLICT (recipient_id, kind) DO UPDATE
              SET to_e164 = EXCLUDED.to_e164, link_token = EXCLUDED.link_token,
                  status = EXCLUDED.status, last_error = EXCLUDED.last_error, attempts = 0,
@@ -148,24 +179,197 @@ pub async fn queue(
                  due_at = now(), lease_owner = NULL, trace_context = EXCLUDED.trace_context
          RETURNING s.id, s.status = 'PENDING'",
     )
-    .bind(account_id)
-    .bind(document_id)
-    .bind(rows.iter().map(|r| r.0).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.1.recipient_id).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.1.kind.as_str()).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.2).collect::<Vec<_>>())
+    .bind(rows.iter().map(|r| r.id).collect::<Vec<_>>())
+    .bind(rows.iter().map(|r| r.account_id).collect::<Vec<_>>())
+    .bind(rows.iter().map(|r| r.document_id).collect::<Vec<_>>())
+    .bind(rows.iter().map(|r| r.sms.recipient_id).collect::<Vec<_>>())
+    .bind(rows.iter().map(|r| r.sms.kind.as_str()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|r| r.number).collect::<Vec<_>>())
     .bind(
         rows.iter()
-            .map(|r| r.3.is_none().then(|| r.1.link_token.clone()).flatten())
+            .map(|r| {
+                r.refusal
+                    .is_none()
+                    .then(|| r.sms.link_token.clone())
+                    .flatten()
+            })
             .collect::<Vec<_>>(),
     )
-    .bind(rows.iter().map(|r| r.3.clone()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|r| r.refusal.clone()).collect::<Vec<_>>())
     .bind(jobs::trace_context())
     .fetch_all(&mut *conn)
     .await?;
-    if queued.iter().any(|(_, pending)| *pending) {
-        outbox::notify(conn, OUTBOX).await?;
+    Ok(queued
+        .into_iter()
+        .filter(|(_, pending)| *pending)
+        .map(|(sms_id, _)| sms_id)
+        .collect())
+}
+
+/// Tells the workers of new PENDING outbox rows (at the commit): the one place a new row is
+/// announced.
+async fn announce(conn: &mut PgConnection, pending: Vec<SmsId>) -> Result<()> {
+    if pending.is_empty() {
+        return Ok(());
     }
+    outbox::notify(conn, OUTBOX).await
+}
+
+/// An SMS not queued by [`queue_many`] because a cap was reached, with its document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CappedIn {
+    pub account_id: AccountId,
+    pub document_id: DocumentId,
+    pub capped: Capped,
+}
+
+/// [`queue`] for the SMS of many documents (of any accounts) at once, in a few statements
+/// whatever their number: the numbers, the accounts' count rows (locked in account order, as
+/// [`queue`] locks one), the numbers' count rows, the new counts and the outbox rows. The candidates are counted against the caps in the order given, exactly as calls of
+/// [`queue`] one document after another would count them.
+#[tracing::instrument(name = "sms::queue_many", skip_all)]
+pub async fn queue_many(
+    conn: &mut PgConnection,
+    candidates: &[(AccountId, DocumentId, NewSms)],
+    caps: DailyCaps,
+) -> Result<Vec<CappedIn>> {
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let numbers: HashMap<RecipientId, String> = sqlx::query_as(
+        "SELECT id, phone_e164 FROM recipients WHERE id = ANY($1) AND phone_e164 IS NOT NULL",
+    )
+    .bind(
+        candidates
+            .iter()
+            .map(|c| c.2.recipient_id)
+            .collect::<Vec<_>>(),
+    )
+    .fetch_all(&mut *conn)
+    .await?
+    .into_iter()
+    .collect();
+    let with_number: Vec<(&(AccountId, DocumentId, NewSms), &str)> = candidates
+        .iter()
+        .filter_map(|c| numbers.get(&c.2.recipient_id).map(|n| (c, n.as_str())))
+        .collect();
+    if with_number.is_empty() {
+        return Ok(Vec::new());
+    }
+
+    let mut accounts: Vec<AccountId> = with_number.iter().map(|(c, _)| c.0).collect();
+    accounts.sort();
+    accounts.dedup();
+    let locked: Vec<(AccountId, i32, chrono::NaiveDate)> = sqlx::query_as(
+        "INSERT INTO sms_daily_counts AS c (account_id, number, day, queued)
+         SELECT account_id, '', (now() AT TIME ZONE 'UTC')::date, 0
+         FROM UNNEST($1::uuid[]) WITH ORDINALITY AS t(account_id, n) ORDER BY n
+         ON CONFLICT (account_id, number, day) DO UPDATE SET queued = c.queued
+         RETURNING account_id, queued, day",
+    )
+    .bind(&accounts)
+    .fetch_all(&mut *conn)
+    .await?;
+    let day = locked[0].2;
+    let mut account_counts: HashMap<AccountId, i32> = locked
+        .into_iter()
+        .map(|(a, queued, _)| (a, queued))
+        .collect();
+    let mut pairs: Vec<(AccountId, &str)> = with_number.iter().map(|(c, n)| (c.0, *n)).collect();
+    pairs.sort();
+    pairs.dedup();
+    // The accounts' rows, locked above, already keep other transactions off these rows.
+    let mut number_counts: HashMap<(AccountId, String), i32> = sqlx::query_as(
+        "SELECT c.account_id, c.number, c.queued FROM sms_daily_counts c
+         JOIN UNNEST($1::uuid[], $2::text[]) AS t(account_id, number)
+           ON c.account_id = t.account_id AND c.number = t.number
+         WHERE c.day = $3",
+    )
+    .bind(pairs.iter().map(|p| p.0).collect::<Vec<_>>())
+    .bind(pairs.iter().map(|p| p.1).collect::<Vec<_>>())
+    .bind(day)
+    .fetch_all(&mut *conn)
+    .await?
+    .into_iter()
+    .map(|(a, n, q): (AccountId, String, i32)| ((a, n), q))
+    .collect();
+
+    let mut rows = Vec::with_capacity(with_number.len());
+    let mut capped = Vec::new();
+    let mut counted: Vec<(AccountId, &str)> = Vec::new();
+    for ((account_id, document_id, sms), number) in with_number {
+        let account_count = account_counts
+            .get_mut(account_id)
+            .expect("every account's row was locked");
+        let refusal = if *account_count >= caps.per_account {
+            Some(format!(
+                "the account's daily SMS cap ({} per day, SMS_DAILY_CAP_PER_ACCOUNT) was reached",
+                caps.per_account
+            ))
+        } else {
+            // As `count_for_number`: a number without a row today is always counted.
+            let key = (*account_id, number.to_owned());
+            if number_counts
+                .get(&key)
+                .is_none_or(|count| *count < caps.per_number)
+            {
+                *number_counts.entry(key).or_insert(0) += 1;
+                *account_count += 1;
+                counted.push((*account_id, number));
+                None
+            } else {
+                Some(format!(
+                    "the daily SMS cap for this number ({} per day, SMS_DAILY_CAP_PER_NUMBER) was reached",
+                    caps.per_number
+                ))
+            }
+        };
+        if let Some(reason) = &refusal {
+            capped.push(CappedIn {
+                account_id: *account_id,
+                document_id: *document_id,
+                capped: Capped {
+                    recipient_id: sms.recipient_id,
+                    to: number.to_owned(),
+                    kind: sms.kind,
+                    reason: reason.clone(),
+                },
+            });
+        }
+        rows.push(Row {
+            id: SmsId::new(),
+            account_id: *account_id,
+            document_id: *document_id,
+            sms,
+            number,
+            refusal,
+        });
+    }
+    counted.sort();
+    counted.dedup();
+    let mut writes: Vec<(AccountId, String, i32)> = accounts
+        .iter()
+        .map(|a| (*a, String::new(), account_counts[a]))
+        .collect();
+    writes.extend(
+        counted
+            .into_iter()
+            .map(|(a, n)| (a, n.to_owned(), number_counts[&(a, n.to_owned())])),
+    );
+    sqlx::query(
+        "INSERT INTO sms_daily_counts AS c (account_id, number, day, queued)
+         SELECT account_id, number, $4, queued
+         FROM UNNEST($1::uuid[], $2::text[], $3::int[]) AS t(account_id, number, queued)
+         ON CONFLICT (account_id, number, day) DO UPDATE SET queued = EXCLUDED.queued",
+    )
+    .bind(writes.iter().map(|w| w.0).collect::<Vec<_>>())
+    .bind(writes.iter().map(|w| w.1.as_str()).collect::<Vec<_>>())
+    .bind(writes.iter().map(|w| w.2).collect::<Vec<_>>())
+    .bind(day)
+    .execute(&mut *conn)
+    .await?;
+    let pending = insert_rows(conn, &rows).await?;
+    announce(conn, pending).await?;
     Ok(capped)
 }
 

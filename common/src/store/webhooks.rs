@@ -51,6 +51,33 @@ pub async fn insert(
     outbox::notify(conn, OUTBOX).await
 }
 
+/// [`insert`] for the events of many documents (of any accounts) in one statement; each
+/// delivery's `webhook-id` is its event's id.
+pub async fn insert_many(
+    conn: &mut PgConnection,
+    events: &[crate::store::events::NewEvent<'_>],
+) -> Result<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<WebhookDeliveryId> = events.iter().map(|_| WebhookDeliveryId::new()).collect();
+    sqlx::query(
+        "INSERT INTO webhook_deliveries (id, account_id, document_id, event_id, event_type, payload,
+                                         trace_context)
+         SELECT *, $7 FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[])",
+    )
+    .bind(&ids)
+    .bind(events.iter().map(|e| e.account_id).collect::<Vec<_>>())
+    .bind(events.iter().map(|e| e.document_id).collect::<Vec<_>>())
+    .bind(events.iter().map(|e| e.id.wire()).collect::<Vec<_>>())
+    .bind(events.iter().map(|e| e.event.to_string()).collect::<Vec<_>>())
+    .bind(events.iter().map(|e| e.body).collect::<Vec<_>>())
+    .bind(jobs::trace_context())
+    .execute(&mut *conn)
+    .await?;
+    outbox::notify(conn, OUTBOX).await
+}
+
 #[derive(Debug, Clone, sqlx::FromRow, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Delivery {

@@ -16,6 +16,7 @@ mod draft_editing;
 mod embedded_signing;
 mod errors;
 mod events;
+mod expiry;
 mod field_kinds;
 mod files;
 mod form_import;

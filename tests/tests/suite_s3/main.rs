@@ -122,6 +122,8 @@ const LEFT_OUT: &[&str] = &[
     "bulk_sends",
     // The event feed is rows in PostgreSQL and webhook bodies; nothing of the store.
     "events",
+    // Expiry at volume is rows in PostgreSQL: the audit trail, the outboxes and the events.
+    "expiry",
     // The code gate is rows, cookies and e-mails or SMS; the certificate it adds a line to is
     // stored and read back through the paths signing_flow checks here.
     "signer_auth",
