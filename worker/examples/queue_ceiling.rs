@@ -1,6 +1,6 @@
 //! The job queue's own ceiling, for `scripts/bench.sh`: no-op messages in an outbox table of
 //! their own, claimed, "sent" (nothing is sent) and recorded by the same machinery as e-mails,
-//! SMS and webhooks (`outbox_queue`: the fair claim with leases, the apalis worker, the batched
+//! SMS and webhooks (`jobs::outbox`: the fair claim with leases, the apalis worker, the batched
 //! recorder), with the worker's pools and the e-mail kind's concurrency.
 //! Prints one JSON line: `{"jobs", "accounts", "concurrency", "seconds", "jobs_per_sec"}`.
 //!
@@ -15,9 +15,8 @@ use std::{
 use apalis::prelude::*;
 use signet_common::{Config, Error, infra::config::WorkerConcurrency, store::outbox::OutboxTable};
 use signet_worker::{
-    jobs::outbox::{self, Event, OutboxJob, Step, Verdict},
+    jobs::outbox::{self, Event, Leases, OutboxJob, Recorder, Step, Verdict},
     kinds::{JobKind, JobKinds},
-    outbox_queue::{Leases, Recorder},
     registration::outbox_worker,
     state::WorkerState,
 };

@@ -8,7 +8,6 @@ pub mod jobs;
 pub mod kinds;
 pub mod listener;
 pub mod mail;
-pub mod outbox_queue;
 pub mod registration;
 pub mod sms;
 pub mod smtp;

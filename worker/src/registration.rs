@@ -19,8 +19,10 @@ use tracing::Level;
 
 use crate::{
     job_metrics,
-    jobs::{outbox::OutboxJob, sweep},
-    outbox_queue::{self, Leases, Recorder},
+    jobs::{
+        outbox::{self, Leases, OutboxJob, Recorder},
+        sweep,
+    },
     state::WorkerState,
     supervision,
 };
@@ -29,7 +31,7 @@ use crate::{
 const SWEEP_LABEL: &str = "expiry-sweep";
 
 /// Missed heartbeats after which a worker is presumed dead and its jobs run elsewhere.
-const MISSED_HEARTBEATS: usize = outbox_queue::MISSED_HEARTBEATS as usize;
+const MISSED_HEARTBEATS: usize = outbox::MISSED_HEARTBEATS as usize;
 
 /// A job type a worker takes from its queue.
 pub trait QueuedJob: Job + Unpin {
@@ -132,7 +134,7 @@ pub(crate) fn register_queued<J: QueuedJob>(monitor: Monitor, workers: &Workers)
     })
 }
 
-/// Adds the worker of one outbox kind: its rows claimed by its pump (`outbox_queue`), its
+/// Adds the worker of one outbox kind: its rows claimed by its pump (`jobs::outbox`), its
 /// outcomes written by one recorder and its leases renewed at every heartbeat, both for the
 /// life of the process; traced (continuing the trace that queued each row), measured, limited
 /// to its kind's concurrency, and restarted like the others when it loses the database.
@@ -155,7 +157,7 @@ pub fn outbox_worker<J: OutboxJob>(monitor: Monitor, state: &Arc<WorkerState>) -
             restarts,
             &instance,
         ))
-        .backend(outbox_queue::backend::<J>(
+        .backend(outbox::backend::<J>(
             state.clone(),
             leases.clone(),
             concurrency,

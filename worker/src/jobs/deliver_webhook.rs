@@ -22,11 +22,8 @@ use signet_common::{
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::outbox::{Event, OutboxJob, Step, Verdict};
-use crate::{
-    outbox_queue::{Leases, Recorder},
-    state::WorkerState,
-};
+use super::outbox::{Event, Leases, OutboxJob, Recorder, Step, Verdict};
+use crate::state::WorkerState;
 
 /// Posts the rows of `webhook_deliveries`.
 pub struct DeliverWebhook;

@@ -26,12 +26,8 @@ use signet_common::{
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::outbox::{Event, OutboxJob, Step, Verdict};
-use crate::{
-    mail,
-    outbox_queue::{Leases, Recorder},
-    state::WorkerState,
-};
+use super::outbox::{Event, Leases, OutboxJob, Recorder, Step, Verdict};
+use crate::{mail, state::WorkerState};
 
 /// Sends the rows of `outbound_emails`.
 pub struct DispatchEmail;

@@ -26,12 +26,8 @@ use signet_common::{
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::outbox::{Event, OutboxJob, Step, Verdict};
-use crate::{
-    outbox_queue::{Leases, Recorder},
-    sms::Outgoing,
-    state::WorkerState,
-};
+use super::outbox::{Event, Leases, OutboxJob, Recorder, Step, Verdict};
+use crate::{sms::Outgoing, state::WorkerState};
 
 /// Sends the rows of `outbound_sms`.
 pub struct DispatchSms;

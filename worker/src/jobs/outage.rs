@@ -1,6 +1,6 @@
 //! Surviving a database outage: a job's work on a task of its own, and the parts that need the
 //! database repeated until it answers. (An outbox message that left just before the database
-//! went away is remembered and recorded by the recorder, `outbox_queue`.)
+//! went away is remembered and recorded by the recorder, `jobs::outbox`.)
 
 use std::{future::Future, time::Duration};
 

@@ -1,20 +1,46 @@
 //! The skeleton every outbox job shares (e-mail, SMS, webhook). The rows are the queue
-//! (`store::outbox`): the kind's pump (`crate::outbox_queue`) claims due rows with a lease and
+//! (`store::outbox`): the kind's pump (below) claims due rows with a lease and
 //! hands each to `run`, which decides, sends through the job's transport with no database
 //! connection held, and gives the outcome to the kind's recorder, which writes the outcomes of
 //! many sends in one transaction (the retry's time, or the failure for good). Each job only
 //! says what is particular to it (`OutboxJob`).
+//!
+//! How the outbox rows reach the jobs: an apalis backend of our own (apalis's
+//! `CustomBackend`) whose fetcher is a pump that claims due rows with a lease, round robin by
+//! account (`store::outbox::claim`); the leases a process holds, renewed at every heartbeat so
+//! that a live worker keeps its rows however long a send takes, while a dead one's run out
+//! after `MISSED_HEARTBEATS`; and the recorder, which writes the outcomes of the sends that
+//! finish together in one transaction.
+//!
+//! No database connection is held while a message is sent: a claim, a recording and a renewal
+//! are each one short transaction.
 
-use std::{future::Future, sync::Arc, time::Duration};
+use std::{
+    collections::{HashSet, VecDeque},
+    future::Future,
+    pin::Pin,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
-use apalis::prelude::{BoxDynError, Data};
-use signet_common::{Error, infra::config::WorkerConcurrency, store::outbox::OutboxTable};
+use apalis::{
+    layers::tracing::TracingContext,
+    prelude::{BackendBuilder, BoxDynError, CustomBackend, Data, Task, TaskBuilder, TaskId},
+};
+use futures_util::{Sink, SinkExt, StreamExt, stream::BoxStream};
+use signet_common::{
+    Error,
+    infra::config::WorkerConcurrency,
+    model::AccountId,
+    store::outbox::{self, ClaimRequest, OutboxTable},
+};
 use sqlx::PgConnection;
+use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
-use super::outage::run_job;
+use super::outage::{run_job, until_available};
 use crate::{
-    outbox_queue::{Leases, Recorder},
+    listener::Wakeups,
     state::{OutboxId, WorkerState},
 };
 
@@ -160,7 +186,7 @@ pub async fn run<J: OutboxJob>(
         match J::decide(&state, &row) {
             Step::Skip => Ok(()),
             Step::Withdraw => {
-                super::outage::until_available(|| async {
+                until_available(|| async {
                     let mut conn = state.db.pool.acquire().await?;
                     J::withdraw(&mut conn, &row).await
                 })
@@ -251,4 +277,328 @@ pub fn report<J: OutboxJob>(batch: &[Attempted<J>], written: &[(usize, Written)]
             }
         }
     }
+}
+
+/// Heartbeats a lease outlives: a worker silent for this many is presumed dead and its rows
+/// are due again.
+pub const MISSED_HEARTBEATS: u32 = 3;
+
+/// Outcomes written in one transaction at most.
+const RECORD_BATCH: usize = 256;
+
+/// The lease of a claim: `MISSED_HEARTBEATS` heartbeats.
+pub fn lease(state: &WorkerState) -> Duration {
+    state.config.worker.heartbeat * MISSED_HEARTBEATS
+}
+
+/// The rows of one kind this process holds a lease on: claimed and not yet recorded.
+pub struct Leases {
+    table: outbox::OutboxTable,
+    held: Mutex<HashSet<Uuid>>,
+}
+
+impl Leases {
+    pub fn new(table: outbox::OutboxTable) -> Self {
+        Self {
+            table,
+            held: Mutex::new(HashSet::new()),
+        }
+    }
+
+    fn hold(&self, ids: &[Uuid]) {
+        self.held
+            .lock()
+            .expect("not poisoned")
+            .extend(ids.iter().copied());
+    }
+
+    pub fn release(&self, id: Uuid) {
+        self.held.lock().expect("not poisoned").remove(&id);
+    }
+
+    fn held(&self) -> Vec<Uuid> {
+        self.held
+            .lock()
+            .expect("not poisoned")
+            .iter()
+            .copied()
+            .collect()
+    }
+
+    /// Extends the lease of every row held, at every heartbeat, for as long as the process
+    /// runs. A renewal that fails (the database away) is tried at the next heartbeat.
+    pub async fn keep_renewed(self: Arc<Self>, state: Arc<WorkerState>) {
+        let mut heartbeat = tokio::time::interval(state.config.worker.heartbeat);
+        heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            heartbeat.tick().await;
+            let held = self.held();
+            if held.is_empty() {
+                continue;
+            }
+            let renewed = async {
+                let mut conn = state.queue_pool.acquire().await?;
+                outbox::renew(&mut conn, self.table, &state.instance, &held, lease(&state)).await
+            }
+            .await;
+            if let Err(error) = renewed {
+                tracing::warn!(queue = self.table.queue, %error, "could not renew the leases held; trying again at the next heartbeat");
+            }
+        }
+    }
+}
+
+/// Writes the outcomes of one kind's sends: each sender waits for its outcome to be written,
+/// and the outcomes that arrive while a transaction is being written go in the next one.
+pub struct Recorder<J: OutboxJob> {
+    queue: mpsc::UnboundedSender<ToRecord<J>>,
+}
+
+/// An outcome to write, and where to say it was written (or why not).
+type ToRecord<J> = (Attempted<J>, oneshot::Sender<Result<(), String>>);
+
+impl<J: OutboxJob> Recorder<J> {
+    /// Starts the recorder's task, which runs as long as the process.
+    pub fn start(state: Arc<WorkerState>) -> Arc<Self> {
+        let (queue, pending) = mpsc::unbounded_channel();
+        tokio::spawn(write_outcomes::<J>(state, pending));
+        Arc::new(Self { queue })
+    }
+
+    /// Waits until the outcome of `row` is written (or was written already).
+    pub async fn record(&self, row: J::Row, outcome: J::Outcome) -> Result<(), Error> {
+        let (written, done) = oneshot::channel();
+        self.queue
+            .send((Attempted { row, outcome }, written))
+            .map_err(|_| Error::Io(std::io::Error::other("the recorder has stopped")))?;
+        match done.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(message)) => Err(Error::Io(std::io::Error::other(message))),
+            Err(_) => Err(Error::Io(std::io::Error::other("the recorder has stopped"))),
+        }
+    }
+}
+
+async fn write_outcomes<J: OutboxJob>(
+    state: Arc<WorkerState>,
+    mut pending: mpsc::UnboundedReceiver<ToRecord<J>>,
+) {
+    let mut batch = Vec::with_capacity(RECORD_BATCH);
+    while pending.recv_many(&mut batch, RECORD_BATCH).await > 0 {
+        let (sent, senders): (Vec<_>, Vec<_>) = batch.drain(..).unzip();
+        let outcome = write_batch(&state, &sent).await;
+        for sender in senders {
+            let _ = sender.send(outcome.clone());
+        }
+    }
+}
+
+/// Writes a batch of outcomes; if the batch is refused for any reason but the database being
+/// away, writes each outcome on its own, so that one that cannot be written does not hold back
+/// the others.
+async fn write_batch<J: OutboxJob>(
+    state: &WorkerState,
+    batch: &[Attempted<J>],
+) -> Result<(), String> {
+    let Err(error) = write_together(state, batch).await else {
+        return Ok(());
+    };
+    if batch.len() > 1 {
+        tracing::warn!(queue = J::OUTBOX.queue, %error, "a batch of outcomes could not be written; writing them one at a time");
+    }
+    let mut outcome = Ok(());
+    for one in batch.chunks(1) {
+        let written = if batch.len() > 1 {
+            write_together(state, one).await
+        } else {
+            Err(error.clone())
+        };
+        if let Err(error) = written {
+            tracing::error!(queue = J::OUTBOX.queue, %error, "an outcome could not be written; the row is tried again when its lease ends");
+            outcome = Err(error);
+        }
+    }
+    outcome
+}
+
+/// Writes outcomes in one transaction, for as long as the database is away. Meanwhile the rows
+/// are remembered as sent, so that this process does not send them again should their lease
+/// run out.
+async fn write_together<J: OutboxJob>(
+    state: &WorkerState,
+    sent: &[Attempted<J>],
+) -> Result<(), String> {
+    let written = until_available(|| async {
+        let outcome = async {
+            let mut tx = state.db.pool.begin().await?;
+            outbox::record_without_waiting_for_disk(&mut tx).await?;
+            let written = record_batch(&mut tx, state, sent).await?;
+            tx.commit().await?;
+            Ok::<_, Error>(written)
+        }
+        .await;
+        if outcome.as_ref().is_err_and(Error::is_unavailable) {
+            for one in sent {
+                state.remember_unrecorded(J::outbox_id(&one.row));
+            }
+        }
+        outcome
+    })
+    .await;
+    for one in sent {
+        state.forget_unrecorded(J::outbox_id(&one.row));
+    }
+    written
+        .map(|written| report(sent, &written))
+        .map_err(|e| e.to_string())
+}
+
+/// The fetcher of one kind's worker: hands out claimed rows one at a time, claiming the next
+/// batch when the last is handed out, and waits for a notification (or the poll interval, or a
+/// heartbeat) when nothing is due.
+pub struct Pump<J: OutboxJob> {
+    state: Arc<WorkerState>,
+    leases: Arc<Leases>,
+    wakeups: Wakeups,
+    claimed: VecDeque<J::Row>,
+    /// Where the last walk over the accounts stopped.
+    cursor: Option<AccountId>,
+    /// How many accounts the last walk found with pending rows.
+    accounts: usize,
+    batch: usize,
+    started: bool,
+}
+
+impl<J: OutboxJob> Pump<J> {
+    async fn next(&mut self) -> Result<Task<J::Row>, Error> {
+        loop {
+            if let Some(row) = self.claimed.pop_front() {
+                return Ok(task::<J>(row));
+            }
+            if !self.started {
+                // A worker restarted after losing the database waits its backoff first.
+                tokio::time::sleep(self.state.supervisor.backoff(J::LABEL)).await;
+            }
+            let claimed = self.claim().await?;
+            if !self.started {
+                self.started = true;
+                self.state.supervisor.mark_running(J::LABEL);
+            }
+            if claimed == 0 {
+                // Looked at again at least every heartbeat, as apalis's workers heartbeat: an
+                // idle worker notices a lost database (and says so) as soon as a busy one.
+                let worker = &self.state.config.worker;
+                tokio::select! {
+                    _ = self.wakeups.next() => {}
+                    () = tokio::time::sleep(worker.poll_interval.min(worker.heartbeat)) => {}
+                }
+            }
+        }
+    }
+
+    async fn claim(&mut self) -> Result<usize, Error> {
+        let state = &self.state;
+        let mut conn = state.queue_pool.acquire().await?;
+        let claimed = outbox::claim(
+            &mut conn,
+            J::OUTBOX,
+            &ClaimRequest {
+                owner: &state.instance,
+                lease: lease(state),
+                limit: self.batch,
+                per_account: self.batch.div_ceil(self.accounts.max(1)),
+                after: self.cursor,
+            },
+        )
+        .await?;
+        self.cursor = claimed.last_account;
+        self.accounts = claimed.accounts_visited;
+        if claimed.ids.is_empty() {
+            return Ok(0);
+        }
+        self.leases.hold(&claimed.ids);
+        let mut rows = match J::load(&mut conn, &claimed.ids).await {
+            Ok(rows) => rows,
+            Err(e) => {
+                // Not sent: due again when the lease ends.
+                for id in &claimed.ids {
+                    self.leases.release(*id);
+                }
+                return Err(e);
+            }
+        };
+        // In the claim's order: round robin by account.
+        rows.sort_by_key(|row| {
+            let id = J::id(row);
+            claimed.ids.iter().position(|claimed| *claimed == id)
+        });
+        let count = rows.len();
+        self.claimed.extend(rows);
+        Ok(count)
+    }
+}
+
+impl<J: OutboxJob> Drop for Pump<J> {
+    /// Rows claimed but never handed out (the worker is restarting or stopping) are left to
+    /// their lease, which is no longer renewed.
+    fn drop(&mut self) {
+        for row in &self.claimed {
+            self.leases.release(J::id(row));
+        }
+    }
+}
+
+/// A claimed row as an apalis task, carrying the trace of the request that queued it.
+fn task<J: OutboxJob>(row: J::Row) -> Task<J::Row> {
+    let id = TaskId::from_string(J::id(&row).to_string());
+    let trace = J::trace_context(&row).and_then(|text| text.parse::<TracingContext>().ok());
+    let builder = TaskBuilder::new(row).task_id(id);
+    match trace {
+        Some(trace) => builder.metadata(&trace).build(),
+        None => builder.build(),
+    }
+}
+
+type Fetch<R> = BoxStream<'static, Result<Option<Task<R>>, BoxDynError>>;
+type Discard<R> = Pin<Box<dyn Sink<Task<R>, Error = BoxDynError> + Send>>;
+
+/// The apalis backend of one outbox kind: its pump as the task stream. Nothing is pushed
+/// through it (rows are queued by inserting them), so its sink takes nothing.
+pub type OutboxBackend<J> = CustomBackend<
+    <J as OutboxJob>::Row,
+    Arc<tokio::sync::Mutex<Pump<J>>>,
+    Fetch<<J as OutboxJob>::Row>,
+    Discard<<J as OutboxJob>::Row>,
+>;
+
+pub fn backend<J: OutboxJob>(
+    state: Arc<WorkerState>,
+    leases: Arc<Leases>,
+    batch: usize,
+) -> OutboxBackend<J> {
+    let wakeups = state.listener.subscribe(J::OUTBOX.queue);
+    let pump = Arc::new(tokio::sync::Mutex::new(Pump::<J> {
+        state,
+        leases,
+        wakeups,
+        claimed: VecDeque::new(),
+        cursor: None,
+        accounts: 0,
+        batch: batch.max(1),
+        started: false,
+    }));
+    BackendBuilder::new()
+        .database(pump)
+        .fetcher(|pump, _, _| {
+            futures_util::stream::unfold(pump.clone(), |pump| async move {
+                let item = pump.lock().await.next().await;
+                Some((item.map(Some).map_err(BoxDynError::from), pump))
+            })
+            .boxed()
+        })
+        .sink(|_, _| -> Discard<J::Row> {
+            Box::pin(futures_util::sink::drain().sink_map_err(|never| match never {}))
+        })
+        .build()
+        .expect("database, fetcher and sink are all given")
 }
