@@ -955,6 +955,14 @@ def check_expired(acct, n):
     assert counts.split("|") == [str(n)] * 4, counts
 
 
+def forget_queued():
+    """Nothing left to send: the jobs, and the outbox rows (their own queue) still PENDING."""
+    psql("DELETE FROM apalis.jobs")
+    psql("UPDATE outbound_emails SET status = 'WITHDRAWN' WHERE status = 'PENDING'")
+    psql("UPDATE outbound_sms SET status = 'WITHDRAWN' WHERE status = 'PENDING'")
+    psql("UPDATE webhook_deliveries SET status = 'FAILED' WHERE status = 'PENDING'")
+
+
 def expiry(api):
     """EXPIRY_DOCUMENTS due documents (each with one invited signer, in an account with a
     webhook URL) expired by a worker started with every job kind, ROUNDS times: worker started
@@ -976,7 +984,7 @@ def expiry(api):
         worker.stop()
         check_expired(acct, n)
         # The next round starts without this round's notices and deliveries still to send.
-        psql("DELETE FROM apalis.jobs")
+        forget_queued()
         log(f"expiry round {round_ + 1}: {took[-1]:.1f} s")
     if took:
         t = median(took)
@@ -992,7 +1000,7 @@ def expiry(api):
         ).stdout
         result = json.loads(out.strip().splitlines()[-1])
         check_expired(acct, n)
-        psql("DELETE FROM apalis.jobs")
+        forget_queued()
         label = f"batches of {batch:,}" if batch else "one document at a time (before issue #35)"
         record("expiry", f"the sweep alone, {label}",
                f"{result['seconds']:.1f} s ({result['documents_per_sec']:,.0f} documents/s)",
