@@ -39,9 +39,6 @@ pub const QUEUES: &[&str] = &[
     CreateBulkSend::QUEUE,
 ];
 
-/// The queues that are apalis jobs (the others are outbox rows).
-pub const JOB_QUEUES: &[&str] = &[CheckCompletion::QUEUE, CreateBulkSend::QUEUE];
-
 /// See whether every signer has signed; if so complete the document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckCompletion {

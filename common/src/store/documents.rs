@@ -549,12 +549,7 @@ pub async fn set_status(
     id: DocumentId,
     status: DocumentStatus,
 ) -> Result<()> {
-    sqlx::query("UPDATE documents SET status = $2, updated_at = now() WHERE id = $1")
-        .bind(id)
-        .bind(status.as_str())
-        .execute(conn)
-        .await?;
-    Ok(())
+    set_statuses(conn, &[id], status).await
 }
 
 /// [`set_status`] for many documents in one statement (the document counts' trigger then runs

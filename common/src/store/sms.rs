@@ -38,6 +38,24 @@ pub struct DailyCaps {
     pub per_account: i32,
 }
 
+impl DailyCaps {
+    /// Why an SMS was refused when the account's cap for the day is used up.
+    fn account_reached(self) -> String {
+        format!(
+            "the account's daily SMS cap ({} per day, SMS_DAILY_CAP_PER_ACCOUNT) was reached",
+            self.per_account
+        )
+    }
+
+    /// Why an SMS was refused when the number's cap for the day is used up.
+    fn number_reached(self) -> String {
+        format!(
+            "the daily SMS cap for this number ({} per day, SMS_DAILY_CAP_PER_NUMBER) was reached",
+            self.per_number
+        )
+    }
+}
+
 /// An SMS that was not queued because a daily cap was reached: recorded FAILED with the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Capped {
@@ -103,18 +121,12 @@ pub async fn queue(
     let mut capped = Vec::new();
     for (sms, number) in with_number {
         let refusal = if account_count >= caps.per_account {
-            Some(format!(
-                "the account's daily SMS cap ({} per day, SMS_DAILY_CAP_PER_ACCOUNT) was reached",
-                caps.per_account
-            ))
+            Some(caps.account_reached())
         } else if count_for_number(conn, account_id, number, day, caps.per_number).await? {
             account_count += 1;
             None
         } else {
-            Some(format!(
-                "the daily SMS cap for this number ({} per day, SMS_DAILY_CAP_PER_NUMBER) was reached",
-                caps.per_number
-            ))
+            Some(caps.number_reached())
         };
         if let Some(reason) = &refusal {
             capped.push(Capped {
@@ -124,7 +136,14 @@ pub async fn queue(
                 reason: reason.clone(),
             });
         }
-        rows.push((SmsId::new(), sms, number, refusal));
+        rows.push(Row {
+            id: SmsId::new(),
+            account_id,
+            document_id,
+            sms,
+            number,
+            refusal,
+        });
     }
     sqlx::query("UPDATE sms_daily_counts SET queued = $3 WHERE account_id = $1 AND number = '' AND day = $2")
         .bind(account_id)
@@ -133,17 +152,6 @@ pub async fn queue(
         .execute(&mut *conn)
         .await?;
 
-    let rows: Vec<Row> = rows
-        .into_iter()
-        .map(|(id, sms, number, refusal)| Row {
-            id,
-            account_id,
-            document_id,
-            sms,
-            number,
-            refusal,
-        })
-        .collect();
     let pending = insert_rows(conn, &rows).await?;
     announce(conn, pending).await?;
     Ok(capped)
@@ -302,10 +310,7 @@ pub async fn queue_many(
             .get_mut(account_id)
             .expect("every account's row was locked");
         let refusal = if *account_count >= caps.per_account {
-            Some(format!(
-                "the account's daily SMS cap ({} per day, SMS_DAILY_CAP_PER_ACCOUNT) was reached",
-                caps.per_account
-            ))
+            Some(caps.account_reached())
         } else {
             // As `count_for_number`: a number without a row today is always counted.
             let key = (*account_id, number.to_owned());
@@ -318,10 +323,7 @@ pub async fn queue_many(
                 counted.push((*account_id, number));
                 None
             } else {
-                Some(format!(
-                    "the daily SMS cap for this number ({} per day, SMS_DAILY_CAP_PER_NUMBER) was reached",
-                    caps.per_number
-                ))
+                Some(caps.number_reached())
             }
         };
         if let Some(reason) = &refusal {

@@ -229,7 +229,10 @@ pub async fn record_batch<J: OutboxJob>(
             .iter()
             .map(|&i| (&batch[i].row, &batch[i].outcome))
             .collect();
-        let now = J::record_delivered(conn, &rows).await?;
+        let now: HashSet<Uuid> = J::record_delivered(conn, &rows)
+            .await?
+            .into_iter()
+            .collect();
         written.extend(
             delivered
                 .into_iter()
@@ -400,21 +403,21 @@ async fn write_batch<J: OutboxJob>(
     state: &WorkerState,
     batch: &[Attempted<J>],
 ) -> Result<(), String> {
+    let refused = |error: &str| {
+        tracing::error!(queue = J::OUTBOX.queue, %error, "an outcome could not be written; the row is tried again when its lease ends");
+    };
     let Err(error) = write_together(state, batch).await else {
         return Ok(());
     };
-    if batch.len() > 1 {
-        tracing::warn!(queue = J::OUTBOX.queue, %error, "a batch of outcomes could not be written; writing them one at a time");
+    if batch.len() == 1 {
+        refused(&error);
+        return Err(error);
     }
+    tracing::warn!(queue = J::OUTBOX.queue, %error, "a batch of outcomes could not be written; writing them one at a time");
     let mut outcome = Ok(());
     for one in batch.chunks(1) {
-        let written = if batch.len() > 1 {
-            write_together(state, one).await
-        } else {
-            Err(error.clone())
-        };
-        if let Err(error) = written {
-            tracing::error!(queue = J::OUTBOX.queue, %error, "an outcome could not be written; the row is tried again when its lease ends");
+        if let Err(error) = write_together(state, one).await {
+            refused(&error);
             outcome = Err(error);
         }
     }
@@ -428,6 +431,7 @@ async fn write_together<J: OutboxJob>(
     state: &WorkerState,
     sent: &[Attempted<J>],
 ) -> Result<(), String> {
+    let remembered = std::sync::atomic::AtomicBool::new(false);
     let written = until_available(|| async {
         let outcome = async {
             let mut tx = state.db.pool.begin().await?;
@@ -437,7 +441,9 @@ async fn write_together<J: OutboxJob>(
             Ok::<_, Error>(written)
         }
         .await;
-        if outcome.as_ref().is_err_and(Error::is_unavailable) {
+        if outcome.as_ref().is_err_and(Error::is_unavailable)
+            && !remembered.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
             for one in sent {
                 state.remember_unrecorded(J::outbox_id(&one.row));
             }
@@ -445,8 +451,10 @@ async fn write_together<J: OutboxJob>(
         outcome
     })
     .await;
-    for one in sent {
-        state.forget_unrecorded(J::outbox_id(&one.row));
+    if remembered.into_inner() {
+        for one in sent {
+            state.forget_unrecorded(J::outbox_id(&one.row));
+        }
     }
     written
         .map(|written| report(sent, &written))
@@ -528,10 +536,13 @@ impl<J: OutboxJob> Pump<J> {
             }
         };
         // In the claim's order: round robin by account.
-        rows.sort_by_key(|row| {
-            let id = J::id(row);
-            claimed.ids.iter().position(|claimed| *claimed == id)
-        });
+        let position: std::collections::HashMap<Uuid, usize> = claimed
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (*id, i))
+            .collect();
+        rows.sort_by_key(|row| position.get(&J::id(row)).copied());
         let count = rows.len();
         self.claimed.extend(rows);
         Ok(count)
