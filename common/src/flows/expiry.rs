@@ -14,7 +14,7 @@ use crate::{
 
 /// Documents expired per transaction. A batch is set-based (a handful of statements, whatever
 /// its size); docs/performance.md ("Expiry at volume") has the sizes measured.
-pub const BATCH: i64 = 1000;
+pub const BATCH: i64 = 4000;
 
 /// Batches whose candidates one scan of the expiring documents reads.
 const BATCHES_PER_SCAN: i64 = 20;

@@ -50,9 +50,12 @@ pub async fn list_many(
     document_ids: &[DocumentId],
 ) -> Result<Vec<(DocumentId, Field)>> {
     let rows: Vec<DocumentField> = sqlx::query_as(
-        "SELECT document_id, id, recipient_id, type, page, x, y, width, height, value, read_only,
-                label, required, rules FROM fields
-         WHERE document_id = ANY($1) ORDER BY document_id, created_at, id",
+        // One index probe per document, as `recipients::list_many`.
+        "SELECT f.document_id, f.id, f.recipient_id, f.type, f.page, f.x, f.y, f.width, f.height,
+                f.value, f.read_only, f.label, f.required, f.rules
+         FROM UNNEST($1::uuid[]) WITH ORDINALITY AS d(id, ord)
+         CROSS JOIN LATERAL (SELECT * FROM fields WHERE document_id = d.id) f
+         ORDER BY d.ord, f.created_at, f.id",
     )
     .bind(document_ids)
     .fetch_all(conn)

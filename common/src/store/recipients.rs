@@ -64,8 +64,12 @@ pub async fn list_many(
     conn: &mut PgConnection,
     document_ids: &[DocumentId],
 ) -> Result<Vec<Recipient>> {
+    // One index probe per document: `document_id = ANY($1)` over thousands of ids (an expiry
+    // batch) is planned as a scan of the whole table.
     Ok(sqlx::query_as(AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM recipients WHERE document_id = ANY($1) ORDER BY document_id, position"
+        "SELECT r.* FROM UNNEST($1::uuid[]) WITH ORDINALITY AS d(id, ord)
+         CROSS JOIN LATERAL (SELECT {COLUMNS} FROM recipients WHERE document_id = d.id) r
+         ORDER BY d.ord, r.position"
     )))
     .bind(document_ids)
     .fetch_all(conn)
