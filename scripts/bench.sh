@@ -17,8 +17,7 @@ command -v pdfunite >/dev/null || apt_install poppler-utils
 command -v smtp-sink >/dev/null || { echo "postfix postfix/main_mailer_type select No configuration" | as_root debconf-set-selections; apt_install postfix; }
 if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
     log "installing aiosmtpd (the benchmark's loopback SMTP server)"
-    python3 -m pip install --quiet aiosmtpd >&2 ||
-        python3 -m pip install --quiet --break-system-packages aiosmtpd >&2
+    pip_install aiosmtpd
 fi
 
 log "building the release binaries"

@@ -2,6 +2,8 @@
 # Shared helpers for the operator scripts. Source it; do not run it.
 #   ensure_postgres   make a local PostgreSQL with role/database "signet" usable, export DATABASE_URL
 #   stop_services     stop the signet-api / signet-worker started by scripts/up.sh
+#   pip_install       install Python packages from PyPI
+#   start_moto        start moto's S3 server for this script's lifetime
 set -euo pipefail
 
 SIGNET_DB_URL="postgres://signet:signet@127.0.0.1:5432/signet"
@@ -22,6 +24,30 @@ as_postgres() {
     else
         (cd / && sudo -u postgres "$@")
     fi
+}
+
+# pip install, where the system Python allows it or (Debian 12+) where it must be told to.
+pip_install() {
+    python3 -m pip install --quiet "$@" >&2 ||
+        python3 -m pip install --quiet --break-system-packages "$@" >&2
+}
+
+# moto's S3 server on a free loopback port until this script exits, its URL exported as
+# SIGNET_TEST_S3_ENDPOINT (left as it is when already set).
+start_moto() {
+    [[ -n "${SIGNET_TEST_S3_ENDPOINT:-}" ]] && return
+    moto_log=$(mktemp)
+    moto_server -H 127.0.0.1 -p 0 2>"$moto_log" >/dev/null &
+    moto_pid=$!
+    trap 'kill "$moto_pid" 2>/dev/null || true; rm -f "$moto_log"' EXIT
+    for _ in $(seq 1 100); do
+        SIGNET_TEST_S3_ENDPOINT=$(sed -n 's/.*Running on \(http[^ ]*\).*/\1/p' "$moto_log" | head -n 1)
+        [[ -n "$SIGNET_TEST_S3_ENDPOINT" ]] && break
+        sleep 0.1
+    done
+    [[ -n "$SIGNET_TEST_S3_ENDPOINT" ]] || die "moto_server did not start: $(cat "$moto_log")"
+    export SIGNET_TEST_S3_ENDPOINT
+    log "S3 server (moto) at $SIGNET_TEST_S3_ENDPOINT"
 }
 
 apt_install() {

@@ -17,29 +17,25 @@ fi
 # pdfsig and pyHanko to validate their seal.
 if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
     log "installing aiosmtpd (the SMTP server the tests deliver to)"
-    python3 -m pip install --quiet aiosmtpd >&2 ||
-        python3 -m pip install --quiet --break-system-packages aiosmtpd >&2
+    pip_install aiosmtpd
 fi
 # pyHanko: a PDF signature validator that shares no code with Signet, for the seal's tests.
 if ! python3 -c 'import pyhanko.sign.validation, pyhanko_certvalidator' 2>/dev/null; then
     log "installing pyHanko (the validator the seal's tests use)"
-    python3 -m pip install --quiet pyhanko >&2 ||
-        python3 -m pip install --quiet --break-system-packages pyhanko >&2
+    pip_install pyhanko
 fi
 # moto's server mode: a real S3 API on loopback, which the `suite_s3` test binary runs the
 # whole suite against (a bucket per test).
 if ! command -v moto_server >/dev/null; then
     log "installing moto[server] (the S3-compatible server the suite_s3 tests store files in)"
-    python3 -m pip install --quiet 'moto[server]' >&2 ||
-        python3 -m pip install --quiet --break-system-packages 'moto[server]' >&2
+    pip_install 'moto[server]'
 fi
 # schemathesis: checks the OpenAPI document against the real binary. Pinned: the contract test
 # runs it with a fixed seed, so one version generates the same requests on every machine.
 SCHEMATHESIS_VERSION=4.32.5
 if [[ "$(schemathesis --version 2>/dev/null)" != *"$SCHEMATHESIS_VERSION"* ]]; then
     log "installing schemathesis $SCHEMATHESIS_VERSION (the OpenAPI contract test)"
-    python3 -m pip install --quiet "schemathesis==$SCHEMATHESIS_VERSION" >&2 ||
-        python3 -m pip install --quiet --break-system-packages "schemathesis==$SCHEMATHESIS_VERSION" >&2
+    pip_install "schemathesis==$SCHEMATHESIS_VERSION"
 fi
 if ! command -v openssl >/dev/null; then
     apt_install openssl # an operator's RSA seal is made with it in the seal's tests
@@ -55,8 +51,7 @@ if ! command -v qpdf >/dev/null; then
 fi
 if ! python3 -c 'import reportlab.pdfbase.acroform' 2>/dev/null; then
     log "installing reportlab (the tags, anchors, placement and form tests' PDFs)"
-    python3 -m pip install --quiet reportlab >&2 ||
-        python3 -m pip install --quiet --break-system-packages reportlab >&2
+    pip_install reportlab
 fi
 # LibreOffice (headless, no GUI) makes a form of every kind from an HTML page for the form
 # import test: a PDF form written by a tool that shares no code with Signet.
@@ -80,20 +75,7 @@ log "building the binaries"
 cargo build --workspace --bins
 
 # One S3 server for the whole run (each test makes its own bucket), stopped when the run ends.
-if [[ -z "${SIGNET_TEST_S3_ENDPOINT:-}" ]]; then
-    moto_log=$(mktemp)
-    moto_server -H 127.0.0.1 -p 0 2>"$moto_log" >/dev/null &
-    moto_pid=$!
-    trap 'kill "$moto_pid" 2>/dev/null || true; rm -f "$moto_log"' EXIT
-    for _ in $(seq 1 100); do
-        SIGNET_TEST_S3_ENDPOINT=$(sed -n 's/.*Running on \(http[^ ]*\).*/\1/p' "$moto_log" | head -n 1)
-        [[ -n "$SIGNET_TEST_S3_ENDPOINT" ]] && break
-        sleep 0.1
-    done
-    [[ -n "$SIGNET_TEST_S3_ENDPOINT" ]] || die "moto_server did not start: $(cat "$moto_log")"
-    export SIGNET_TEST_S3_ENDPOINT
-    log "S3 server (moto) at $SIGNET_TEST_S3_ENDPOINT"
-fi
+start_moto
 
 log "cargo nextest run --workspace $*"
 cargo nextest run --workspace "$@"

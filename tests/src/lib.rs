@@ -16,6 +16,7 @@ mod process;
 mod proxy;
 mod receiver;
 mod sms_provider;
+pub mod soak;
 mod trust;
 
 pub use app::TestApp;

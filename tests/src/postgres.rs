@@ -288,11 +288,21 @@ impl PgCluster {
 
     /// Stops the cluster the way a restart or failover does: every session is ended.
     pub fn stop(&self) {
+        self.stop_in("fast");
+    }
+
+    /// Stops the cluster as a crash would: no checkpoint, sessions cut, recovery at the next
+    /// start (commits made without waiting for the disk may be lost).
+    pub fn stop_immediately(&self) {
+        self.stop_in("immediate");
+    }
+
+    fn stop_in(&self, mode: &str) {
         run(self.command("pg_ctl").args([
             "-D",
             &self.data_dir(),
             "-m",
-            "fast",
+            mode,
             "-w",
             "-t",
             "120",

@@ -40,12 +40,18 @@ impl TcpProxy {
         format!("{prefix}127.0.0.1:{}/{path}", self.port)
     }
 
+    /// Closes the listening socket and every connection; returns once they are closed, so the
+    /// port refuses connections (and can be bound again by `restore`).
     pub async fn cut(&self) {
-        if let Some(listener) = self.state.lock().unwrap().take() {
+        let listener = self.state.lock().unwrap().take();
+        if let Some(listener) = listener {
             listener.abort();
+            let _ = listener.await;
         }
-        for connection in self.connections.lock().unwrap().drain(..) {
+        let connections: Vec<_> = self.connections.lock().unwrap().drain(..).collect();
+        for connection in connections {
             connection.abort();
+            let _ = connection.await;
         }
     }
 

@@ -46,6 +46,7 @@ mod signing_flow;
 mod signing_page;
 mod signing_page_kinds;
 mod sms;
+mod soak;
 mod template_editing;
 mod template_prefill;
 mod templates;
