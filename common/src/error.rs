@@ -274,6 +274,10 @@ impl Error {
         match self {
             Error::Storage(e) => !matches!(e, crate::infra::files::StoreError::NotFound { .. }),
             Error::Database(e) => database_unreachable(e),
+            Error::Migration(
+                sqlx::migrate::MigrateError::Execute(e)
+                | sqlx::migrate::MigrateError::ExecuteMigration(e, _),
+            ) => database_unreachable(e),
             Error::Queue(apalis_postgres::Error::Database(e)) => database_unreachable(e),
             _ => false,
         }

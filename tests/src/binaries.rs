@@ -1,6 +1,6 @@
 //! The real `signet-worker` and `signet-api serve` processes, configured like the test app.
 
-use std::path::PathBuf;
+use std::{path::PathBuf, process::Command};
 
 use uuid::Uuid;
 
@@ -187,18 +187,20 @@ impl WorkerProcess {
 pub struct ApiProcess {
     pub base: String,
     child: std::process::Child,
+    /// Its warnings and errors, when started with [`ApiProcess::spawn`].
+    pub log: Option<PathBuf>,
 }
 
 impl ApiProcess {
-    pub async fn start(app: &TestApp, extra: &[(&str, &str)]) -> Self {
-        let port = free_port();
-        let base = format!("http://127.0.0.1:{port}");
-        let mut command = std::process::Command::new(binary("signet-api"));
+    /// `signet-api serve` for `app` on `base`'s port, configured like the test app; output
+    /// discarded.
+    fn command(app: &TestApp, port: u16, base: &str, extra: &[(&str, &str)]) -> Command {
+        let mut command = Command::new(binary("signet-api"));
         command
             .arg("serve")
             .env("DATABASE_URL", app.db.url())
             .env("BIND_ADDR", format!("127.0.0.1:{port}"))
-            .env("PUBLIC_URL", &base)
+            .env("PUBLIC_URL", base)
             .envs(app.file_store.settings())
             .env("FILE_URL_SECRET", "test-file-url-secret-0123456789abcdef")
             .env("MAIL_FROM", "Signet <no-reply@signet.test>")
@@ -209,10 +211,51 @@ impl ApiProcess {
         for (k, v) in extra {
             command.env(k, v);
         }
-        // Owned by the guard at once, so that a failed start still kills the process.
-        let api = Self {
+        command
+    }
+
+    /// Starts the API and returns at once, without waiting for it to listen; its warnings and
+    /// errors go to a log in the test's directory.
+    pub fn spawn(app: &TestApp, extra: &[(&str, &str)]) -> Self {
+        let port = free_port();
+        let base = format!("http://127.0.0.1:{port}");
+        let log = app
+            .files
+            .path()
+            .join(format!("api-{}.log", Uuid::new_v4().simple()));
+        let file = std::fs::File::create(&log).expect("api log");
+        let mut command = Self::command(app, port, &base, extra);
+        command.stdout(file.try_clone().expect("log")).stderr(file);
+        Self {
             child: command.spawn().expect("start signet-api"),
             base,
+            log: Some(log),
+        }
+    }
+
+    /// The log (see [`ApiProcess::spawn`]).
+    pub fn log(&self) -> String {
+        self.log
+            .as_ref()
+            .and_then(|l| std::fs::read_to_string(l).ok())
+            .unwrap_or_default()
+    }
+
+    /// Whether the process has exited, and how.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    pub async fn start(app: &TestApp, extra: &[(&str, &str)]) -> Self {
+        let port = free_port();
+        let base = format!("http://127.0.0.1:{port}");
+        // Owned by the guard at once, so that a failed start still kills the process.
+        let api = Self {
+            child: Self::command(app, port, &base, extra)
+                .spawn()
+                .expect("start signet-api"),
+            base,
+            log: None,
         };
         let client = reqwest::Client::new();
         let healthz = format!("{}/healthz", api.base);

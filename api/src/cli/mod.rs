@@ -100,7 +100,21 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
 }
 
 async fn serve(config: Config, db: Db) -> Result<(), CliError> {
-    db::migrate(&db.pool).await?;
+    // A replica started while PostgreSQL restarts or fails over waits for it, as the workers
+    // do, rather than exiting and needing someone to start it again (found by the soak).
+    loop {
+        match db::migrate(&db.pool).await {
+            Ok(()) => break,
+            Err(e) if e.is_unavailable() => {
+                tracing::warn!(error = %e, "waiting for the database");
+            }
+            Err(e) => return Err(e.into()),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(std::time::Duration::from_secs(2)) => {}
+            () = signet_common::infra::shutdown::signal() => return Ok(()),
+        }
+    }
     if let Some(warning) = config.generated_secret_warning() {
         tracing::warn!("{warning}");
     }

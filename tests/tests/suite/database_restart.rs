@@ -9,7 +9,9 @@ use std::{
 };
 
 use serde_json::Value;
-use signet_tests::{Mailbox, PgCluster, Receiver, TestApp, TestDb, WorkerProcess, poll_until};
+use signet_tests::{
+    ApiProcess, Mailbox, PgCluster, Receiver, TestApp, TestDb, WorkerProcess, poll_until,
+};
 use uuid::Uuid;
 
 use crate::{
@@ -510,4 +512,48 @@ async fn a_worker_that_cannot_recover_fails_its_liveness_check() {
         .unwrap();
     wait_for_readiness(&worker, 200, Duration::from_secs(60)).await;
     assert_eq!(healthz().await.0, 200);
+}
+
+/// An API replica started while PostgreSQL is down (a restart or failover under way) waits for
+/// it and then serves, as the workers do, instead of exiting and needing a person to start it
+/// again. Found by the soak (issue #36): a killed API restarted during a database restart exited
+/// with "pool timed out while waiting for an open connection".
+#[tokio::test]
+async fn an_api_started_while_the_database_is_down_waits_for_it() {
+    let cluster = PgCluster::start(100).await;
+    let app = TestApp::spawn_on(TestDb::on(cluster.server()).await, &[]).await;
+    let (_, key) = app.account(100).await;
+    cluster.stop();
+    let mut api = ApiProcess::spawn(&app, &[("DATABASE_ACQUIRE_TIMEOUT_MS", "500")]);
+    // It met the database down at least once (its migrations could not connect) ...
+    let started = Instant::now();
+    let (log, exited) = loop {
+        let (log, exited) = (api.log(), api.exited());
+        if log.contains("waiting for the database")
+            || exited.is_some()
+            || started.elapsed() > Duration::from_secs(60)
+        {
+            break (log, exited);
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    // ... and is still there.
+    assert_eq!(exited, None, "the API exited: {log}");
+    assert!(log.contains("waiting for the database"), "{log}");
+    cluster.start_again();
+    let client = reqwest::Client::new();
+    let status = poll_until(
+        Duration::from_secs(60),
+        || async {
+            client
+                .get(format!("{}/external/api/v1/documents", api.base))
+                .header("X-API-KEY", &key)
+                .send()
+                .await
+                .map_or(0, |r| r.status().as_u16())
+        },
+        |status| *status == 200,
+    )
+    .await;
+    assert_eq!(status, 200, "{}", api.log());
 }
