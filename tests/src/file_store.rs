@@ -31,7 +31,9 @@ pub struct S3Server {
 impl S3Server {
     pub fn start() -> Self {
         use std::io::BufRead as _;
-        if let Ok(endpoint) = std::env::var("SIGNET_TEST_S3_ENDPOINT") {
+        if let Ok(endpoint) = std::env::var("SIGNET_TEST_S3_ENDPOINT")
+            && !endpoint.is_empty()
+        {
             return Self {
                 endpoint,
                 child: None,

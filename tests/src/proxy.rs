@@ -5,11 +5,12 @@ use std::net::SocketAddr;
 use crate::{postgres::TestDb, process::free_port};
 
 /// A TCP proxy in front of a real server (PostgreSQL, the S3 server) that a test can cut
-/// (dropping every connection and refusing new ones) and restore, to see the service through
-/// an outage.
+/// (dropping every connection and refusing new ones), make hang (accepting connections and
+/// answering nothing) and restore, to see the service through an outage.
 pub struct TcpProxy {
     pub port: u16,
     upstream: SocketAddr,
+    hanging: std::sync::Arc<std::sync::atomic::AtomicBool>,
     state: std::sync::Arc<std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>>,
     connections: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
 }
@@ -19,6 +20,7 @@ impl TcpProxy {
         let proxy = Self {
             port: free_port(),
             upstream,
+            hanging: Default::default(),
             state: Default::default(),
             connections: Default::default(),
         };
@@ -55,16 +57,34 @@ impl TcpProxy {
         }
     }
 
+    /// Cuts every connection, then accepts new ones and answers nothing on them (a server
+    /// that hangs, or a network that drops its packets) until `cut` and `restore`.
+    pub async fn hang(&self) {
+        self.cut().await;
+        self.listen(true).await;
+    }
+
     pub async fn restore(&self) {
+        self.listen(false).await;
+    }
+
+    async fn listen(&self, hang: bool) {
+        self.hanging
+            .store(hang, std::sync::atomic::Ordering::SeqCst);
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", self.port))
             .await
             .expect("bind the proxy");
         let upstream = self.upstream;
         let connections = self.connections.clone();
+        let hanging = self.hanging.clone();
         let task = tokio::spawn(async move {
             while let Ok((mut client, _)) = listener.accept().await {
+                let hang = hanging.load(std::sync::atomic::Ordering::SeqCst);
                 let connection = tokio::spawn(async move {
-                    if let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await {
+                    if hang {
+                        // Read what the client sends, forward nothing, answer nothing.
+                        let _ = tokio::io::copy(&mut client, &mut tokio::io::sink()).await;
+                    } else if let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await {
                         let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
                     }
                 });

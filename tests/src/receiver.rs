@@ -23,6 +23,8 @@ pub struct Received {
     pub path: String,
     pub headers: HashMap<String, String>,
     pub body: String,
+    /// The status it was answered (`None` while held).
+    pub answered: Option<u16>,
 }
 
 impl Receiver {
@@ -46,23 +48,29 @@ impl Receiver {
             let body = axum::body::to_bytes(body, 10 << 20)
                 .await
                 .unwrap_or_default();
-            received.lock().unwrap().push(Received {
-                path: parts.uri.path().to_owned(),
-                headers: parts
-                    .headers
-                    .iter()
-                    .map(|(k, v)| {
-                        (
-                            k.as_str().to_owned(),
-                            v.to_str().unwrap_or_default().to_owned(),
-                        )
-                    })
-                    .collect(),
-                body: String::from_utf8_lossy(&body).into_owned(),
-            });
+            let index = {
+                let mut requests = received.lock().unwrap();
+                requests.push(Received {
+                    path: parts.uri.path().to_owned(),
+                    headers: parts
+                        .headers
+                        .iter()
+                        .map(|(k, v)| {
+                            (
+                                k.as_str().to_owned(),
+                                v.to_str().unwrap_or_default().to_owned(),
+                            )
+                        })
+                        .collect(),
+                    body: String::from_utf8_lossy(&body).into_owned(),
+                    answered: None,
+                });
+                requests.len() - 1
+            };
             let _ = holding.wait_for(|held| !held).await;
             answered.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             let status = plan.lock().unwrap().pop_front().unwrap_or(200);
+            received.lock().unwrap()[index].answered = Some(status);
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
             if status.is_redirection() {
                 (status, [("location", "/redirected")], "moved").into_response()

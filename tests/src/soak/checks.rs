@@ -332,7 +332,12 @@ async fn check_webhooks(
     .await
     .expect("the events");
     let mut received: HashMap<String, usize> = HashMap::new();
+    // Deliveries the receiver acknowledged: a request answered 500, or cut before its answer,
+    // delivered nothing.
     for request in deployment.hooks.requests() {
+        if !request.answered.is_some_and(|s| (200..300).contains(&s)) {
+            continue;
+        }
         if let Some(id) = request.headers.get("webhook-id") {
             *received.entry(id.clone()).or_default() += 1;
         }

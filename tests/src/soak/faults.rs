@@ -6,12 +6,13 @@ use std::{
     collections::{BTreeMap, HashSet},
     sync::{
         Arc, Mutex,
-        atomic::{AtomicI64, AtomicUsize, Ordering},
+        atomic::{AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
 };
 
 use rand::{Rng, SeedableRng, rngs::StdRng};
+use uuid::Uuid;
 
 use super::deployment::Deployment;
 
@@ -22,7 +23,7 @@ pub(crate) struct Injected {
     pub kind: &'static str,
     pub target: String,
     pub lasted: Duration,
-    /// Outbox rows leased (being sent) when it struck.
+    /// Outbox rows leased (being sent) at some point while it lasted.
     pub in_flight: i64,
 }
 
@@ -136,7 +137,6 @@ pub(crate) struct Injector {
     active: Arc<AtomicUsize>,
     busy: Arc<Mutex<HashSet<String>>>,
     log: Arc<Mutex<FaultLog>>,
-    last_in_flight: Arc<AtomicI64>,
 }
 
 impl Injector {
@@ -148,7 +148,6 @@ impl Injector {
             active: Arc::default(),
             busy: Arc::default(),
             log: Arc::default(),
-            last_in_flight: Arc::default(),
         }
     }
 
@@ -224,34 +223,63 @@ impl Injector {
             .then_some((fault, lasts))
     }
 
-    async fn in_flight(&self) -> i64 {
-        let counted = tokio::time::timeout(
-            Duration::from_secs(2),
-            sqlx::query_scalar::<_, i64>(
-                "SELECT (SELECT count(*) FROM outbound_emails
-                         WHERE status = 'PENDING' AND lease_owner IS NOT NULL AND due_at > now())
-                      + (SELECT count(*) FROM outbound_sms
-                         WHERE status = 'PENDING' AND lease_owner IS NOT NULL AND due_at > now())
-                      + (SELECT count(*) FROM webhook_deliveries
-                         WHERE status = 'PENDING' AND lease_owner IS NOT NULL AND due_at > now())",
+    /// The outbox rows leased (being sent) right now; none while the database is down.
+    async fn leased(&self) -> Vec<Uuid> {
+        let leased = tokio::time::timeout(
+            Duration::from_secs(1),
+            sqlx::query_scalar::<_, Uuid>(
+                "SELECT id FROM outbound_emails
+                 WHERE status = 'PENDING' AND lease_owner IS NOT NULL AND due_at > now()
+                 UNION ALL SELECT id FROM outbound_sms
+                 WHERE status = 'PENDING' AND lease_owner IS NOT NULL AND due_at > now()
+                 UNION ALL SELECT id FROM webhook_deliveries
+                 WHERE status = 'PENDING' AND lease_owner IS NOT NULL AND due_at > now()",
             )
-            .fetch_one(&self.deployment.db.pool),
+            .fetch_all(&self.deployment.db.pool),
         )
         .await;
-        match counted {
-            Ok(Ok(n)) => {
-                self.last_in_flight.store(n, Ordering::Relaxed);
-                n
+        leased.ok().and_then(Result::ok).unwrap_or_default()
+    }
+
+    /// Samples the leased rows every half second until `done`: every message in flight at
+    /// some point of a fault, which the fault may have made go twice.
+    fn watch_in_flight(
+        &self,
+        done: tokio::sync::watch::Receiver<bool>,
+    ) -> tokio::task::JoinHandle<HashSet<Uuid>> {
+        let injector = self.clone();
+        let mut done = done;
+        tokio::spawn(async move {
+            let mut seen = HashSet::new();
+            loop {
+                seen.extend(injector.leased().await);
+                tokio::select! {
+                    _ = done.wait_for(|d| *d) => break,
+                    () = tokio::time::sleep(Duration::from_millis(500)) => {}
+                }
             }
-            // The database is down: what was in flight when it went.
-            _ => self.last_in_flight.load(Ordering::Relaxed),
+            seen.extend(injector.leased().await);
+            seen
+        })
+    }
+
+    fn proxy(&self, peer: Peer) -> &crate::TcpProxy {
+        let deployment = &self.deployment;
+        match peer {
+            Peer::Smtp => &deployment.smtp_proxy,
+            Peer::Sms => &deployment.sms_proxy,
+            Peer::Webhooks => &deployment.hooks_proxy,
+            Peer::FileStore => deployment.s3_proxy.as_ref().expect("an S3 store"),
         }
     }
 
     async fn inject(&self, fault: Fault, lasts: Duration, at: Duration) {
         let deployment = &self.deployment;
         let target = fault.target(deployment);
-        let in_flight = self.in_flight().await;
+        let (ended, done) = tokio::sync::watch::channel(false);
+        let watching = self.watch_in_flight(done);
+        // The first sample is taken before the fault strikes.
+        tokio::time::sleep(Duration::from_millis(100)).await;
         self.active.fetch_add(1, Ordering::SeqCst);
         let began = Instant::now();
         match fault {
@@ -289,28 +317,24 @@ impl Injector {
                     .store(true, std::sync::atomic::Ordering::SeqCst);
             }
             Fault::Stop(peer) => {
-                let proxy = match peer {
-                    Peer::Smtp => &deployment.smtp_proxy,
-                    Peer::Sms => &deployment.sms_proxy,
-                    Peer::Webhooks => &deployment.hooks_proxy,
-                    Peer::FileStore => deployment.s3_proxy.as_ref().expect("an S3 store"),
-                };
+                let proxy = self.proxy(peer);
                 proxy.cut().await;
                 tokio::time::sleep(lasts).await;
                 proxy.restore().await;
             }
-            Fault::Hang(peer) => {
-                match peer {
-                    Peer::Smtp => deployment.mailbox.pause(),
-                    Peer::Sms => deployment.sms.hold(),
-                    _ => deployment.hooks.hold(),
-                }
+            Fault::Hang(Peer::Smtp) => {
+                // The server itself frozen mid-conversation.
+                deployment.mailbox.pause();
                 tokio::time::sleep(lasts).await;
-                match peer {
-                    Peer::Smtp => deployment.mailbox.resume(),
-                    Peer::Sms => deployment.sms.release(),
-                    _ => deployment.hooks.release(),
-                }
+                deployment.mailbox.resume();
+            }
+            Fault::Hang(peer) => {
+                // Connections accepted, requests swallowed, nothing answered.
+                let proxy = self.proxy(peer);
+                proxy.hang().await;
+                tokio::time::sleep(lasts).await;
+                proxy.cut().await;
+                proxy.restore().await;
             }
             Fault::Answer500(peer) => {
                 // A burst of 500s, as many as a busy receiver would fail in `lasts`.
@@ -323,6 +347,11 @@ impl Injector {
             }
         }
         self.active.fetch_sub(1, Ordering::SeqCst);
+        // Sends a fault interrupted end with its last sample: a lease outlives them by design.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        ended.send_replace(true);
+        let in_flight = watching.await.map_or(0, |seen| seen.len());
+        let in_flight = i64::try_from(in_flight).unwrap_or(i64::MAX);
         self.busy.lock().unwrap().remove(&target);
         self.log.lock().unwrap().injected.push(Injected {
             at,
