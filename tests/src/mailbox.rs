@@ -22,6 +22,25 @@ pub struct Mail {
     pub html: String,
 }
 
+impl Mail {
+    /// A raw message as received, decoded; `None` if it is not one.
+    pub(crate) fn parse(raw: &[u8]) -> Option<Self> {
+        let parsed = mail_parser::MessageParser::default().parse(raw)?;
+        Some(Self {
+            message_id: parsed.message_id().unwrap_or_default().to_owned(),
+            to: parsed
+                .to()
+                .and_then(|to| to.first())
+                .and_then(|a| a.address())
+                .unwrap_or_default()
+                .to_owned(),
+            subject: parsed.subject().unwrap_or_default().to_owned(),
+            text: parsed.body_text(0).unwrap_or_default().into_owned(),
+            html: parsed.body_html(0).unwrap_or_default().into_owned(),
+        })
+    }
+}
+
 impl Mailbox {
     pub async fn start() -> Self {
         Self::start_on(free_port()).await
@@ -68,21 +87,9 @@ impl Mailbox {
                 let Ok(raw) = std::fs::read(entry.path()) else {
                     continue;
                 };
-                let Some(parsed) = mail_parser::MessageParser::default().parse(&raw) else {
-                    continue;
-                };
-                mails.push(Mail {
-                    message_id: parsed.message_id().unwrap_or_default().to_owned(),
-                    to: parsed
-                        .to()
-                        .and_then(|to| to.first())
-                        .and_then(|a| a.address())
-                        .unwrap_or_default()
-                        .to_owned(),
-                    subject: parsed.subject().unwrap_or_default().to_owned(),
-                    text: parsed.body_text(0).unwrap_or_default().into_owned(),
-                    html: parsed.body_html(0).unwrap_or_default().into_owned(),
-                });
+                if let Some(mail) = Mail::parse(&raw) {
+                    mails.push(mail);
+                }
             }
         }
         mails

@@ -159,11 +159,12 @@ async fn check_endings(pool: &PgPool, journeys: &[Journey], violations: &mut Vec
     }
 }
 
-/// An invitation not sent because its document left SENT first (a signer in the same group
-/// declined, the owner cancelled, it expired, or the others signed while it waited): withdrawn
-/// in the transaction that ended the document, its link void. Not a message lost.
-fn withdrawn_invitation(kind: &str, status: &str) -> bool {
-    kind == "INVITATION" && status == "WITHDRAWN"
+/// A message carrying a signing link (an invitation or a reminder) not sent because its
+/// document left SENT first (a signer in the same group declined, the owner cancelled, it
+/// expired, or everyone signed from an earlier e-mail while it waited out an SMTP outage):
+/// withdrawn in the transaction that ended the document, its link void. Not a message lost.
+fn withdrawn_link(kind: &str, status: &str) -> bool {
+    matches!(kind, "INVITATION" | "REMINDER") && status == "WITHDRAWN"
 }
 
 /// The e-mails each journey implies, each sent and received at least once: `(sent, duplicate
@@ -220,7 +221,7 @@ async fn check_emails(
                 let rows = sent.get(&(person.email.clone(), kind.to_owned()));
                 let delivered = rows.is_some_and(|rows| {
                     rows.iter().any(|(status, id)| {
-                        withdrawn_invitation(kind, status)
+                        withdrawn_link(kind, status)
                             || status == "SENT"
                                 && id.as_deref().is_some_and(|id| {
                                     copies
@@ -297,8 +298,7 @@ async fn check_sms(
             for kind in kinds {
                 let ok = rows_by_number.get(phone).is_some_and(|rows| {
                     rows.iter().any(|(k, s)| {
-                        k == kind
-                            && (s == "SENT" || s == "DELIVERED" || withdrawn_invitation(kind, s))
+                        k == kind && (s == "SENT" || s == "DELIVERED" || withdrawn_link(kind, s))
                     })
                 });
                 if !ok {

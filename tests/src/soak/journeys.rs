@@ -219,8 +219,12 @@ impl Load {
                 .build()
                 .expect("a client"),
         };
-        let context =
-            |step: &str| format!("journey {number} ({:?}, {pdf}): {step}", journey.ending);
+        // What a failed step reports: the journey, its script and the step.
+        let ending = journey.ending;
+        let at = |step: &'static str| {
+            let pdf = pdf.clone();
+            move |e: String| format!("journey {number} ({ending:?}, {pdf}): {step}: {e}")
+        };
         let account = self.accounts[number % self.accounts.len()].0;
         let file = self.options.repo.join("tests/fixtures/pdf").join(&pdf);
         let title = format!("Soak journey {number} — {pdf}");
@@ -233,7 +237,7 @@ impl Load {
                     let _ = e;
                     tokio::time::sleep(Duration::from_secs(2)).await;
                 }
-                Err(e) => return Err(format!("{}: {e}", context("upload"))),
+                Err(e) => return Err(at("upload")(e)),
             }
         };
         let doc = journey.document;
@@ -257,7 +261,7 @@ impl Load {
         client
             .write(&format!("/documents/{doc}/recipients"), json!(recipients))
             .await
-            .map_err(|e| format!("{}: {e}", context("recipients")))?;
+            .map_err(at("recipients"))?;
         let fields: Vec<Value> = journey
             .people
             .iter()
@@ -279,7 +283,7 @@ impl Load {
         client
             .write(&format!("/documents/{doc}/fields"), json!(fields))
             .await
-            .map_err(|e| format!("{}: {e}", context("fields")))?;
+            .map_err(at("fields"))?;
         let expiry = if journey.ending == Ending::Expired {
             Utc::now() + chrono::Duration::seconds(150)
         } else {
@@ -296,7 +300,7 @@ impl Load {
         client
             .write(&format!("/documents/{doc}/send"), send)
             .await
-            .map_err(|e| format!("{}: {e}", context("send")))?;
+            .map_err(at("send"))?;
 
         let first_group: Vec<Person> = journey.invited().cloned().collect();
         match journey.ending {
@@ -305,54 +309,36 @@ impl Load {
                     client
                         .write(&format!("/documents/{doc}/remind"), json!({}))
                         .await
-                        .map_err(|e| format!("{}: {e}", context("remind")))?;
+                        .map_err(at("remind"))?;
                 }
                 let mut groups: Vec<i32> = journey.people.iter().map(|p| p.group).collect();
                 groups.sort_unstable();
                 groups.dedup();
                 for group in groups {
                     for person in journey.people.iter().filter(|p| p.group == group) {
-                        let link = self
-                            .link(&person.email)
-                            .await
-                            .map_err(|e| format!("{}: {e}", context("invitation")))?;
-                        client
-                            .open(&link)
-                            .await
-                            .map_err(|e| format!("{}: {e}", context("open")))?;
+                        let link = self.link(&person.email).await.map_err(at("invitation"))?;
+                        client.open(&link).await.map_err(at("open"))?;
                         if person.signer {
-                            client
-                                .sign(&link, person)
-                                .await
-                                .map_err(|e| format!("{}: {e}", context("sign")))?;
+                            client.sign(&link, person).await.map_err(at("sign"))?;
                         }
                     }
                 }
                 let detail = client
                     .wait_for_status(doc, Ending::Completed)
                     .await
-                    .map_err(|e| format!("{}: {e}", context("completion")))?;
-                let pdf = client
-                    .download(&detail)
-                    .await
-                    .map_err(|e| format!("{}: {e}", context("download")))?;
+                    .map_err(at("completion"))?;
+                let pdf = client.download(&detail).await.map_err(at("download"))?;
                 let path = self
                     .options
                     .out_dir
                     .join(format!("final-{number}-{doc}.pdf"));
-                std::fs::write(&path, pdf).map_err(|e| e.to_string())?;
+                std::fs::write(&path, pdf).map_err(|e| at("keep the final PDF")(e.to_string()))?;
                 journey.final_pdf = Some(path);
             }
             Ending::Declined => {
                 let person = journey.decliner().cloned().expect("a signer");
-                let link = self
-                    .link(&person.email)
-                    .await
-                    .map_err(|e| format!("{}: {e}", context("invitation")))?;
-                client
-                    .open(&link)
-                    .await
-                    .map_err(|e| format!("{}: {e}", context("open")))?;
+                let link = self.link(&person.email).await.map_err(at("invitation"))?;
+                client.open(&link).await.map_err(at("open"))?;
                 client
                     .signer_action(
                         &link,
@@ -360,34 +346,34 @@ impl Load {
                         json!({"reason": "Wrong address — «ändern»"}),
                     )
                     .await
-                    .map_err(|e| format!("{}: {e}", context("decline")))?;
+                    .map_err(at("decline"))?;
                 client
                     .wait_for_status(doc, Ending::Declined)
                     .await
-                    .map_err(|e| format!("{}: {e}", context("declined")))?;
+                    .map_err(at("declined"))?;
             }
             Ending::Cancelled => {
                 // Cancelled once the first invitation is out, so there is someone to tell.
                 self.link(&first_group[0].email)
                     .await
-                    .map_err(|e| format!("{}: {e}", context("invitation")))?;
+                    .map_err(at("invitation"))?;
                 client
                     .write(
                         &format!("/documents/{doc}/cancel"),
                         json!({"reason": "Superseded by v2"}),
                     )
                     .await
-                    .map_err(|e| format!("{}: {e}", context("cancel")))?;
+                    .map_err(at("cancel"))?;
                 client
                     .wait_for_status(doc, Ending::Cancelled)
                     .await
-                    .map_err(|e| format!("{}: {e}", context("cancelled")))?;
+                    .map_err(at("cancelled"))?;
             }
             Ending::Expired => {
                 client
                     .wait_for_status(doc, Ending::Expired)
                     .await
-                    .map_err(|e| format!("{}: {e}", context("expiry")))?;
+                    .map_err(at("expiry"))?;
             }
         }
         Ok(journey)

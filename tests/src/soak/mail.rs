@@ -55,10 +55,10 @@ impl MailIndex {
                 let Ok(raw) = std::fs::read(&path) else {
                     continue;
                 };
-                let Some(parsed) = mail_parser::MessageParser::default().parse(&raw) else {
+                let Some(mail) = crate::Mail::parse(&raw) else {
                     continue;
                 };
-                let text = parsed.body_text(0).unwrap_or_default().into_owned();
+                let text = &mail.text;
                 let link = text.find("/sign/").and_then(|start| {
                     let begin = text[..start].rfind("http")?;
                     Some(
@@ -69,17 +69,8 @@ impl MailIndex {
                     )
                 });
                 let mail = Received {
-                    message_id: parsed
-                        .message_id()
-                        .unwrap_or_default()
-                        .trim_matches(['<', '>'])
-                        .to_owned(),
-                    to: parsed
-                        .to()
-                        .and_then(|to| to.first())
-                        .and_then(|a| a.address())
-                        .unwrap_or_default()
-                        .to_owned(),
+                    message_id: mail.message_id.trim_matches(['<', '>']).to_owned(),
+                    to: mail.to,
                     link,
                 };
                 seen.files.insert(path);
