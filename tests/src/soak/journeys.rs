@@ -315,7 +315,13 @@ impl Load {
                 groups.sort_unstable();
                 groups.dedup();
                 for group in groups {
-                    for person in journey.people.iter().filter(|p| p.group == group) {
+                    // Viewers open their link first: once the last signer has signed, an
+                    // invitation still waiting out an SMTP outage is withdrawn, and a viewer
+                    // would wait for a link that no longer comes.
+                    let mut people: Vec<&Person> =
+                        journey.people.iter().filter(|p| p.group == group).collect();
+                    people.sort_by_key(|p| p.signer);
+                    for person in people {
                         let link = self.link(&person.email).await.map_err(at("invitation"))?;
                         client.open(&link).await.map_err(at("open"))?;
                         if person.signer {
