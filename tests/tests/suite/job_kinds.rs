@@ -583,3 +583,67 @@ async fn an_accounts_backlog_does_not_hold_back_another_accounts_message() {
     .unwrap();
     assert_eq!(held, 11, "every claimed row is leased");
 }
+
+/// A process runs one sweep at a time, however long a sweep takes: the next tick waits for it.
+/// Without the limit, each tick of a schedule shorter than a sweep started another, and 100,000
+/// expiries a second apart had dozens of sweeps racing for the same batches.
+#[tokio::test]
+async fn a_process_runs_one_sweep_at_a_time_however_long_it_takes() {
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    // The sweep's last step records that it finished; holding that row holds every sweep there.
+    let mut holder = app.db.pool.begin().await.unwrap();
+    sqlx::query(
+        "INSERT INTO sweep_runs (sweep, finished_at, finished_by) VALUES ($1, now(), 'test')
+         ON CONFLICT (sweep) DO UPDATE SET finished_by = 'test'",
+    )
+    .bind(signet_common::store::queues::EXPIRY_SWEEP)
+    .execute(&mut *holder)
+    .await
+    .unwrap();
+    let worker = WorkerProcess::start_with_args(
+        &app,
+        &mailbox.url(),
+        &["--jobs", "sweep"],
+        &[("EXPIRY_SWEEP_CRON", "* * * * * *")],
+    );
+    let waiting_sweeps = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'
+               AND query LIKE 'INSERT INTO sweep_runs%'",
+        )
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap()
+    };
+    let first = poll_until(Duration::from_secs(30), waiting_sweeps, |n| *n >= 1).await;
+    assert_eq!(first, 1, "one sweep waits on the held row");
+    // Three more ticks of the schedule pass while that sweep waits.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        waiting_sweeps().await,
+        1,
+        "the ticks while a sweep runs start no other sweep"
+    );
+    let scrape = worker.metrics().await;
+    assert_eq!(
+        metric(&scrape, "signet_jobs_running", &[("job_type", SWEEP)]),
+        1.0
+    );
+
+    holder.rollback().await.unwrap();
+    let finished_by: String = eventually(
+        "the held sweep to finish",
+        Duration::from_secs(30),
+        || async {
+            sqlx::query_scalar::<_, String>("SELECT finished_by FROM sweep_runs WHERE sweep = $1")
+                .bind(signet_common::store::queues::EXPIRY_SWEEP)
+                .fetch_optional(&app.db.pool)
+                .await
+                .unwrap()
+        },
+    )
+    .await;
+    assert_ne!(finished_by, "test");
+}
