@@ -88,6 +88,23 @@ impl Drop for S3Server {
     }
 }
 
+/// The settings of a store in `bucket` of the S3-compatible server at `endpoint` (or a proxy in
+/// front of it), with the keys under a prefix as an operator sharing a bucket would set.
+pub fn s3_settings(endpoint: &str, bucket: &str) -> Vec<(String, String)> {
+    [
+        ("FILE_STORE", "s3"),
+        ("FILE_STORE_S3_BUCKET", bucket),
+        ("FILE_STORE_S3_ENDPOINT", endpoint),
+        ("FILE_STORE_S3_REGION", "us-east-1"),
+        ("FILE_STORE_S3_PREFIX", "signet"),
+        ("FILE_STORE_S3_ACCESS_KEY_ID", "signet-test"),
+        ("FILE_STORE_S3_SECRET_ACCESS_KEY", "signet-test-secret"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect()
+}
+
 /// The file store the processes of one test share: a directory, or (in `suite_s3`) a bucket of
 /// its own on the S3 server, with the keys under a prefix as an operator sharing a bucket
 /// would set.
@@ -116,18 +133,7 @@ impl TestStore {
                 "FILE_STORE_DIR".into(),
                 self.dir.path().display().to_string(),
             )],
-            Some((server, bucket)) => [
-                ("FILE_STORE", "s3"),
-                ("FILE_STORE_S3_BUCKET", bucket.as_str()),
-                ("FILE_STORE_S3_ENDPOINT", server.endpoint.as_str()),
-                ("FILE_STORE_S3_REGION", "us-east-1"),
-                ("FILE_STORE_S3_PREFIX", "signet"),
-                ("FILE_STORE_S3_ACCESS_KEY_ID", "signet-test"),
-                ("FILE_STORE_S3_SECRET_ACCESS_KEY", "signet-test-secret"),
-            ]
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v.to_owned()))
-            .collect(),
+            Some((server, bucket)) => s3_settings(&server.endpoint, bucket),
         }
     }
 

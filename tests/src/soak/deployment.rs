@@ -22,8 +22,8 @@ use signet_common::{
 
 use super::options::{Options, StoreKind};
 use crate::{
-    Mailbox, PgCluster, Receiver, S3Server, SmsProvider, TcpProxy, TestDb, process::free_port,
-    wait_for_listener,
+    Mailbox, PgCluster, Receiver, S3Server, SmsProvider, TcpProxy, TestDb, file_store::s3_settings,
+    process::free_port, wait_for_listener,
 };
 
 /// One process of the deployment (an API or a worker): started, killed and started again with
@@ -211,22 +211,9 @@ impl Deployment {
                     .and_then(|p| p.trim_end_matches('/').parse().ok())
                     .expect("the S3 endpoint's port");
                 let proxy = TcpProxy::start(loopback(port)).await;
-                let settings = |endpoint: &str| -> Vec<(String, String)> {
-                    [
-                        ("FILE_STORE", "s3"),
-                        ("FILE_STORE_S3_BUCKET", bucket.as_str()),
-                        ("FILE_STORE_S3_ENDPOINT", endpoint),
-                        ("FILE_STORE_S3_REGION", "us-east-1"),
-                        ("FILE_STORE_S3_PREFIX", "signet"),
-                        ("FILE_STORE_S3_ACCESS_KEY_ID", "signet-soak"),
-                        ("FILE_STORE_S3_SECRET_ACCESS_KEY", "signet-soak-secret"),
-                    ]
-                    .into_iter()
-                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                    .collect()
-                };
-                let through_proxy = settings(&format!("http://127.0.0.1:{}", proxy.port));
-                let direct = settings(&server.endpoint);
+                let through_proxy =
+                    s3_settings(&format!("http://127.0.0.1:{}", proxy.port), &bucket);
+                let direct = s3_settings(&server.endpoint, &bucket);
                 (Some(server), Some(proxy), through_proxy, direct)
             }
         };
@@ -276,15 +263,6 @@ impl Deployment {
                 "soak-file-url-secret-0123456789abcdef".to_owned(),
             ),
             ("MAIL_FROM", "Signet <no-reply@signet.test>".to_owned()),
-            ("SMS_PROVIDER", "twilio".to_owned()),
-            (
-                "SMS_TWILIO_BASE_URL",
-                format!("http://127.0.0.1:{}", sms_proxy.port),
-            ),
-            ("TWILIO_ACCOUNT_SID", crate::TWILIO_SID.to_owned()),
-            ("TWILIO_AUTH_TOKEN", crate::TWILIO_TOKEN.to_owned()),
-            ("SMS_FROM", "+15005550006".to_owned()),
-            ("SMS_PROVIDER_ALLOW_PRIVATE", "true".to_owned()),
             ("SMS_STATUS_CALLBACKS", "false".to_owned()),
             ("WEBHOOK_ALLOW_PRIVATE", "true".to_owned()),
             ("SEAL_KEY_FILE", seal_file("keyFile")),
@@ -295,6 +273,16 @@ impl Deployment {
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
         common_env.extend(store_settings.iter().cloned());
+        // The SMS provider's settings, with the requests sent through the proxy the faults cut.
+        let sms_through_proxy = format!("http://127.0.0.1:{}", sms_proxy.port);
+        common_env.extend(sms.settings().into_iter().map(|(k, v)| {
+            let v = if k == "SMS_TWILIO_BASE_URL" {
+                sms_through_proxy.clone()
+            } else {
+                v
+            };
+            (k.to_owned(), v)
+        }));
 
         let apis: Vec<Arc<Service>> = ports
             .iter()
