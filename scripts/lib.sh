@@ -4,6 +4,7 @@
 #   stop_services     stop the signet-api / signet-worker started by scripts/up.sh
 #   pip_install       install Python packages from PyPI
 #   start_moto        start moto's S3 server for this script's lifetime
+#   ensure_promtool   install promtool (Debian's prometheus package, its server not started)
 set -euo pipefail
 
 SIGNET_DB_URL="postgres://signet:signet@127.0.0.1:5432/signet"
@@ -55,6 +56,32 @@ apt_install() {
     log "installing $* with apt-get"
     as_root apt-get update >&2
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@" >&2
+}
+
+# promtool, from Debian's prometheus package (the only one that ships it), for the checks of
+# deploy/observability/prometheus. The package's maintainer script starts a Prometheus server
+# through invoke-rc.d on machines without systemd; a policy-rc.d that refuses every start stops
+# that (one already there, as in container images, is kept and left alone). Without
+# recommends: no node exporter either. On systemd machines the unit is enabled by the package
+# and stopped and disabled here.
+ensure_promtool() {
+    command -v promtool >/dev/null && return
+    local policy=/usr/sbin/policy-rc.d made_policy=
+    if [[ ! -e "$policy" ]]; then
+        printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
+        as_root chmod 755 "$policy"
+        made_policy=1
+    fi
+    local status=0
+    apt_install --no-install-recommends prometheus || status=$?
+    if [[ -n "$made_policy" ]]; then
+        as_root rm -f "$policy"
+    fi
+    [[ $status -eq 0 ]] || die "installing prometheus (for promtool) failed"
+    if [[ -d /run/systemd/system ]]; then
+        as_root systemctl disable --now prometheus >/dev/null 2>&1 || true
+    fi
+    command -v promtool >/dev/null || die "the prometheus package did not install promtool"
 }
 
 pg_answers() {

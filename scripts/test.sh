@@ -58,6 +58,8 @@ fi
 if ! command -v soffice >/dev/null; then
     apt_install --no-install-recommends libreoffice-writer-nogui
 fi
+# promtool checks and unit-tests the Prometheus rules of deploy/observability (operator_kit.rs).
+ensure_promtool
 # The browser test: Debian's Chromium driven by playwright-core (no browser download).
 if [[ ! -x /usr/bin/chromium ]]; then
     apt_install chromium

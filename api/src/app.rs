@@ -148,6 +148,25 @@ async fn observe(req: Request, next: Next) -> Response {
     response
 }
 
+/// `# HELP` lines for the API's own metrics, and its unlabelled counter at 0 so that alerts see
+/// it from the start. The request series appear with the first request of each route and
+/// status.
+pub fn describe_metrics() {
+    metrics::describe_counter!(
+        "signet_http_requests_total",
+        "Requests answered, by method, matched route and status."
+    );
+    metrics::describe_histogram!(
+        "signet_http_request_duration_seconds",
+        "Time to answer a request, by method and matched route."
+    );
+    metrics::describe_counter!(
+        "signet_api_usage_limit_refusals_total",
+        "Requests refused with 429 by an account's usage limit."
+    );
+    metrics::counter!("signet_api_usage_limit_refusals_total").absolute(0);
+}
+
 /// The method as telemetry names it: one of the standard methods, else `_OTHER` (as the
 /// OpenTelemetry conventions say), so that a client cannot mint new metric labels or span
 /// names by inventing methods.

@@ -37,6 +37,11 @@ macro_rules! text_enum {
             pub fn as_str(self) -> &'static str {
                 self.into()
             }
+
+            /// Every value, in declaration order.
+            pub fn all() -> &'static [Self] {
+                <Self as strum::VariantArray>::VARIANTS
+            }
         }
 
         impl TryFrom<String> for $name {

@@ -413,6 +413,15 @@ fn unexpected(answer: Answer) -> SandboxError {
     })
 }
 
+/// Every value `outcome_label` gives, for registering the counter at start.
+pub const OUTCOME_LABELS: [&str; 5] = [
+    "answered",
+    "too_slow",
+    "too_much_memory",
+    "crashed",
+    "unavailable",
+];
+
 fn outcome_label(outcome: &Result<(Answer, Vec<u8>), SandboxError>) -> &'static str {
     match outcome {
         Ok(_) => "answered",
@@ -425,7 +434,7 @@ fn outcome_label(outcome: &Result<(Answer, Vec<u8>), SandboxError>) -> &'static 
 
 /// The largest resident size any child of this process has reached, as the kernel counts it
 /// for waited-for children: `signet_pdf_sandbox_child_peak_rss_bytes`.
-fn record_peak_rss() {
+pub(crate) fn record_peak_rss() {
     use nix::sys::resource::{UsageWho, getrusage};
     if let Ok(usage) = getrusage(UsageWho::RUSAGE_CHILDREN) {
         // ru_maxrss is in KiB on Linux.

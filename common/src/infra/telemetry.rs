@@ -107,13 +107,58 @@ pub fn metrics() -> PrometheusHandle {
     static HANDLE: std::sync::OnceLock<PrometheusHandle> = std::sync::OnceLock::new();
     HANDLE
         .get_or_init(|| {
-            PrometheusBuilder::new()
+            let handle = PrometheusBuilder::new()
                 .set_buckets(&DURATION_BUCKETS)
                 .expect("buckets are not empty")
                 .install_recorder()
-                .expect("no other metrics recorder is installed")
+                .expect("no other metrics recorder is installed");
+            describe_shared();
+            handle
         })
         .clone()
+}
+
+/// What every process exports whatever it runs: `# HELP` lines for the figures read at
+/// scrape, and the PDF sandbox's counters at 0, so that a dashboard or an alert (`increase`,
+/// `rate`) sees a series from the start rather than only after its first increment.
+fn describe_shared() {
+    use metrics::{describe_counter, describe_gauge};
+    describe_gauge!(
+        "signet_queue_ready_jobs",
+        "Jobs due now that no worker has claimed, per job type (read from the database at scrape)."
+    );
+    describe_gauge!(
+        "signet_queue_scheduled_jobs",
+        "Jobs waiting for their time (retries with backoff), per job type."
+    );
+    describe_gauge!(
+        "signet_queue_depth",
+        "Jobs ready and scheduled, per job type."
+    );
+    describe_gauge!(
+        "signet_queue_oldest_ready_age_seconds",
+        "How long the oldest ready job of each type has been due; 0 when none is."
+    );
+    describe_gauge!(
+        "signet_sweep_last_finished_timestamp_seconds",
+        "When any process last finished the sweep (Unix time); 0 if never."
+    );
+    describe_gauge!(
+        "signet_database_up",
+        "1 when this scrape's read of the database answered, 0 when it failed (the queue figures are then stale)."
+    );
+    describe_counter!(
+        "signet_pdf_sandbox_children_total",
+        "PDF sandbox children run by this process, by outcome."
+    );
+    describe_gauge!(
+        "signet_pdf_sandbox_child_peak_rss_bytes",
+        "The largest resident size any PDF sandbox child of this process has reached."
+    );
+    for outcome in crate::infra::pdf_sandbox::OUTCOME_LABELS {
+        metrics::counter!("signet_pdf_sandbox_children_total", "outcome" => outcome).absolute(0);
+    }
+    crate::infra::pdf_sandbox::record_peak_rss();
 }
 
 /// Records what waits in each queue and when the expiry sweep last finished, read from the
@@ -124,7 +169,9 @@ pub fn metrics() -> PrometheusHandle {
 /// - `signet_queue_depth{job_type}`: both together;
 /// - `signet_queue_oldest_ready_age_seconds{job_type}`: how long the oldest ready job has been
 ///   due (0 when none is);
-/// - `signet_sweep_last_finished_timestamp_seconds`: 0 until a sweep first finishes.
+/// - `signet_sweep_last_finished_timestamp_seconds`: 0 until a sweep first finishes;
+/// - `signet_database_up`: 1 when this read answered, 0 when it failed (the figures above then
+///   keep their last values).
 ///
 /// Scrapes that arrive while another is reading wait for it and use its figures, so scrapes
 /// never pile up on the database.
@@ -137,7 +184,14 @@ pub async fn record_queue_metrics(pool: &sqlx::PgPool) -> Result<(), crate::Erro
     if READINGS.load(Ordering::SeqCst) != readings_before {
         return Ok(());
     }
-    let snapshot = crate::store::queues::snapshot(pool).await?;
+    let snapshot = match crate::store::queues::snapshot(pool).await {
+        Ok(snapshot) => snapshot,
+        Err(e) => {
+            metrics::gauge!("signet_database_up").set(0.0);
+            return Err(e);
+        }
+    };
+    metrics::gauge!("signet_database_up").set(1.0);
     for queue in &snapshot.queues {
         let job_type = queue.job_type.clone();
         metrics::gauge!("signet_queue_ready_jobs", "job_type" => job_type.clone())

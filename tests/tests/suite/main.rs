@@ -31,6 +31,7 @@ mod lists;
 mod object_storage;
 mod observability;
 mod openapi;
+mod operator_kit;
 mod phone_layout;
 mod phone_numbers;
 mod placement;

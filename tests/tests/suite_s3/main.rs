@@ -131,6 +131,9 @@ const LEFT_OUT: &[&str] = &[
     // attachment's and the final PDF's store paths are checked here by attachments and
     // signing_flow.
     "embedded_signing",
+    // The operator's kit: rules, a dashboard and a collector config checked against what the
+    // processes export, whatever their store.
+    "operator_kit",
     // The soak chooses its store itself: its own bucket behind a proxy its faults cut (in
     // `suite` too), or a directory with `scripts/soak.sh --store local`.
     "soak",
