@@ -274,6 +274,16 @@ impl ApiProcess {
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
+
+    /// The API's `/metrics` text.
+    pub async fn metrics(&self) -> String {
+        reqwest::get(format!("{}/metrics", self.base))
+            .await
+            .expect("the API's /metrics answers")
+            .text()
+            .await
+            .expect("metrics text")
+    }
 }
 
 impl Drop for ApiProcess {

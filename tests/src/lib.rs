@@ -25,7 +25,7 @@ pub use browser::{BrowserScript, screenshots_dir};
 pub use eventually::{
     described_by, eventually, eventually_blocking, poll_until, poll_until_blocking,
 };
-pub use file_store::{S3Server, TestStore, s3_under_test};
+pub use file_store::{S3Server, TestStore, s3_settings, s3_under_test};
 pub use http::{assert_error, read};
 pub use mailbox::{Mail, Mailbox};
 pub use pdfs::{LETTER, pdf};

@@ -647,3 +647,56 @@ async fn a_process_runs_one_sweep_at_a_time_however_long_it_takes() {
     .await;
     assert_ne!(finished_by, "test");
 }
+
+/// Renewing leases never waits for a row another transaction holds (the recorder writing its
+/// outcome): it renews the others and leaves that one, where waiting deadlocked with the
+/// recorder locking the same rows in another order.
+#[tokio::test]
+async fn a_lease_renewal_skips_the_rows_being_recorded() {
+    use signet_common::store::{
+        emails,
+        outbox::{self, ClaimRequest},
+    };
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(10_000).await;
+    send_batch(&app, account, &key, 1, 3).await;
+    let mut conn = app.db.pool.acquire().await.unwrap();
+    let lease = Duration::from_secs(60);
+    let claimed = outbox::claim(
+        &mut conn,
+        emails::OUTBOX,
+        &ClaimRequest {
+            owner: "probe:1",
+            lease,
+            limit: 10,
+            per_account: 10,
+            after: None,
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(claimed.ids.len(), 3);
+
+    let mut recording = app.db.pool.begin().await.unwrap();
+    sqlx::query("SELECT 1 FROM outbound_emails WHERE id = $1 FOR UPDATE")
+        .bind(claimed.ids[0])
+        .execute(&mut *recording)
+        .await
+        .unwrap();
+    // A renewal that waited would wait until the holder ends; the guard only stops the test.
+    let renewed = tokio::time::timeout(
+        Duration::from_secs(60),
+        outbox::renew(&mut conn, emails::OUTBOX, "probe:1", &claimed.ids, lease),
+    )
+    .await
+    .expect("the renewal does not wait for the held row")
+    .unwrap();
+    assert_eq!(renewed, 2, "the two rows nobody else holds are renewed");
+    recording.rollback().await.unwrap();
+    assert_eq!(
+        outbox::renew(&mut conn, emails::OUTBOX, "probe:1", &claimed.ids, lease)
+            .await
+            .unwrap(),
+        3
+    );
+}

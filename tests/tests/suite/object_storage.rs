@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use signet_common::infra::files::FileStore;
 use signet_tests::{
     ApiProcess, LETTER, Mailbox, S3Server, TcpProxy, TestApp, TestDb, WorkerProcess, binary, pdf,
+    s3_settings,
 };
 use uuid::Uuid;
 
@@ -20,19 +21,9 @@ use crate::signing_flow::{invitations, sign};
 /// The settings of `bucket` at `endpoint`, keys under `signet/`, and a local directory of the
 /// process's own that must stay empty.
 fn bucket_settings(endpoint: &str, bucket: &str, own_dir: &Path) -> Vec<(String, String)> {
-    [
-        ("FILE_STORE", "s3"),
-        ("FILE_STORE_S3_BUCKET", bucket),
-        ("FILE_STORE_S3_ENDPOINT", endpoint),
-        ("FILE_STORE_S3_REGION", "us-east-1"),
-        ("FILE_STORE_S3_PREFIX", "signet"),
-        ("FILE_STORE_S3_ACCESS_KEY_ID", "signet-test"),
-        ("FILE_STORE_S3_SECRET_ACCESS_KEY", "signet-test-secret"),
-        ("FILE_STORE_DIR", &own_dir.display().to_string()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-    .collect()
+    let mut settings = s3_settings(endpoint, bucket);
+    settings.push(("FILE_STORE_DIR".to_owned(), own_dir.display().to_string()));
+    settings
 }
 
 fn as_env(settings: &[(String, String)]) -> Vec<(&str, &str)> {

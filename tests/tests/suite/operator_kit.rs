@@ -288,16 +288,8 @@ async fn every_metric_the_rules_and_the_dashboard_read_is_exported() {
     let mailbox = Mailbox::start().await;
     // Every kind of work, so every metric a worker can export is there.
     let worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
-    let client = reqwest::Client::new();
     // ApiProcess::start asked /healthz, so the request series exist; this scrape reads them.
-    let api_metrics = client
-        .get(format!("{}/metrics", api.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let api_metrics = api.metrics().await;
     let worker_metrics = worker.metrics().await;
     let mut exported = exported_names(&api_metrics);
     exported.extend(exported_names(&worker_metrics));

@@ -853,14 +853,7 @@ async fn invented_methods_do_not_become_metric_labels() {
             .send()
             .await;
     }
-    let metrics = client
-        .get(format!("{}/metrics", api.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = api.metrics().await;
     let requests: Vec<&str> = metrics
         .lines()
         .filter(|l| l.starts_with("signet_http_requests_total{"))
