@@ -28,6 +28,7 @@ use crate::{
 
 /// The whole HTTP surface.
 pub fn router(state: AppState) -> Router {
+    describe_metrics();
     let (documents, openapi) = routes::openapi::split(routes::openapi::documented());
     let authenticated = documents
         .route_layer(middleware::from_fn_with_state(
@@ -151,7 +152,7 @@ async fn observe(req: Request, next: Next) -> Response {
 /// `# HELP` lines for the API's own metrics, and its unlabelled counter at 0 so that alerts see
 /// it from the start. The request series appear with the first request of each route and
 /// status.
-pub fn describe_metrics() {
+fn describe_metrics() {
     metrics::describe_counter!(
         "signet_http_requests_total",
         "Requests answered, by method, matched route and status."

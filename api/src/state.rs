@@ -50,7 +50,6 @@ impl AppState {
     pub fn new(config: Config, db: Db) -> Result<Self, String> {
         // Counting starts with the first request, not with the first scrape.
         signet_common::infra::telemetry::metrics();
-        crate::app::describe_metrics();
         Ok(Self {
             store: FileStore::from_config(&config.files.store)
                 .map_err(|e| format!("FILE_STORE: {e}"))?,
