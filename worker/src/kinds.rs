@@ -120,6 +120,83 @@ impl JobKinds {
     }
 }
 
+/// `# HELP` lines for the worker's metrics, and its delivery counters at 0 for every label the
+/// kinds this process runs can give, so that `increase` and `rate` in alerts see the first
+/// failure (a series born at 1 shows no increase).
+pub fn describe_metrics(kinds: &JobKinds) {
+    use metrics::{counter, describe_counter, describe_gauge, describe_histogram};
+    use signet_common::{
+        delivery::sms_text::SmsEncoding,
+        model::{EmailKind, SmsKind},
+    };
+
+    describe_gauge!(
+        "signet_jobs_running",
+        "Jobs running now in this process, per job type."
+    );
+    describe_counter!(
+        "signet_jobs_total",
+        "Jobs finished by this process, per job type and outcome (ok, error)."
+    );
+    describe_histogram!(
+        "signet_job_duration_seconds",
+        "How long jobs ran, per job type."
+    );
+    describe_counter!(
+        "signet_emails_total",
+        "E-mail attempts, per kind and outcome (sent, retry, failed: for good)."
+    );
+    describe_counter!(
+        "signet_sms_total",
+        "SMS attempts, per kind and outcome (sent, retry, failed: for good)."
+    );
+    describe_counter!(
+        "signet_sms_segments_total",
+        "Segments of the SMS the provider accepted, per encoding."
+    );
+    describe_counter!(
+        "signet_webhook_attempts_total",
+        "Webhook attempts, per outcome (delivered, http_error, connection_error)."
+    );
+    describe_gauge!(
+        "signet_worker_running",
+        "1 while the worker of a job type runs in this process, 0 while it is being restarted."
+    );
+    describe_counter!(
+        "signet_worker_restarts_total",
+        "Restarts of a job type's worker in this process."
+    );
+    describe_gauge!(
+        "signet_worker_listener_connected",
+        "1 while the job listener (LISTEN for new jobs) is connected."
+    );
+    const SEND_OUTCOMES: [&str; 3] = ["sent", "retry", "failed"];
+    if kinds.contains(JobKind::Email) {
+        for kind in EmailKind::all() {
+            for outcome in SEND_OUTCOMES {
+                counter!("signet_emails_total", "kind" => kind.as_str(), "outcome" => outcome)
+                    .absolute(0);
+            }
+        }
+    }
+    if kinds.contains(JobKind::Sms) {
+        for kind in SmsKind::all() {
+            for outcome in SEND_OUTCOMES {
+                counter!("signet_sms_total", "kind" => kind.as_str(), "outcome" => outcome)
+                    .absolute(0);
+            }
+        }
+        for encoding in [SmsEncoding::Gsm7, SmsEncoding::Ucs2] {
+            counter!("signet_sms_segments_total", "encoding" => encoding.as_str()).absolute(0);
+        }
+    }
+    if kinds.contains(JobKind::Webhook) {
+        for outcome in ["delivered", "http_error", "connection_error"] {
+            counter!("signet_webhook_attempts_total", "outcome" => outcome).absolute(0);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -191,7 +191,7 @@ pub async fn run(
     let schedule = cron::Schedule::from_str(&config.sweep.expiry_cron)
         .map_err(|e| StartError::Cron(config.sweep.expiry_cron.clone(), e.to_string()))?;
     let (state, kinds) = prepare(config, kinds, pools).await?;
-    job_metrics::describe(&kinds);
+    kinds::describe_metrics(&kinds);
     let shutdown_timeout = state.config.worker.shutdown_timeout;
     let instance = state.instance.clone();
 
