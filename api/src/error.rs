@@ -44,6 +44,9 @@ pub enum ApiError {
     BulkSendCompleted,
     #[error("File link is invalid or has expired")]
     InvalidFileLink,
+    /// Issue #37: the file is gone under the account's retention policy (docs/retention.md).
+    #[error("The document's files were removed under the account's retention policy")]
+    FilesRemoved,
     /// A byte range outside a file of this many bytes (`GET /files/{id}`).
     #[error("Requested range is not satisfiable")]
     RangeNotSatisfiable(u64),
@@ -106,6 +109,7 @@ impl ApiError {
                 StatusCode::BAD_REQUEST
             }
             Self::InvalidFileLink | Self::CsrfRejected => StatusCode::FORBIDDEN,
+            Self::FilesRemoved => StatusCode::GONE,
             Self::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
@@ -157,6 +161,7 @@ impl From<Error> for ApiError {
             Error::TemplateArchived => Self::TemplateArchived,
             Error::BulkSendNotFound => Self::BulkSendNotFound,
             Error::BulkSendCompleted => Self::BulkSendCompleted,
+            Error::FilesRemoved => Self::FilesRemoved,
             Error::Invalid(problems) => Self::InvalidBody(problems),
             Error::InvalidQuery(problem) => Self::InvalidQuery(problem),
             Error::Rule(rule) => Self::Rule(rule, Vec::new()),

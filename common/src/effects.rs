@@ -150,6 +150,15 @@ pub enum DocumentEvent<'a> {
     },
     /// The sender unlocked a locked recipient.
     AuthUnlocked { recipient: &'a Recipient },
+    /// The retention sweep removed the document's files, `retention_days` after it ended; the
+    /// hashes of what was stored and signed stay on record (docs/retention.md).
+    FilesRemoved {
+        retention_days: i32,
+        sha256: &'a str,
+        final_sha256: Option<&'a str>,
+    },
+    /// A recipient's personal data was erased on request (GDPR Art. 17; docs/retention.md).
+    PersonalDataErased { recipient_id: RecipientId },
 }
 
 /// The message of the COMPLETED entry.
@@ -318,6 +327,28 @@ impl DocumentEvent<'_> {
                 format!("Signing link of {} unlocked by the sender", recipient.email),
                 Some(recipient.id),
             ),
+            Self::FilesRemoved {
+                retention_days,
+                sha256,
+                final_sha256,
+            } => (
+                AuditEvent::Updated,
+                format!(
+                    "Files removed under the account's retention policy ({retention_days} days \
+                     after the document ended); on record: the original's SHA-256 {sha256}{}",
+                    final_sha256
+                        .map(|h| format!(", the final PDF's SHA-256 {h}"))
+                        .unwrap_or_default()
+                ),
+                None,
+            ),
+            Self::PersonalDataErased { recipient_id } => (
+                AuditEvent::Updated,
+                format!(
+                    "Personal data of recipient {recipient_id} erased on request (GDPR Art. 17)"
+                ),
+                Some(*recipient_id),
+            ),
         };
         NewEntry {
             event,
@@ -465,6 +496,8 @@ impl DocumentEvent<'_> {
             Self::GroupInvited { .. } => Some(WebhookEvent::GroupInvited),
             Self::DeliveryFailed { .. } => Some(WebhookEvent::DeliveryFailed),
             Self::AuthLocked { .. } => Some(WebhookEvent::AuthFailed),
+            Self::FilesRemoved { .. } => Some(WebhookEvent::FilesRemoved),
+            Self::PersonalDataErased { .. } => Some(WebhookEvent::PersonalDataErased),
             Self::Created
             | Self::DraftChanged(_)
             | Self::Reminded { .. }

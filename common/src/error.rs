@@ -188,6 +188,11 @@ pub enum Conflict {
     /// An embedded signing session for a signer who has signed.
     #[error("The recipient has already signed this document")]
     RecipientSigned,
+    /// An erasure for a person who is a recipient of a document out for signing.
+    #[error(
+        "The person is a recipient of document {0}, which is out for signing: cancel it or let it end before erasing their data"
+    )]
+    OutForSigning(crate::model::DocumentId),
 }
 
 /// Why a signing link refuses, or refuses to send or check a code, for signer authentication
@@ -224,6 +229,9 @@ pub enum Error {
     /// Cancelling a bulk send whose every row is made already.
     #[error("Bulk send is already completed: every row was made")]
     BulkSendCompleted,
+    /// A file of a document whose files were removed under the account's retention policy.
+    #[error("The document's files were removed under the account's retention policy")]
+    FilesRemoved,
     #[error("account {0} not found")]
     AccountNotFound(crate::model::AccountId),
     #[error("invalid input: {}", describe(.0))]

@@ -362,6 +362,12 @@ pub enum WebhookEvent {
     /// Every row of a bulk send was made (or failed); not about one document.
     #[strum(serialize = "bulk_send.completed")]
     BulkSendCompleted,
+    /// The document's files were removed under the account's retention policy (issue #37).
+    #[strum(serialize = "document.files_removed")]
+    FilesRemoved,
+    /// A person's personal data in the document was erased on request (issue #37).
+    #[strum(serialize = "document.personal_data_erased")]
+    PersonalDataErased,
 }
 
 impl DocumentStatus {
@@ -413,6 +419,10 @@ pub struct Document {
     pub language: StoredLanguage,
     /// The template it was made from, for the record (it copied what it needs).
     pub template_id: Option<TemplateId>,
+    /// When its files (original, final PDF, signers' attachments) were removed from the store,
+    /// and why (`RETENTION_POLICY`); their keys and hashes stay (docs/retention.md).
+    pub files_removed_at: Option<DateTime<Utc>>,
+    pub files_removed_reason: Option<String>,
 }
 
 /// A stored language tag, read as the language it names: none for no tag, and for a tag Signet
@@ -568,6 +578,13 @@ pub struct AuditEntry {
     pub hash: Vec<u8>,
     /// What the hash covers (see `store::audit::FORMAT`).
     pub format: i16,
+    /// Format 3: the random salt of `personal_digest`, `None` once erased.
+    pub personal_salt: Option<Vec<u8>>,
+    /// Format 3: SHA-256 of the salt and the personal part (message, IP address, user agent),
+    /// which the hash covers in their stead.
+    pub personal_digest: Option<Vec<u8>>,
+    /// When an erasure on request replaced the entry's personal data by tombstones.
+    pub erased_at: Option<DateTime<Utc>>,
 }
 
 /// Who caused a change.

@@ -318,6 +318,15 @@ fn table() -> String {
             },
             ann,
         ),
+        (
+            DocumentEvent::FilesRemoved {
+                retention_days: 30,
+                sha256: "ab",
+                final_sha256: Some("cd"),
+            },
+            ann,
+        ),
+        (DocumentEvent::PersonalDataErased { recipient_id: ann }, ann),
     ];
     let sampled: BTreeSet<&str> = samples
         .iter()

@@ -9,7 +9,7 @@ use super::{error::CliError, output::print_line};
 
 #[derive(Debug, Subcommand)]
 pub enum AuditCommand {
-    /// Check a document's audit hash chain -> {"ok", "entries"[, "firstBroken"]}
+    /// Check a document's audit hash chain -> {"ok", "entries", "erased"[, "firstBroken"]}
     Verify {
         #[arg(long)]
         document: DocumentId,

@@ -45,6 +45,9 @@ async fn download(
         return Err(ApiError::InvalidFileLink);
     }
     let document = documents::find_by_signed_link(&state.db.pool, id).await?;
+    if document.files_removed_at.is_some() {
+        return Err(ApiError::FilesRemoved);
+    }
     let (key, sha256) = match (&document.status, &document.final_file_key) {
         (DocumentStatus::Completed, Some(final_key)) if !original => {
             (final_key, document.final_sha256.as_deref())

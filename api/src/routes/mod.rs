@@ -8,6 +8,7 @@ pub mod files;
 pub mod health;
 pub mod openapi;
 mod refusals;
+pub mod retention;
 pub mod signing;
 pub mod sms;
 pub mod templates;

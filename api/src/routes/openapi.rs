@@ -24,7 +24,7 @@ use crate::{AppState, state::BASE_PATH};
     tags(
         (name = "documents", description = "Documents, recipients, fields, sending and the audit trail"),
         (name = "templates", description = "Additive: templates made from a document, and documents made from them"),
-        (name = "account", description = "Additive: the account's settings (embedded signing's allowed origins)"),
+        (name = "account", description = "Additive: the account's settings (embedded signing's allowed origins, the retention policy) and erasure of a person's personal data"),
         (name = "events", description = "Additive: the event feed, every event the account's webhooks carry, from a cursor")
     )
 )]
@@ -136,6 +136,10 @@ fn with_cross_cutting(openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::Ope
     place_or_anchor(&mut doc["components"]["schemas"]["FieldInput"]);
     place_or_anchor(&mut doc["components"]["schemas"]["TemplateFieldInput"]);
     anchor_occurrence(&mut doc["components"]["schemas"]["AnchorInput"]);
+    exactly_one_of(
+        &mut doc["components"]["schemas"]["ErasureInput"],
+        &["email", "recipientId"],
+    );
     add_links(&mut doc);
     serde_json::from_value(doc).expect("the amended OpenAPI document is one")
 }
@@ -151,6 +155,14 @@ fn header_doc(description: &str, example: &str) -> Value {
 /// `countryCode` and `phoneNumber` come together or not at all (the server refuses one without
 /// the other): a rule between two properties, which the derived schema cannot state. The
 /// object and the rule become an `allOf` (utoipa's model keeps no `anyOf` beside `properties`).
+/// An object that takes exactly one of `properties` (`POST /erasures`).
+fn exactly_one_of(schema: &mut Value, properties: &[&str]) {
+    schema["oneOf"] = properties
+        .iter()
+        .map(|p| json!({"title": format!("By {p}"), "required": [p]}))
+        .collect();
+}
+
 fn pair_phone_fields(recipient: &mut Value) {
     let mut object = recipient.take();
     let example = object
@@ -279,6 +291,7 @@ pub fn documented() -> OpenApiRouter<AppState> {
         .merge(super::bulk_sends::router())
         .merge(super::embedding::router())
         .merge(super::events::router())
+        .merge(super::retention::router())
 }
 
 /// The OpenAPI document of the external API.

@@ -108,6 +108,9 @@ pub async fn check(
             created_at: completed_at,
             prev_hash: Vec::new(),
             hash: Vec::new(),
+            personal_salt: None,
+            personal_digest: None,
+            erased_at: None,
         });
         let original = store.get(&document.file_key).await?;
         let certificate = certificate(
@@ -612,6 +615,9 @@ mod tests {
             prev_hash: Vec::new(),
             hash: Vec::new(),
             format: audit::FORMAT,
+            personal_salt: None,
+            personal_digest: None,
+            erased_at: None,
         }
     }
 
@@ -768,6 +774,8 @@ mod tests {
             final_sha256: None,
             language: StoredLanguage::default(),
             template_id: None,
+            files_removed_at: None,
+            files_removed_reason: None,
             cancel_reason: None,
             reminder_first_after_days: None,
             reminder_every_days: None,

@@ -350,3 +350,22 @@ pub async fn set_embed_origins(pool: &PgPool, id: AccountId, origins: &[String])
         .await?;
     Ok(())
 }
+
+/// Days after a document ended that its files are removed; `None`: never (issue #37).
+pub async fn retention_days(pool: &PgPool, id: AccountId) -> Result<Option<i32>> {
+    sqlx::query_scalar("SELECT retention_days FROM accounts WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await?
+        .ok_or(Error::AccountNotFound(id))
+}
+
+/// Sets the account's retention policy (`None`: off).
+pub async fn set_retention_days(pool: &PgPool, id: AccountId, days: Option<i32>) -> Result<()> {
+    sqlx::query("UPDATE accounts SET retention_days = $2 WHERE id = $1")
+        .bind(id)
+        .bind(days)
+        .execute(pool)
+        .await?;
+    Ok(())
+}

@@ -15,7 +15,8 @@ use crate::{
 const COLUMNS: &str = "id, account_id, code, title, status, file_key, sha256, pages, page_sizes, \
                        created_at, updated_at, sent_at, expiry_date, completed_at, send_message, \
                        send_description, final_file_key, final_sha256, language, cancel_reason, \
-                       reminder_first_after_days, reminder_every_days, template_id";
+                       reminder_first_after_days, reminder_every_days, template_id, \
+                       files_removed_at, files_removed_reason";
 
 pub struct NewDocument<'a> {
     pub id: DocumentId,
@@ -132,7 +133,7 @@ pub async fn stored_files_after(
     Ok(sqlx::query_as(
         "WITH page AS (
              SELECT id, file_key, sha256, final_file_key, final_sha256 FROM documents
-             WHERE $1::uuid IS NULL OR id > $1
+             WHERE ($1::uuid IS NULL OR id > $1) AND files_removed_at IS NULL
              ORDER BY id
              LIMIT $2
          )
@@ -501,7 +502,8 @@ pub async fn mark_cancelled(
     reason: Option<&str>,
 ) -> Result<()> {
     sqlx::query(
-        "UPDATE documents SET status = 'CANCELLED', updated_at = now(), cancel_reason = $2
+        "UPDATE documents SET status = 'CANCELLED', updated_at = now(), ended_at = now(),
+             cancel_reason = $2
          WHERE id = $1",
     )
     .bind(id)
@@ -533,7 +535,7 @@ pub async fn mark_completed(
 ) -> Result<()> {
     sqlx::query(
         "UPDATE documents SET status = 'COMPLETED', completed_at = now(), updated_at = now(),
-             final_file_key = $2, final_sha256 = $3
+             ended_at = now(), final_file_key = $2, final_sha256 = $3
          WHERE id = $1",
     )
     .bind(id)
@@ -559,11 +561,16 @@ pub async fn set_statuses(
     ids: &[DocumentId],
     status: DocumentStatus,
 ) -> Result<()> {
-    sqlx::query("UPDATE documents SET status = $2, updated_at = now() WHERE id = ANY($1)")
-        .bind(ids)
-        .bind(status.as_str())
-        .execute(conn)
-        .await?;
+    sqlx::query(
+        "UPDATE documents SET status = $2, updated_at = now(),
+             ended_at = CASE WHEN $2 IN ('COMPLETED', 'DECLINED', 'EXPIRED', 'CANCELLED')
+                             THEN now() END
+         WHERE id = ANY($1)",
+    )
+    .bind(ids)
+    .bind(status.as_str())
+    .execute(conn)
+    .await?;
     Ok(())
 }
 

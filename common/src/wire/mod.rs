@@ -9,6 +9,7 @@ pub mod embedding;
 pub mod events;
 pub mod inputs;
 pub mod query;
+pub mod retention;
 pub mod tags;
 pub mod templates;
 pub mod views;

@@ -95,6 +95,15 @@ pub struct DocumentDetail {
     #[serde(rename = "templateId")]
     #[schema(value_type = Option<uuid::Uuid>)]
     pub template_id: Option<TemplateId>,
+    /// Additive (issue #37): when the document's files (original, final PDF, signers'
+    /// attachments) were removed from the store, `null` while they are kept; `filePath` then
+    /// answers `410`. The hashes of what was stored and signed stay in the audit trail.
+    #[serde(rename = "filesRemovedAt")]
+    pub files_removed_at: Option<Timestamp>,
+    /// Additive (issue #37): why the files were removed: `RETENTION_POLICY` (the account's
+    /// retention policy, `PUT /account/retention`); `null` while they are kept.
+    #[serde(rename = "filesRemovedReason")]
+    pub files_removed_reason: Option<String>,
 }
 
 /// The answer of `POST /documents/{id}/remind`.
@@ -320,6 +329,8 @@ impl DocumentDetail {
                     every_days: doc.reminder_every_days.unwrap_or(0),
                 }),
             template_id: doc.template_id,
+            files_removed_at: doc.files_removed_at.map(Timestamp),
+            files_removed_reason: doc.files_removed_reason.clone(),
         }
     }
 }

@@ -60,7 +60,7 @@ fn name_of(email: &str) -> String {
 }
 
 /// The signing link in an invitation, checked in both parts.
-fn link(mail: &Mail) -> String {
+pub(crate) fn link(mail: &Mail) -> String {
     let start = mail
         .text
         .find("/sign/")

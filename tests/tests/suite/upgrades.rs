@@ -13,6 +13,8 @@ use uuid::Uuid;
 
 const RECIPIENT_MIGRATION: &str =
     include_str!("../../../migrations/20261123001500_audit_entries_recipient.sql");
+const AUDIT_FORMAT_3_MIGRATION: &str =
+    include_str!("../../../migrations/20261127160100_audit_format_3.sql");
 
 /// An entry as a release before migration `audit_entries_recipient` wrote it: no recipient,
 /// and a hash over the eight fields of the first format (computed here independently of the
@@ -109,6 +111,10 @@ async fn audit_entries_written_before_the_recipient_column_keep_their_chain() {
         .execute(pool)
         .await
         .unwrap();
+    sqlx::raw_sql(AUDIT_FORMAT_3_MIGRATION)
+        .execute(pool)
+        .await
+        .unwrap();
 
     let rows: Vec<(String, Option<Uuid>, i16)> = sqlx::query_as(
         "SELECT event, recipient_id, format FROM audit_entries WHERE document_id = $1 ORDER BY seq",
@@ -151,6 +157,36 @@ async fn audit_entries_written_before_the_recipient_column_keep_their_chain() {
     );
     let verified = audit::verify(pool, document.into()).await.unwrap();
     assert!(verified.ok && verified.entries == 6, "{verified:?}");
+
+    // Issue #37: an entry of the first format, erased, keeps its place in the chain (its
+    // hash covered the values, which cannot be checked any more); the current format's
+    // entry, erased, still has its hash checked.
+    let entries = audit::list(pool, account.into(), document.into())
+        .await
+        .unwrap();
+    let erased: Vec<audit::Erased> = [&entries[2], &entries[5]]
+        .into_iter()
+        .map(|e| audit::Erased {
+            id: e.id,
+            message: e.message.replace("ann_1@acme.test", audit::TOMBSTONE),
+            ip_address: audit::TOMBSTONE.into(),
+            user_agent: audit::TOMBSTONE.into(),
+        })
+        .collect();
+    audit::erase(&mut conn, &erased).await.unwrap();
+    let verified = audit::verify(pool, document.into()).await.unwrap();
+    assert!(
+        verified.ok && verified.entries == 6 && verified.erased == 2,
+        "{verified:?}"
+    );
+    // An erasure may not touch what the hash covers directly.
+    let error =
+        sqlx::query("UPDATE audit_entries SET event = 'SIGNED', erased_at = now() WHERE id = $1")
+            .bind(entries[5].id)
+            .execute(pool)
+            .await
+            .unwrap_err();
+    assert!(error.to_string().contains("append-only"), "{error}");
 }
 
 const PHONE_MIGRATION: &str =

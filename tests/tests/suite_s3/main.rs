@@ -49,6 +49,8 @@ mod openapi;
 mod phone_numbers;
 #[path = "../suite/real_names.rs"]
 mod real_names;
+#[path = "../suite/retention.rs"]
+mod retention;
 #[path = "../suite/scale_out.rs"]
 mod scale_out;
 #[path = "../suite/seal.rs"]
@@ -122,6 +124,8 @@ const LEFT_OUT: &[&str] = &[
     "bulk_sends",
     // The event feed is rows in PostgreSQL and webhook bodies; nothing of the store.
     "events",
+    // Erasure rewrites rows in PostgreSQL; it removes no file (retention, here, does).
+    "erasure",
     // Expiry at volume is rows in PostgreSQL: the audit trail, the outboxes and the events.
     "expiry",
     // The code gate is rows, cookies and e-mails or SMS; the certificate it adds a line to is

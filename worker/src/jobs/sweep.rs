@@ -5,7 +5,7 @@ use std::{sync::Arc, time::Duration};
 use apalis::prelude::{BoxDynError, Data};
 use apalis_cron::Tick;
 use signet_common::{
-    flows::{completion, expiry, files, reminders},
+    flows::{completion, expiry, files, reminders, retention},
     store::{events, idempotency, queues, sms},
 };
 
@@ -27,8 +27,9 @@ pub const SWEEP_JOB_TYPE: &str = "signet.expiry_sweep";
 
 /// Expires due documents, queues the reminders that are due, queues completion again for fully signed documents still SENT,
 /// removes old finished jobs, forgets the SMS counts of past days, expired idempotency keys and the events the feed no longer
-/// keeps (EVENT_RETENTION_DAYS), and removes files that no
-/// document refers to (a failed upload, a discarded rendering); then records that a sweep finished, for the operator's alert.
+/// keeps (EVENT_RETENTION_DAYS), removes files that no
+/// document refers to (a failed upload, a discarded rendering) and the files of documents past
+/// their account's retention policy (docs/retention.md); then records that a sweep finished, for the operator's alert.
 /// Every part claims its rows with `SKIP LOCKED` or is a conditional update, so any number of
 /// processes may sweep at once.
 #[tracing::instrument(name = "ExpirySweep", skip_all)]
@@ -71,6 +72,13 @@ async fn sweep(state: &WorkerState) -> Result<(), BoxDynError> {
         tracing::info!(
             removed,
             "files of documents that were never committed removed"
+        );
+    }
+    let removed = retention::remove_due(&state.db.pool, &state.store, &state.notifier).await?;
+    if removed > 0 {
+        tracing::info!(
+            documents = removed,
+            "files removed under the accounts' retention policies"
         );
     }
     queues::record_sweep(&state.db.pool, queues::EXPIRY_SWEEP, &state.instance).await?;

@@ -66,8 +66,13 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
         }
         p.banner id="status" { "Status: " strong { (document.status) } " · code " (document.code) " · " (count(document.pages, "page", "pages")) }
         div.card {
-            p { a href=(format!("{link}&original=1")) { "Original PDF" } }
-            @if completed { p { a href=(link) id="final-pdf" { "Signed PDF with certificate" } } }
+            @if let Some(removed) = document.files_removed_at {
+                p id="files-removed" { "The files were removed on " (time(removed))
+                    " under the account's retention policy; their SHA-256 are in the audit trail." }
+            } @else {
+                p { a href=(format!("{link}&original=1")) { "Original PDF" } }
+                @if completed { p { a href=(link) id="final-pdf" { "Signed PDF with certificate" } } }
+            }
             p { small { "Created " (time(document.created_at)) " · modified " (time(document.updated_at))
                 @if let Some(expiry) = document.expiry_date { " · expires " (time(expiry)) } } }
             @if let Some(reason) = &document.cancel_reason { p id="cancel-reason" { "Cancelled because: " (isolated(reason)) } }
