@@ -5,6 +5,8 @@
 #   pip_install       install Python packages from PyPI
 #   start_moto        start moto's S3 server for this script's lifetime
 #   ensure_promtool   install promtool (Debian's prometheus package, its server not started)
+#   install_pgbouncer install Debian's PgBouncer, leaving its system service stopped
+#   start_pgbouncer   start a PgBouncer in front of DATABASE_URL's server for this script's lifetime
 set -euo pipefail
 
 SIGNET_DB_URL="postgres://signet:signet@127.0.0.1:5432/signet"
@@ -40,7 +42,7 @@ start_moto() {
     moto_log=$(mktemp)
     moto_server -H 127.0.0.1 -p 0 2>"$moto_log" >/dev/null &
     moto_pid=$!
-    trap 'kill "$moto_pid" 2>/dev/null || true; rm -f "$moto_log"' EXIT
+    at_exit 'kill "$moto_pid" 2>/dev/null || true; rm -f "$moto_log"'
     for _ in $(seq 1 100); do
         SIGNET_TEST_S3_ENDPOINT=$(sed -n 's/.*Running on \(http[^ ]*\).*/\1/p' "$moto_log" | head -n 1)
         [[ -n "$SIGNET_TEST_S3_ENDPOINT" ]] && break
@@ -49,6 +51,73 @@ start_moto() {
     [[ -n "$SIGNET_TEST_S3_ENDPOINT" ]] || die "moto_server did not start: $(cat "$moto_log")"
     export SIGNET_TEST_S3_ENDPOINT
     log "S3 server (moto) at $SIGNET_TEST_S3_ENDPOINT"
+}
+
+# Commands run when the script exits, in order (one EXIT trap for all of them).
+EXIT_COMMANDS=()
+at_exit() {
+    EXIT_COMMANDS+=("$1")
+    trap 'for c in "${EXIT_COMMANDS[@]}"; do eval "$c"; done' EXIT
+}
+
+# Debian's PgBouncer (1.18 on bookworm). The tests start PgBouncers of their own (own port, ini
+# and user list); the package's service, which a fresh install may start on port 6432, is
+# stopped and disabled.
+install_pgbouncer() {
+    [[ -x /usr/sbin/pgbouncer ]] && return
+    apt_install pgbouncer
+    if command -v systemctl >/dev/null && [[ -d /run/systemd/system ]]; then
+        as_root systemctl disable --now pgbouncer >&2 || true
+    else
+        as_root service pgbouncer stop >&2 2>/dev/null || true
+    fi
+}
+
+# A PgBouncer in session mode in front of DATABASE_URL's server, on a free loopback port, as
+# the postgres OS user when run as root, until this script exits; its port exported as
+# SIGNET_TEST_PGBOUNCER_PORT, which makes the test support route every database URL the
+# applications under test get (not the tests' own connections) through it.
+start_pgbouncer() {
+    install_pgbouncer
+    local dir user password host port listen
+    dir=$(mktemp -d /tmp/signet-pgbouncer-XXXXXX)
+    user=$(python3 -c 'import sys, urllib.parse as u; print(u.urlsplit(sys.argv[1]).username or "postgres")' "$DATABASE_URL")
+    password=$(python3 -c 'import sys, urllib.parse as u; print(u.unquote(u.urlsplit(sys.argv[1]).password or ""))' "$DATABASE_URL")
+    host=$(python3 -c 'import sys, urllib.parse as u; print(u.urlsplit(sys.argv[1]).hostname or "127.0.0.1")' "$DATABASE_URL")
+    port=$(python3 -c 'import sys, urllib.parse as u; print(u.urlsplit(sys.argv[1]).port or 5432)' "$DATABASE_URL")
+    listen=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    printf '"%s" "%s"\n' "$user" "$password" >"$dir/userlist.txt"
+    cat >"$dir/pgbouncer.ini" <<INI
+[databases]
+* = host=$host port=$port
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $listen
+unix_socket_dir =
+auth_type = trust
+auth_file = $dir/userlist.txt
+pool_mode = session
+default_pool_size = 20
+max_client_conn = 5000
+ignore_startup_parameters = extra_float_digits
+server_idle_timeout = 10
+logfile = $dir/pgbouncer.log
+INI
+    chmod 600 "$dir/userlist.txt"
+    if [[ $EUID -eq 0 ]]; then
+        chown -R postgres:postgres "$dir"
+        runuser -u postgres -- /usr/sbin/pgbouncer "$dir/pgbouncer.ini" >/dev/null 2>&1 &
+    else
+        /usr/sbin/pgbouncer "$dir/pgbouncer.ini" >/dev/null 2>&1 &
+    fi
+    pgbouncer_pid=$!
+    at_exit 'pkill -TERM -P "$pgbouncer_pid" 2>/dev/null; kill "$pgbouncer_pid" 2>/dev/null || true'
+    for _ in $(seq 1 100); do
+        (echo >"/dev/tcp/127.0.0.1/$listen") 2>/dev/null && break
+        sleep 0.1
+    done
+    export SIGNET_TEST_PGBOUNCER_PORT=$listen
+    log "PgBouncer (session pooling) on 127.0.0.1:$listen in front of $host:$port; log $dir/pgbouncer.log"
 }
 
 apt_install() {

@@ -72,12 +72,20 @@ if [[ ! -d tests/browser/node_modules/playwright-core ]]; then
     npm ci --prefix tests/browser --no-audit --no-fund >&2
 fi
 
+# Debian's PgBouncer: the pooler and replica tests start PgBouncers of their own.
+install_pgbouncer
+
 # The end-to-end tests start the real binaries from target/debug.
 log "building the binaries"
 cargo build --workspace --bins
 
 # One S3 server for the whole run (each test makes its own bucket), stopped when the run ends.
 start_moto
+# SIGNET_TEST_PGBOUNCER=1: the applications under test reach PostgreSQL through a PgBouncer
+# (session pooling) for this run; docs/operations.md names the part of the suite run so.
+if [[ "${SIGNET_TEST_PGBOUNCER:-}" == 1 ]]; then
+    start_pgbouncer
+fi
 
 log "cargo nextest run --workspace $*"
 cargo nextest run --workspace "$@"

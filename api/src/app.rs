@@ -21,7 +21,7 @@ use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use crate::{
     error::ApiError,
-    extract::ApiAccount,
+    extract::{ApiAccount, READ_AFTER_COOKIE, ReadAfter},
     html, idempotency, routes,
     state::{AppState, BASE_PATH, BODY_LIMIT_BYTES, REQUEST_TIMEOUT},
 };
@@ -47,7 +47,12 @@ pub fn router(state: AppState) -> Router {
             .merge(routes::files::router())
             .merge(routes::signing::router())
             .merge(routes::sms::router())
-            .merge(routes::console::router())
+            .merge(
+                routes::console::router().layer(middleware::from_fn_with_state(
+                    state.clone(),
+                    browser_read_your_writes,
+                )),
+            )
             .merge(routes::assets::router())
             .merge(routes::health::router())
             .fallback(route_not_found)
@@ -242,10 +247,24 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     .await;
     let window_secs = state.config.api.usage_window_secs;
     match outcome {
-        Ok(Authentication::Allowed { account_id, quota }) => {
+        Ok(Authentication::Allowed {
+            account_id,
+            quota,
+            read_after,
+        }) => {
             tracing::Span::current().record("account.id", account_id.to_string());
             req.extensions_mut().insert(ApiAccount(account_id));
-            with_rate_limit(next.run(req).await, quota, window_secs)
+            req.extensions_mut().insert(ReadAfter(read_after));
+            let writes = !req.method().is_safe();
+            let response = next.run(req).await;
+            // Before the answer leaves: a read the caller (or any client of the account, through
+            // any API process) sends after it waits for a replica that has this write.
+            if writes && state.db.has_replicas() {
+                if let Err(e) = accounts::note_write(&state.db.pool, account_id).await {
+                    tracing::warn!(error = %e, "could not note the account's write for read-your-writes");
+                }
+            }
+            with_rate_limit(response, quota, window_secs)
         }
         Ok(Authentication::Limited {
             account_id,
@@ -263,6 +282,37 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
         Ok(Authentication::UnknownKey) => ApiError::InvalidKey.into_response(),
         Err(e) => ApiError::from(e).into_response(),
     }
+}
+
+/// The console's read-your-writes: after a request that may have written, the primary's WAL
+/// position goes back in a short-lived cookie (as long as the lag bound: past it every replica
+/// in use has the write anyway), and the browser's next reads (`extract::Reads`) wait for a
+/// replica that has replayed it.
+async fn browser_read_your_writes(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let writes = !req.method().is_safe();
+    let mut response = next.run(req).await;
+    if writes && state.db.has_replicas() {
+        match state.db.write_position().await {
+            Ok(lsn) => {
+                let max_age = state.config.database.read_max_lag.as_secs().max(1) + 1;
+                let cookie = format!(
+                    "{READ_AFTER_COOKIE}={}; Path=/app; Max-Age={max_age}; HttpOnly; SameSite=Lax",
+                    lsn.0
+                );
+                if let Ok(value) = HeaderValue::from_str(&cookie) {
+                    response.headers_mut().append(header::SET_COOKIE, value);
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read the WAL position for read-your-writes")
+            }
+        }
+    }
+    response
 }
 
 async fn route_not_found() -> ApiError {

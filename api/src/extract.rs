@@ -20,6 +20,7 @@ use signet_common::{
     Problem,
     flows::signer_key::{BrowserPass, SignerKey},
     infra::{
+        db::Lsn,
         limits::{KeyPermit, Running},
         secrets::{EmbedSecret, SigningToken},
     },
@@ -384,6 +385,40 @@ impl<S: Send + Sync> FromRequestParts<S> for ApiAccount {
                 );
                 ApiError::Internal
             })
+    }
+}
+
+/// The position of the caller's last write in the primary's WAL: the account's, set by the
+/// authentication middleware from the statement that counts the request.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadAfter(pub Lsn);
+
+/// The cookie in which the console's browser carries its last write's position.
+pub const READ_AFTER_COOKIE: &str = "signet-read-after";
+
+/// Where the handler's reads that tolerate a little lag run (`Reads::run`): a streaming
+/// replica that is fresh within `DATABASE_READ_MAX_LAG_MS` and has replayed the caller's last
+/// write (the account's, or the console browser's cookie), else the primary.
+pub struct Reads(pub signet_common::infra::db::Reads);
+
+impl FromRequestParts<AppState> for Reads {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Infallible> {
+        let account = parts.extensions.get::<ReadAfter>().map(|r| r.0);
+        let browser = cookie(&parts.headers, READ_AFTER_COOKIE)
+            .and_then(|v| v.parse::<i64>().ok())
+            .map(Lsn);
+        let after = account.max(browser).unwrap_or_default();
+        Ok(Self(state.db.reads(after)))
+    }
+}
+
+impl std::ops::Deref for Reads {
+    type Target = signet_common::infra::db::Reads;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
     }
 }
 

@@ -292,6 +292,40 @@ impl Error {
     }
 }
 
+impl Error {
+    /// True when a read on a streaming replica failed in a way the primary may not: it could
+    /// not be reached, or it cancelled the query for a conflict with recovery (40001).
+    pub fn is_replica_failure(&self) -> bool {
+        match self {
+            Error::Database(e) => {
+                database_unreachable(e)
+                    || matches!(e, sqlx::Error::Database(db) if db.code().as_deref() == Some("40001"))
+            }
+            _ => false,
+        }
+    }
+
+    /// True when a hot standby refused a write (25006 read_only_sql_transaction): a read that
+    /// sometimes writes (a search term's counts kept the first time) must run on the primary.
+    pub fn is_read_only_refusal(&self) -> bool {
+        matches!(self, Error::Database(sqlx::Error::Database(db)) if db.code().as_deref() == Some("25006"))
+    }
+
+    /// True for the answers "no such row" that a replica can give for a row it has not
+    /// replayed yet.
+    pub fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            Error::DocumentNotFound
+                | Error::RecipientNotFound
+                | Error::TemplateNotFound
+                | Error::BulkSendNotFound
+                | Error::AccountNotFound(_)
+                | Error::SigningLinkNotFound
+        )
+    }
+}
+
 /// True for errors that mean "the database could not be reached", not "it refused the statement".
 fn database_unreachable(error: &sqlx::Error) -> bool {
     match error {

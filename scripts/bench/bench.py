@@ -9,8 +9,9 @@ aiosmtpd first. Settings (environment):
   BENCH_CONNECTIONS  wrk's open connections to the API (default 32)
   BENCH_SIZES        documents in the list accounts (default 100,100000,1000000)
   BENCH_ONLY         comma-separated case groups to run: lists (search: only its searches),
-                     hot,detail,send,sms,seal,email,completion,expiry,bulk,events,queue
-                     (default all)
+                     hot,detail,send,sms,seal,email,completion,expiry,bulk,events,queue,
+                     replicas (default all)
+  BENCH_REPLICA_DOCUMENTS  documents of the replicas case's account (default 100000)
   BENCH_BULK_ROWS    rows of the bulk case's bulk send (default 10000)
   BENCH_EVENTS       events in the event feed case's account (default 10000)
   BENCH_BACKLOG      queued invitations of one account in the queue case (default 100000)
@@ -60,6 +61,7 @@ EVENTS = int(os.environ.get("BENCH_EVENTS", "10000"))
 BACKLOG = int(os.environ.get("BENCH_BACKLOG", "100000"))
 MESSAGES = int(os.environ.get("BENCH_MESSAGES", "20000"))
 EXPIRY_DOCUMENTS = int(os.environ.get("BENCH_EXPIRY_DOCUMENTS", "100000"))
+REPLICA_DOCUMENTS = int(os.environ.get("BENCH_REPLICA_DOCUMENTS", "100000"))
 EXPIRY_BATCHES = [int(s) for s in os.environ.get("BENCH_EXPIRY_BATCHES", "").split(",") if s]
 WORK = Path(tempfile.mkdtemp(prefix="signet-bench-"))
 
@@ -199,12 +201,13 @@ def wait_http(url, within=120):
 
 
 class Api:
-    def __init__(self):
+    def __init__(self, **extra):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.process = Process(
             [str(RELEASE / "signet-api"), "serve"],
-            base_env(BIND_ADDR=f"127.0.0.1:{self.port}", PUBLIC_URL=self.base), "api",
+            base_env(BIND_ADDR=f"127.0.0.1:{self.port}", PUBLIC_URL=self.base, **extra),
+            f"api-{self.port}",
         )
         wait_http(f"{self.base}/readyz")
 
@@ -390,9 +393,11 @@ TITLES = "ARRAY['Lease', 'NDA', 'Invoice', 'Employment contract', 'Purchase orde
          "'Service agreement', 'Loan', 'Consent form']"
 
 
-def seed_documents(account_id, n):
+def seed_documents(account_id, n, url=None):
     """n documents in the shape of a real account: 20 % DRAFT, 30 % SENT, 40 % COMPLETED,
-    10 % declined, expired or cancelled; titles '<kind> <7-digit number>'."""
+    10 % declined, expired or cancelled; titles '<kind> <7-digit number>'. In the database at
+    `url` (default the benchmark's)."""
+    url = url or BENCH_URL
     started = time.time()
     psql(f"""
         INSERT INTO documents (id, account_id, code, title, status, file_key, sha256, pages,
@@ -406,10 +411,10 @@ def seed_documents(account_id, n):
                'bench/none.pdf', repeat('0', 64), 1, '[{{"width": 612, "height": 792}}]',
                now() - ({n} - i) * interval '1 second',
                now() - ({n} - i) * interval '1 second' + (i % 97) * interval '1 minute'
-        FROM generate_series(1, {n}) i""")
+        FROM generate_series(1, {n}) i""", url)
     # As autovacuum would have by the time anyone lists them.
-    psql("VACUUM ANALYZE documents")
-    psql("VACUUM ANALYZE document_counts")
+    psql("VACUUM ANALYZE documents", url)
+    psql("VACUUM ANALYZE document_counts", url)
     log(f"seeded {n:,} documents in {time.time() - started:.1f} s")
 
 
@@ -1116,6 +1121,114 @@ def event_feed(api):
                 lambda: wrk(api.url(path), [acct["key"]]), sql)
 
 
+# --- read replicas (issue #37) ---------------------------------------------------------------
+
+
+class LocalCluster:
+    """A PostgreSQL cluster of the benchmark's own on a free loopback port (initdb, or
+    pg_basebackup -R of `primary`: a streaming replica), run as the postgres OS user when the
+    benchmark runs as root; stopped when the benchmark ends."""
+
+    running = []
+
+    def __init__(self, primary=None):
+        bins = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+                      key=lambda p: int(p.parent.parent.name))
+        if not bins:
+            raise SystemExit("no initdb under /usr/lib/postgresql (apt-get install postgresql)")
+        self.bin = bins[-1].parent
+        self.dir = Path(tempfile.mkdtemp(prefix="signet-bench-pg-"))
+        if os.geteuid() == 0:
+            subprocess.run(["chown", "postgres:postgres", str(self.dir)], check=True)
+        self.data = self.dir / "data"
+        self.port = free_port()
+        if primary is None:
+            self.run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E",
+                     "UTF8", "--no-sync", "--no-instructions")
+        else:
+            self.run("pg_basebackup", "-h", "127.0.0.1", "-p", str(primary.port), "-U",
+                     "postgres", "-D", str(self.data), "-R", "-X", "stream", "--no-sync")
+        options = (f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 "
+                   f"-c max_connections=200 -c shared_buffers=256MB")
+        self.run("pg_ctl", "-D", str(self.data), "-l", str(self.dir / "server.log"), "-o",
+                 options, "-w", "-t", "120", "start")
+        LocalCluster.running.append(self)
+
+    def run(self, program, *args):
+        command = [str(self.bin / program), *args]
+        if os.geteuid() == 0:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        subprocess.run(command, check=True, capture_output=True, cwd="/")
+
+    def url(self, database):
+        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
+
+    def stop(self):
+        if self in LocalCluster.running:
+            LocalCluster.running.remove(self)
+            self.run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+
+def replicas():
+    """List throughput with one primary, then with the primary and a streaming replica of it
+    (`DATABASE_READ_URL`), the same API release binary and account: both clusters of the
+    benchmark's own on this machine (they share its CPUs, as the API and wrk do)."""
+    primary = LocalCluster()
+    try:
+        replica = LocalCluster(primary)
+        try:
+            replicas_on(primary, replica)
+        finally:
+            replica.stop()
+    finally:
+        primary.stop()
+
+
+def replicas_on(primary, replica):
+    name = "signet_bench_replicas"
+    psql(f"CREATE DATABASE {name}", primary.url("postgres"))
+    url, read_url = primary.url(name), replica.url(name)
+    env = base_env(DATABASE_URL=url)
+    subprocess.run([str(RELEASE / "signet-api"), "migrate"], env=env, check=True,
+                   capture_output=True)
+    psql("CREATE SEQUENCE bench_codes", url)
+
+    def cli_on(*args):
+        out = subprocess.run([str(RELEASE / "signet-api"), *args], env=env, check=True,
+                             capture_output=True, text=True)
+        return json.loads(out.stdout)
+
+    created = cli_on("account", "create", "--name", "replicas", "--email",
+                     "replicas@bench.test", "--usage-limit", "2000000000")
+    key = cli_on("key", "generate", "--account", created["id"])["key"]
+    seed_documents(created["id"], REPLICA_DOCUMENTS, url)
+    # The replica has everything before the first measurement.
+    target = psql("SELECT pg_current_wal_lsn()", url)
+    deadline = time.time() + 300
+    while psql(f"SELECT pg_last_wal_replay_lsn() >= '{target}'::pg_lsn", read_url) != "t":
+        if time.time() > deadline:
+            raise SystemExit("the replica did not catch up within 5 minutes")
+        time.sleep(0.2)
+    case = f"GET /documents?limit=10, {REPLICA_DOCUMENTS:,} documents"
+    for label, extra in [("one primary", {}),
+                         ("primary + 1 streaming replica", {"DATABASE_READ_URL": read_url})]:
+        api = Api(DATABASE_URL=url, **extra)
+        try:
+            compare("replicas", f"{case}, {label}",
+                    lambda: wrk(api.url("/documents?limit=10"), [key]), None,
+                    "both clusters on this machine")
+            if extra:
+                with urllib.request.urlopen(f"{api.base}/metrics", timeout=10) as r:
+                    metrics = r.read().decode()
+                served = {m.group(1): float(m.group(2)) for m in re.finditer(
+                    r'signet_db_reads_total\{served_by="(\w+)"\} ([\d.e+]+)', metrics)}
+                record("replicas", "reads served by the replica / the primary",
+                       f"{served.get('replica', 0):,.0f} / {served.get('primary', 0):,.0f}",
+                       "DATABASE_READ_MAX_LAG_MS default")
+        finally:
+            api.process.stop()
+
+
 def main():
     log(f"work directory {WORK}")
     psql(f"DROP DATABASE IF EXISTS {BENCH_DATABASE} WITH (FORCE)", ADMIN_URL)
@@ -1157,10 +1270,14 @@ def main():
             queue(api)
         if wanted("events"):
             event_feed(api)
+        if wanted("replicas"):
+            replicas()
         record("memory", "signet-api peak RSS after every case", f"{api.process.peak_rss_mib():.0f} MiB")
     finally:
         for process in Process.running:
             process.stop()
+        for cluster in list(LocalCluster.running):
+            cluster.stop()
     print_results()
 
 

@@ -42,6 +42,16 @@ impl PgServer {
     }
 }
 
+/// `url` with its host and port replaced by 127.0.0.1:`port` (user, password, path kept).
+fn through_port(url: &str, port: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let credentials = authority
+        .rsplit_once('@')
+        .map_or(String::new(), |(c, _)| format!("{c}@"));
+    format!("{scheme}://{credentials}127.0.0.1:{port}/{path}")
+}
+
 /// The shared server's admin connection options.
 pub fn admin_options() -> PgConnectOptions {
     PgServer::shared().options()
@@ -90,7 +100,19 @@ impl TestDb {
         }
     }
 
+    /// The URL the applications under test get. With `SIGNET_TEST_PGBOUNCER_PORT` (set by
+    /// `SIGNET_TEST_PGBOUNCER=1 scripts/test.sh`), a database on the shared server is reached
+    /// through that PgBouncer; the test's own `pool` always connects directly.
     pub fn url(&self) -> String {
+        let direct = self.direct_url();
+        match std::env::var("SIGNET_TEST_PGBOUNCER_PORT") {
+            Ok(port) if self.server.url == PgServer::shared().url => through_port(&direct, &port),
+            _ => direct,
+        }
+    }
+
+    /// The URL of the database on PostgreSQL itself.
+    pub fn direct_url(&self) -> String {
         self.server.database_url(&self.name)
     }
 }
@@ -202,6 +224,71 @@ pub struct PgCluster {
 impl PgCluster {
     /// Creates and starts a cluster that accepts at most `max_connections` connections.
     pub async fn start(max_connections: u32) -> Self {
+        let cluster = Self::unstarted(max_connections);
+        run(cluster.command("initdb").args([
+            "-D",
+            &cluster.data_dir(),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--no-instructions",
+        ]));
+        cluster.start_again();
+        cluster
+    }
+
+    /// A streaming replica of this cluster (`pg_basebackup -R`: a standby that follows it
+    /// over a replication connection, hot standby on), started on a port of its own. initdb's
+    /// defaults allow it: `wal_level = replica`, ten WAL senders, and `host replication`
+    /// lines in pg_hba.conf.
+    pub async fn replica(&self) -> Self {
+        let replica = Self::unstarted(self.max_connections);
+        run(replica.command("pg_basebackup").args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &self.port.to_string(),
+            "-U",
+            "postgres",
+            "-D",
+            &replica.data_dir(),
+            "-R",
+            "-X",
+            "stream",
+            "--no-sync",
+        ]));
+        replica.start_again();
+        replica
+    }
+
+    /// Makes this replica a primary of its own (`pg_ctl promote`): it stops following.
+    pub fn promote(&self) {
+        run(self
+            .command("pg_ctl")
+            .args(["-D", &self.data_dir(), "-w", "promote"]));
+    }
+
+    /// Pauses (or resumes) this replica's replay of the primary's WAL: it keeps receiving and
+    /// answering queries, and falls behind by exactly what the primary writes meanwhile.
+    pub async fn pause_replay(&self, paused: bool) {
+        let function = if paused {
+            "pg_wal_replay_pause"
+        } else {
+            "pg_wal_replay_resume"
+        };
+        self.execute(&format!("SELECT {function}()")).await;
+    }
+
+    /// The replica's URL of `database` on this cluster, as the superuser.
+    pub fn database_url(&self, database: &str) -> String {
+        self.server().database_url(database)
+    }
+
+    fn unstarted(max_connections: u32) -> Self {
         let bin = std::fs::read_dir("/usr/lib/postgresql")
             .expect("PostgreSQL's server binaries in /usr/lib/postgresql (scripts/test.sh installs them)")
             .flatten()
@@ -226,26 +313,17 @@ impl PgCluster {
                 &dir.path().display().to_string(),
             ]));
         }
-        let cluster = Self {
+        Self {
             port: free_port(),
             dir,
             bin,
             max_connections,
-        };
-        run(cluster.command("initdb").args([
-            "-D",
-            &cluster.data_dir(),
-            "-A",
-            "trust",
-            "-U",
-            "postgres",
-            "-E",
-            "UTF8",
-            "--no-sync",
-            "--no-instructions",
-        ]));
-        cluster.start_again();
-        cluster
+        }
+    }
+
+    /// The cluster's directory (its data, its server log, its socket).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
     }
 
     fn data_dir(&self) -> String {
@@ -361,7 +439,7 @@ impl Drop for PgCluster {
     }
 }
 
-fn running_as_root() -> bool {
+pub(crate) fn running_as_root() -> bool {
     std::process::Command::new("id")
         .arg("-u")
         .output()

@@ -215,12 +215,22 @@ pub async fn run(
         })
         .shutdown_timeout(shutdown_timeout);
     // Only processes that take jobs from a queue need to hear of new ones.
+    // Behind PgBouncer, `LISTEN` needs a session of its own on PostgreSQL: DATABASE_DIRECT_URL.
+    let listener_pool = match &state.config.database.direct_url {
+        Some(url) => signet_common::infra::db::lazy_pool(
+            url,
+            "signet-worker",
+            signet_common::infra::db::PoolBudget::from_config(&state.config).with_max(1),
+        )
+        .map_err(|e| StartError::Database(e.to_string()))?,
+        None => state.queue_pool.clone(),
+    };
     let listening = (!kinds.queue_labels().is_empty()).then(|| {
         tokio::spawn(
             state
                 .listener
                 .clone()
-                .run(state.queue_pool.clone(), state.supervisor.clone()),
+                .run(listener_pool, state.supervisor.clone()),
         )
     });
     let admin = admin::serve(state.clone()).await.map_err(|e| {

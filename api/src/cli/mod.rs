@@ -86,7 +86,7 @@ pub async fn run(command: Command, config: Config) -> Result<Option<Value>, CliE
             return Ok(None);
         }
         Command::Migrate => {
-            db::migrate(pool).await?;
+            db::migrate_with(&config.database, pool).await?;
             json!({"migrated": true})
         }
         Command::Account(command) => account::run(command, pool, &config).await?,
@@ -103,7 +103,7 @@ async fn serve(config: Config, db: Db) -> Result<(), CliError> {
     // A replica started while PostgreSQL restarts or fails over waits for it, as the workers
     // do, rather than exiting and needing someone to start it again (found by the soak).
     loop {
-        match db::migrate(&db.pool).await {
+        match db::migrate_with(&config.database, &db.pool).await {
             Ok(()) => break,
             Err(e) if e.is_unavailable() => {
                 tracing::warn!(error = %e, "waiting for the database");
@@ -119,6 +119,11 @@ async fn serve(config: Config, db: Db) -> Result<(), CliError> {
         tracing::warn!("{warning}");
     }
     tracing::info!(store = ?config.files.store, "file store");
+    let db = db.with_read_replicas(
+        &config.database,
+        "signet-api",
+        PoolBudget::from_config(&config),
+    )?;
     let state = AppState::new(config, db).map_err(CliError)?;
     let server = Server::bind(state.config.api.bind_addr, state).await?;
     tracing::info!(addr = %server.local_addr()?, "signet-api listening");

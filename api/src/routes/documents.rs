@@ -5,6 +5,7 @@ use axum::{extract::State, response::Response};
 use chrono::Utc;
 use signet_common::{
     flows::{drafting, reminders, signer_auth},
+    infra::db::Lsn,
     model::{AccountId, DocumentId},
     store::documents,
     wire::{
@@ -20,7 +21,7 @@ use crate::{
     envelope::{Answer, Empty, Envelope, success},
     error::ApiError,
     extract::{
-        ApiAccount, ApiBody, ApiJson, ClientActor, DocumentPath, ListParams, RecipientIdPath,
+        ApiAccount, ApiBody, ApiJson, ClientActor, DocumentPath, ListParams, Reads, RecipientIdPath,
     },
     idempotency::Idempotency,
 };
@@ -88,9 +89,10 @@ pub(super) enum SortOrderParam {
 async fn list_documents(
     State(state): State<AppState>,
     ApiAccount(account_id): ApiAccount,
+    reads: Reads,
     ListParams { query, .. }: ListParams,
 ) -> Result<Response, ApiError> {
-    let (found, total) = documents::list(&state.db.pool, account_id, &query).await?;
+    let (found, total) = signet_common::read!(reads, |db| documents::list(db, account_id, &query))?;
     let now = Utc::now();
     let items = found
         .iter()
@@ -120,20 +122,23 @@ async fn list_documents(
 async fn get_document(
     State(state): State<AppState>,
     ApiAccount(account_id): ApiAccount,
+    reads: Reads,
     DocumentPath(id): DocumentPath,
 ) -> Result<Response, ApiError> {
-    let detail = detail(&state, account_id, id).await?;
+    let detail = detail(&state, &reads, account_id, id).await?;
     Ok(success("Document retrieved successfully", detail))
 }
 
-/// The document as `GET /documents/{id}` shows it.
+/// The document as `GET /documents/{id}` shows it, read where `reads` says (after a write of
+/// the handler's own: `Lsn::LATEST`, the primary).
 async fn detail(
     state: &AppState,
+    reads: &signet_common::infra::db::Reads,
     account_id: AccountId,
     id: DocumentId,
 ) -> Result<DocumentDetail, ApiError> {
     let (document, recipients, fields) =
-        drafting::document_detail(&state.db.pool, account_id, id).await?;
+        signet_common::read!(reads, |db| drafting::document_detail(db, account_id, id))?;
     let file_path = state.links.url(document.id, Utc::now());
     Ok(DocumentDetail::new(
         &document,
@@ -255,11 +260,11 @@ async fn send_document(
     )
 )]
 async fn get_audit_trail(
-    State(state): State<AppState>,
     ApiAccount(account_id): ApiAccount,
+    reads: Reads,
     DocumentPath(id): DocumentPath,
 ) -> Result<Response, ApiError> {
-    let entries = drafting::audit_trail(&state.db.pool, account_id, id).await?;
+    let entries = signet_common::read!(reads, |db| drafting::audit_trail(db, account_id, id))?;
     let views: Vec<AuditEntryView> = entries.iter().map(AuditEntryView::from).collect();
     Ok(success("Audit trail retrieved successfully", views))
 }
@@ -286,7 +291,7 @@ async fn cancel_document(
 ) -> Result<Response, ApiError> {
     let pool = &state.db.pool;
     drafting::cancel_document(pool, account_id, id, body, &actor, &state.notifier).await?;
-    let detail = detail(&state, account_id, id).await?;
+    let detail = detail(&state, &state.db.reads(Lsn::LATEST), account_id, id).await?;
     Ok(success("Document cancelled successfully", detail))
 }
 
@@ -342,6 +347,6 @@ async fn unlock_recipient(
     ClientActor(actor): ClientActor,
 ) -> Result<Response, ApiError> {
     signer_auth::unlock(&state.db.pool, account_id, id, recipient_id, &actor).await?;
-    let detail = detail(&state, account_id, id).await?;
+    let detail = detail(&state, &state.db.reads(Lsn::LATEST), account_id, id).await?;
     Ok(success("Recipient unlocked", detail))
 }

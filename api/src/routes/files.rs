@@ -15,7 +15,7 @@ use axum::{
 use chrono::Utc;
 use signet_common::{
     Error,
-    infra::{config::FileDownloads, files::StoreError},
+    infra::{config::FileDownloads, db::Lsn, files::StoreError},
     model::{DocumentId, DocumentStatus},
     store::documents,
 };
@@ -44,7 +44,9 @@ async fn download(
     if !state.links.verify(id, expires, &sig, Utc::now()) {
         return Err(ApiError::InvalidFileLink);
     }
-    let document = documents::find_by_signed_link(&state.db.pool, id).await?;
+    // A file link is a read of the document's metadata: a replica may answer it.
+    let reads = state.db.reads(Lsn::default());
+    let document = signet_common::read!(reads, |db| documents::find_by_signed_link(db, id))?;
     if document.files_removed_at.is_some() {
         return Err(ApiError::FilesRemoved);
     }

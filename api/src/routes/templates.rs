@@ -26,7 +26,7 @@ use crate::{
     envelope::{Answer, Empty, Envelope, success},
     error::ApiError,
     extract::{
-        ApiAccount, ApiBody, ClientActor, TemplateListParams, TemplatePath, UploadAdmission,
+        ApiAccount, ApiBody, ClientActor, Reads, TemplateListParams, TemplatePath, UploadAdmission,
         is_pdf, query_once, read_pdf,
     },
     idempotency::Idempotency,
@@ -145,11 +145,12 @@ enum TemplateSortByParam {
     )
 )]
 async fn list_templates(
-    State(state): State<AppState>,
     ApiAccount(account_id): ApiAccount,
+    reads: Reads,
     TemplateListParams { query, .. }: TemplateListParams,
 ) -> Result<Response, ApiError> {
-    let (found, total) = store::templates::list(&state.db.pool, account_id, &query).await?;
+    let (found, total) =
+        signet_common::read!(reads, |db| store::templates::list(db, account_id, &query))?;
     Ok(success(
         "Templates retrieved successfully",
         TemplateList {
@@ -209,11 +210,12 @@ async fn update_template(
     )
 )]
 async fn get_template(
-    State(state): State<AppState>,
     ApiAccount(account_id): ApiAccount,
+    reads: Reads,
     TemplatePath(id): TemplatePath,
 ) -> Result<Response, ApiError> {
-    let (template, roles, fields) = templates::detail(&state.db.pool, account_id, id).await?;
+    let (template, roles, fields) =
+        signet_common::read!(reads, |db| templates::detail(db, account_id, id))?;
     Ok(success(
         "Template retrieved successfully",
         TemplateDetail::new(&template, &roles, &fields),

@@ -8,6 +8,7 @@ pub mod jobs;
 pub mod limits;
 pub mod notify;
 pub mod pdf_sandbox;
+pub mod replicas;
 pub mod secrets;
 pub mod shutdown;
 pub mod ssrf;

@@ -6,7 +6,7 @@ use sqlx::{PgConnection, PgPool};
 
 use crate::{
     error::{Error, Result},
-    infra::secrets,
+    infra::{db::Lsn, secrets},
     model::{AccountId, ApiKeyId, EmailAddress},
 };
 
@@ -130,7 +130,13 @@ pub enum Authentication {
     /// No active key has this hash.
     UnknownKey,
     /// The request is authenticated and has been counted.
-    Allowed { account_id: AccountId, quota: Quota },
+    Allowed {
+        account_id: AccountId,
+        quota: Quota,
+        /// The account's last write through the API: its reads wait for a replica that has
+        /// replayed it (see `note_write`).
+        read_after: Lsn,
+    },
     /// The account's usage limit for the current window is used up; nothing was counted.
     Limited {
         account_id: AccountId,
@@ -151,6 +157,24 @@ pub struct Quota {
     pub reset_secs: i64,
 }
 
+/// Records that the account has just written (its transaction committed): from now on its
+/// reads go to a replica only once that replica has replayed the primary's WAL up to here.
+/// Asynchronous commit, as the usage count: the row is visible to the next request at once; a
+/// crash of the primary within the WAL writer's delay may forget it, and the account's next
+/// reads may then be served within the lag bound without that write.
+pub async fn note_write(pool: &PgPool, account_id: AccountId) -> Result<()> {
+    sqlx::query(
+        "UPDATE accounts SET read_after_lsn = GREATEST(read_after_lsn,
+                 (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint)
+           FROM (SELECT set_config('synchronous_commit', 'off', true)) async_commit
+          WHERE id = $1",
+    )
+    .bind(account_id)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
 /// Authenticates a key and counts the request against its account's usage window in one
 /// statement. The conditional UPDATE re-checks the count on the locked row, so concurrent
 /// requests across any number of API processes never over- or under-count.
@@ -166,7 +190,7 @@ pub async fn authenticate(
     key_hash: &[u8],
     window_secs: i64,
 ) -> Result<Authentication> {
-    let counted: Option<(AccountId, ApiKeyId, bool, i64, i64, i64)> = sqlx::query_as(
+    let counted: Option<(AccountId, ApiKeyId, bool, i64, i64, i64, i64)> = sqlx::query_as(
         "UPDATE accounts a SET
              api_usage_count = CASE WHEN a.usage_window_start <= now() - make_interval(secs => $2)
                                     THEN 1 ELSE a.api_usage_count + 1 END,
@@ -182,13 +206,14 @@ pub async fn authenticate(
                    a.api_usage_limit::bigint,
                    GREATEST(0, a.api_usage_limit - a.api_usage_count)::bigint,
                    GREATEST(0, CEIL(EXTRACT(EPOCH FROM
-                       a.usage_window_start + make_interval(secs => $2) - now())))::bigint",
+                       a.usage_window_start + make_interval(secs => $2) - now())))::bigint,
+                   a.read_after_lsn",
     )
     .bind(key_hash)
     .bind(window_secs as f64)
     .fetch_optional(pool)
     .await?;
-    if let Some((account_id, key_id, stale, limit, remaining, reset_secs)) = counted {
+    if let Some((account_id, key_id, stale, limit, remaining, reset_secs, read_after)) = counted {
         if stale {
             sqlx::query(
                 "UPDATE api_keys SET last_used_at = now() WHERE id = $1
@@ -205,6 +230,7 @@ pub async fn authenticate(
                 remaining,
                 reset_secs,
             },
+            read_after: Lsn(read_after),
         });
     }
     let limited: Option<(AccountId, i64, i64)> = sqlx::query_as(

@@ -138,6 +138,10 @@ const LEFT_OUT: &[&str] = &[
     // The operator's kit: rules, a dashboard and a collector config checked against what the
     // processes export, whatever their store.
     "operator_kit",
+    // Read replicas and PgBouncer are about PostgreSQL connections; each test brings clusters
+    // of its own, and what they serve is rows.
+    "replicas",
+    "pooler",
     // The soak chooses its store itself: its own bucket behind a proxy its faults cut (in
     // `suite` too), or a directory with `scripts/soak.sh --store local`.
     "soak",

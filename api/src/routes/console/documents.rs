@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use signet_common::{
     flows::{delivery_failures, drafting, found_fields, reminders, signer_auth},
+    infra::db::Lsn,
     model::{DocumentId, RecipientRole},
     store::{accounts, documents},
     wire::{
@@ -31,26 +32,28 @@ use crate::{
     AppState,
     envelope::{Empty, success},
     error::ApiError,
-    extract::{ApiJson, ClientActor, DocumentPath, ListParams, RecipientPath},
+    extract::{ApiJson, ClientActor, DocumentPath, ListParams, Reads, RecipientPath},
 };
 
 pub(super) async fn list(
-    State(state): State<AppState>,
     console: Console,
+    reads: Reads,
     params: Result<ListParams, ApiError>,
 ) -> Result<Response, Failure> {
-    render_list(&state, &console, &params?, None, StatusCode::OK).await
+    render_list(&reads, &console, &params?, None, StatusCode::OK).await
 }
 
+/// The list, read where `reads` says (after a write of the handler's own: the primary).
 pub(super) async fn render_list(
-    state: &AppState,
+    reads: &signet_common::infra::db::Reads,
     console: &Console,
     params: &ListParams,
     upload_error: Option<&str>,
     status: StatusCode,
 ) -> Result<Response, Failure> {
+    let account_id = console.session.account_id;
     let (found, total) =
-        documents::list(&state.db.pool, console.session.account_id, &params.query).await?;
+        signet_common::read!(reads, |db| documents::list(db, account_id, &params.query))?;
     let body = views::document_list(DocumentList {
         csrf: console.csrf(),
         params,
@@ -64,23 +67,28 @@ pub(super) async fn render_list(
 pub(super) async fn detail(
     State(state): State<AppState>,
     console: Console,
+    reads: Reads,
     id: Result<DocumentPath, ApiError>,
 ) -> Result<Response, Failure> {
     let DocumentPath(id) = id?;
-    render_detail(&state, &console, id, None, StatusCode::OK).await
+    render_detail(&state, &reads, &console, id, None, StatusCode::OK).await
 }
 
 async fn render_detail(
     state: &AppState,
+    reads: &signet_common::infra::db::Reads,
     console: &Console,
     id: DocumentId,
     error: Option<(&str, &[String])>,
     status: StatusCode,
 ) -> Result<Response, Failure> {
-    let (document, recipients, fields) =
-        drafting::document_detail(&state.db.pool, console.session.account_id, id).await?;
-    let trail = drafting::audit_trail(&state.db.pool, console.session.account_id, id).await?;
-    let waiting = found_fields::waiting(&state.db.pool, id).await?;
+    let account_id = console.session.account_id;
+    let (document, recipients, fields, trail, waiting) = signet_common::read!(reads, |db| async {
+        let (document, recipients, fields) = drafting::document_detail(db, account_id, id).await?;
+        let trail = drafting::audit_trail(db, account_id, id).await?;
+        let waiting = found_fields::waiting(db, id).await?;
+        Ok::<_, signet_common::Error>((document, recipients, fields, trail, waiting))
+    })?;
     let now = Utc::now();
     let body = views::document_page(DocumentPage {
         csrf: console.csrf(),
@@ -138,6 +146,7 @@ pub(super) async fn refused_on_page(
                 .collect();
             render_detail(
                 state,
+                &state.db.reads(Lsn::LATEST),
                 console,
                 id,
                 Some((&message, &problems)),

@@ -138,7 +138,7 @@ async fn upload_refused(
     status: StatusCode,
 ) -> Result<Response, Failure> {
     render_list(
-        state,
+        &state.db.reads(signet_common::infra::db::Lsn::LATEST),
         console,
         &ListParams::default(),
         Some(message),

@@ -95,6 +95,20 @@ pub fn base_url<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     text(d).map(|url| url.trim_end_matches('/').to_owned())
 }
 
+/// Comma-separated PostgreSQL URLs (`DATABASE_READ_URL`), each checked to parse. The reason
+/// names the URL by its place, never by its text (it may hold a password).
+pub fn database_urls<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    with(d, |value| {
+        let urls = list(value, |v| Ok(v.to_owned()))?;
+        for (n, url) in urls.iter().enumerate() {
+            if let Err(e) = url.parse::<sqlx::postgres::PgConnectOptions>() {
+                return Err(format!("URL {} is not a PostgreSQL URL: {e}", n + 1));
+            }
+        }
+        Ok(urls)
+    })
+}
+
 fn list<T>(value: &str, item: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
     value
         .split(',')

@@ -78,7 +78,7 @@ impl Config {
         vars: impl IntoIterator<Item = (K, V)>,
     ) -> Result<Self, ConfigError> {
         let vars = Vars::new(vars);
-        let database: DatabaseSettings = vars.load()?;
+        let database = vars.load::<DatabaseSettings>()?.check()?;
         Ok(Self {
             files: FileSettings::load(&vars)?,
             worker: WorkerSettings::load(&vars)?,
