@@ -57,13 +57,15 @@ impl Reads {
                 metrics::counter!("signet_db_reads_total", "served_by" => "replica").increment(1);
                 Some(Ok(value))
             }
-            Err(e) if e.is_replica_failure() => {
+            Err(e) if e.is_not_found() || e.is_read_only_refusal() => None,
+            // Any other failure of the database on a replica (unreachable, shutting down,
+            // cancelled for recovery, …): the primary answers instead.
+            Err(e) if e.is_replica_failure() || matches!(e, crate::Error::Database(_)) => {
                 if let Some(replicas) = &self.db.replicas {
                     replicas.failed(index);
                 }
                 None
             }
-            Err(e) if e.is_not_found() || e.is_read_only_refusal() => None,
             Err(e) => Some(Err(e)),
         }
     }

@@ -258,3 +258,40 @@ fn the_event_feed_keeps_thirty_days_unless_told_otherwise() {
         assert_eq!(err.name, "EVENT_RETENTION_DAYS", "{bad}");
     }
 }
+
+#[test]
+fn read_replicas_are_urls_and_sampled_within_half_the_lag_bound() {
+    let c = config(&[]).unwrap();
+    assert!(c.database.read_urls.is_empty());
+    assert_eq!(c.database.direct_url(), c.database.url);
+    let c = config(&[
+        (
+            "DATABASE_READ_URL",
+            "postgres://a@10.0.0.2:5432/signet, postgres://a@10.0.0.3/signet",
+        ),
+        ("DATABASE_READ_MAX_LAG_MS", "1000"),
+        ("DATABASE_READ_SAMPLE_MS", "500"),
+    ])
+    .unwrap();
+    assert_eq!(c.database.read_urls.len(), 2);
+    let err = config(&[
+        ("DATABASE_READ_URL", "postgres://a@10.0.0.2/signet"),
+        ("DATABASE_READ_MAX_LAG_MS", "1000"),
+        ("DATABASE_READ_SAMPLE_MS", "600"),
+    ])
+    .err()
+    .expect("a sample interval longer than half the bound is refused");
+    assert_eq!(err.name, "DATABASE_READ_SAMPLE_MS");
+    let err = config(&[(
+        "DATABASE_READ_URL",
+        "postgres://a:secret@10.0.0.2/signet, mysql://b:hidden@x/y",
+    )])
+    .err()
+    .expect("a URL that is not PostgreSQL's is refused");
+    assert_eq!(err.name, "DATABASE_READ_URL");
+    assert!(
+        !err.reason.contains("hidden") && err.reason.contains("URL 2"),
+        "named by place, never by text: {}",
+        err.reason
+    );
+}
