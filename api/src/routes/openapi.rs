@@ -152,9 +152,6 @@ fn header_doc(description: &str, example: &str) -> Value {
     json!({"description": description, "schema": {"type": "string"}, "example": example})
 }
 
-/// `countryCode` and `phoneNumber` come together or not at all (the server refuses one without
-/// the other): a rule between two properties, which the derived schema cannot state. The
-/// object and the rule become an `allOf` (utoipa's model keeps no `anyOf` beside `properties`).
 /// An object that takes exactly one of `properties` (`POST /erasures`).
 fn exactly_one_of(schema: &mut Value, properties: &[&str]) {
     schema["oneOf"] = properties
@@ -163,6 +160,9 @@ fn exactly_one_of(schema: &mut Value, properties: &[&str]) {
         .collect();
 }
 
+/// `countryCode` and `phoneNumber` come together or not at all (the server refuses one without
+/// the other): a rule between two properties, which the derived schema cannot state. The
+/// object and the rule become an `allOf` (utoipa's model keeps no `anyOf` beside `properties`).
 fn pair_phone_fields(recipient: &mut Value) {
     let mut object = recipient.take();
     let example = object

@@ -56,14 +56,30 @@ pub async fn erase(
             person.email
         }
     };
-    let people = erasure::lock_by_email(&mut tx, account_id, &email).await?;
+    // The documents are locked before their recipients are read for good: every change to a
+    // recipient (signing, editing a draft) holds its document's lock, and taking the
+    // recipients' row locks first would reverse the order signing takes them in. A recipient
+    // added to another document between a read and the locks sends the loop round again.
+    let mut document_ids: Vec<DocumentId> = Vec::new();
+    let mut locked = Vec::new();
+    let people = loop {
+        let people = erasure::by_email(&mut tx, account_id, &email).await?;
+        let mut more: Vec<DocumentId> = people
+            .iter()
+            .map(|p| p.document_id)
+            .filter(|id| !document_ids.contains(id))
+            .collect();
+        if more.is_empty() {
+            break people;
+        }
+        more.sort();
+        more.dedup();
+        locked.extend(documents::lock_many(&mut tx, &more).await?);
+        document_ids.extend(more);
+    };
     if people.is_empty() {
         return Ok(nothing());
     }
-    let mut document_ids: Vec<DocumentId> = people.iter().map(|p| p.document_id).collect();
-    document_ids.sort();
-    document_ids.dedup();
-    let locked = documents::lock_many(&mut tx, &document_ids).await?;
     if let Some(open) = locked.iter().find(|d| d.status == DocumentStatus::Sent) {
         return Err(Conflict::OutForSigning(open.id).into());
     }
@@ -141,18 +157,13 @@ pub async fn erase(
     let events: Vec<_> = erasure::event_payloads(&mut tx, account_id, &document_ids)
         .await?
         .into_iter()
-        .filter_map(|(id, payload)| {
-            let mut json: serde_json::Value = serde_json::from_str(&payload).ok()?;
-            scrubber.scrub_json(&mut json);
-            let scrubbed = serde_json::to_string(&json).ok()?;
-            (scrubbed != payload).then_some((id, scrubbed))
-        })
+        .filter_map(|(id, payload)| scrub_payload(&scrubber, &payload).map(|p| (id, p)))
         .collect();
     erasure::set_event_payloads(&mut tx, &events).await?;
     let deliveries: Vec<_> = erasure::delivery_payloads(&mut tx, account_id, &document_ids)
         .await?
         .into_iter()
-        .filter_map(|(id, mut payload)| scrubber.scrub_json(&mut payload).then_some((id, payload)))
+        .filter_map(|(id, payload)| scrub_payload(&scrubber, &payload).map(|p| (id, p)))
         .collect();
     erasure::set_delivery_payloads(&mut tx, &deliveries).await?;
     let rows: Vec<_> = erasure::bulk_rows(&mut tx, &document_ids)
@@ -203,6 +214,14 @@ pub async fn erase(
         document_ids: locked.iter().map(|d| d.id).collect(),
         erased_at: Timestamp(Utc::now()),
     })
+}
+
+/// A stored JSON payload with the person's values replaced, or `None` when it names none of them.
+fn scrub_payload(scrubber: &Scrubber, payload: &str) -> Option<String> {
+    let mut json: serde_json::Value = serde_json::from_str(payload).ok()?;
+    scrubber
+        .scrub_json(&mut json)
+        .then(|| serde_json::to_string(&json).ok())?
 }
 
 fn nothing() -> ErasureView {

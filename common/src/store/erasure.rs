@@ -43,7 +43,7 @@ pub async fn recipient(
 }
 
 /// The account's recipients not yet erased with this address (in any case), locked.
-pub async fn lock_by_email(
+pub async fn by_email(
     conn: &mut PgConnection,
     account_id: AccountId,
     email: &str,
@@ -51,7 +51,7 @@ pub async fn lock_by_email(
     Ok(sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {PERSON} FROM recipients
          WHERE account_id = $1 AND lower(email) = lower($2) AND erased_at IS NULL
-         ORDER BY document_id, id FOR UPDATE"
+         ORDER BY document_id, id"
     )))
     .bind(account_id)
     .bind(email)
@@ -161,7 +161,7 @@ pub async fn delivery_payloads(
     conn: &mut PgConnection,
     account_id: AccountId,
     documents: &[DocumentId],
-) -> Result<Vec<(uuid::Uuid, serde_json::Value)>> {
+) -> Result<Vec<(uuid::Uuid, String)>> {
     Ok(sqlx::query_as(
         "SELECT id, payload FROM webhook_deliveries
          WHERE account_id = $1 AND document_id = ANY($2)",
@@ -174,14 +174,14 @@ pub async fn delivery_payloads(
 
 pub async fn set_delivery_payloads(
     conn: &mut PgConnection,
-    payloads: &[(uuid::Uuid, serde_json::Value)],
+    payloads: &[(uuid::Uuid, String)],
 ) -> Result<()> {
     sqlx::query(
         "UPDATE webhook_deliveries w SET payload = t.payload
-         FROM UNNEST($1::uuid[], $2::jsonb[]) AS t(id, payload) WHERE w.id = t.id",
+         FROM UNNEST($1::uuid[], $2::text[]) AS t(id, payload) WHERE w.id = t.id",
     )
     .bind(payloads.iter().map(|(id, _)| *id).collect::<Vec<_>>())
-    .bind(payloads.iter().map(|(_, p)| p.clone()).collect::<Vec<_>>())
+    .bind(payloads.iter().map(|(_, p)| p.as_str()).collect::<Vec<_>>())
     .execute(conn)
     .await?;
     Ok(())

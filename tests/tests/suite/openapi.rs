@@ -71,6 +71,10 @@ async fn openapi_lists_every_route_and_every_listed_route_is_served() {
         ("PUT", "/account/embedding"),
         // Additive (issue #34): the event feed.
         ("GET", "/events"),
+        // Additive (issue #37): the retention policy and erasure on request.
+        ("GET", "/account/retention"),
+        ("PUT", "/account/retention"),
+        ("POST", "/erasures"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_owned(), p.to_owned()))
@@ -268,8 +272,9 @@ async fn state_for(
             assert_eq!(status, 200, "{answer}");
             3
         }
-        // The account's settings need no document.
-        "embedding" => 0,
+        // The account's settings need no document; nor does an erasure (of an address no
+        // recipient of this account has: nothing to erase).
+        "embedding" | "retention" | "erasures" => 0,
         // `POST /templates` takes the DRAFT in its body; `…/{id}/documents`,
         // `…/{id}/bulk-sends` and `PATCH /templates/{id}`, a template made from it with the role its example names.
         "templates" | "documents" | "bulk-sends" | "{id}" => 2,
