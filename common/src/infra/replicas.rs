@@ -61,6 +61,9 @@ struct Seen {
     fresh_as_of: Option<Instant>,
 }
 
+/// How long a read waits for a replica's connection before the primary answers it instead.
+const REPLICA_ACQUIRE_TIMEOUT: Duration = Duration::from_millis(500);
+
 impl Replicas {
     /// Lazily connecting pools to each of `settings.read_urls`, within `budget` each; `None`
     /// when there are none.
@@ -79,13 +82,10 @@ impl Replicas {
             let pool = PgPoolOptions::new()
                 .max_connections(budget.max_connections)
                 .min_connections(0)
-                // A replica that does not give a connection at once is skipped for the
-                // primary, rather than making the request wait the whole acquire timeout.
-                .acquire_timeout(
-                    settings
-                        .read_sample_interval
-                        .max(Duration::from_millis(500)),
-                )
+                // A replica that does not give a connection within half a second (stopped
+                // since the last sample: sqlx retries a refused connection until this
+                // deadline) is skipped for the primary, rather than making the request wait.
+                .acquire_timeout(REPLICA_ACQUIRE_TIMEOUT)
                 .idle_timeout(budget.idle_timeout)
                 .connect_lazy_with(options.application_name(application_name));
             members.push(Replica {

@@ -101,8 +101,16 @@ pub fn database_urls<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::
     with(d, |value| {
         let urls = list(value, |v| Ok(v.to_owned()))?;
         for (n, url) in urls.iter().enumerate() {
-            if let Err(e) = url.parse::<sqlx::postgres::PgConnectOptions>() {
-                return Err(format!("URL {} is not a PostgreSQL URL: {e}", n + 1));
+            // sqlx parses a URL of any scheme; the message names the URL by its place, as
+            // its text may hold a password.
+            let scheme = url.split_once("://").map(|(scheme, _)| scheme);
+            if !matches!(scheme, Some("postgres" | "postgresql"))
+                || url.parse::<sqlx::postgres::PgConnectOptions>().is_err()
+            {
+                return Err(format!(
+                    "URL {} is not a PostgreSQL URL (postgres://user@host:port/database)",
+                    n + 1
+                ));
             }
         }
         Ok(urls)
