@@ -31,7 +31,7 @@ pub use http::{assert_error, read};
 pub use mailbox::{Mail, Mailbox};
 pub use pdfs::{LETTER, pdf};
 pub use pgbouncer::{PGBOUNCER, PgBouncer, Pooling};
-pub use postgres::{PgCluster, PgServer, TestDb, admin_options};
+pub use postgres::{PgCluster, PgServer, TEST_APPLICATION_NAME, TestDb, admin_options};
 pub use process::{binary, fixtures_dir, free_port, repo_root, wait_for_listener};
 pub use proxy::TcpProxy;
 pub use receiver::{Received, Receiver};

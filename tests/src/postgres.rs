@@ -57,6 +57,9 @@ pub fn admin_options() -> PgConnectOptions {
     PgServer::shared().options()
 }
 
+/// The `application_name` of a test's own sessions ([`TestDb::pool`]).
+pub const TEST_APPLICATION_NAME: &str = "signet-tests";
+
 /// A database of its own for one test, dropped when the test ends (pass or fail).
 pub struct TestDb {
     pub name: String,
@@ -85,11 +88,12 @@ impl TestDb {
             .await
             .expect("create the test database");
         let options = server.options().database(&name);
-        // The test's own view of its database: a few connections, none kept idle for long.
+        // The test's own view of its database: a few connections, none kept idle for long,
+        // named so that a count of the processes' sessions can leave them out.
         let pool = PgPoolOptions::new()
             .max_connections(4)
             .idle_timeout(std::time::Duration::from_secs(10))
-            .connect_with(options.clone())
+            .connect_with(options.clone().application_name(TEST_APPLICATION_NAME))
             .await
             .expect("connect to the test database");
         Self {

@@ -14,7 +14,8 @@ use std::{
 use futures::{StreamExt, stream};
 use serde_json::json;
 use signet_tests::{
-    ApiProcess, LETTER, Mailbox, PgBouncer, PgCluster, Pooling, TestApp, TestDb, WorkerProcess,
+    ApiProcess, LETTER, Mailbox, PgBouncer, PgCluster, Pooling, TEST_APPLICATION_NAME, TestApp,
+    TestDb, WorkerProcess,
 };
 use sqlx::{ConnectOptions, Connection, PgConnection, postgres::PgConnectOptions};
 
@@ -87,16 +88,23 @@ async fn transaction_pooling_breaks_sqlx_statements_so_sessions_it_is() {
 const APIS: usize = 10;
 const WORKERS: usize = 20;
 const DOCUMENTS: usize = 40;
-/// The server connections PgBouncer may open to the database (`default_pool_size`).
-const POOL_SIZE: u32 = 60;
+/// The server connections PgBouncer may open to the database (`default_pool_size`). Session
+/// pooling gives a client a server for as long as it keeps its connection, and each worker
+/// keeps its queue pool's 3 busy (fetches, heartbeats, lease renewals): 20 workers hold 60
+/// servers. With a pool of 60 the workers took all of them and the APIs' clients waited until
+/// they gave up; the pool must cover the workers' 3 each and leave the APIs a share.
+const POOL_SIZE: u32 = 100;
 
-/// This deployment's sessions on PostgreSQL itself (PgBouncer's and the direct ones).
+/// This deployment's sessions on PostgreSQL itself (PgBouncer's and the direct ones): all but
+/// the test's own. A server PgBouncer keeps idle has no `application_name` (its reset query
+/// dropped the last client's).
 async fn server_sessions(admin: &mut PgConnection, database: &str) -> HashMap<String, i64> {
     let rows: Vec<(String, i64)> = sqlx::query_as(
         "SELECT application_name, count(*) FROM pg_stat_activity
-          WHERE datname = $1 AND pid <> pg_backend_pid() GROUP BY 1",
+          WHERE datname = $1 AND pid <> pg_backend_pid() AND application_name <> $2 GROUP BY 1",
     )
     .bind(database)
+    .bind(TEST_APPLICATION_NAME)
     .fetch_all(admin)
     .await
     .expect("pg_stat_activity");
@@ -109,7 +117,8 @@ async fn server_sessions(admin: &mut PgConnection, database: &str) -> HashMap<St
 /// on PostgreSQL counted all along against what the same processes would open without it.
 #[tokio::test]
 async fn ten_apis_and_twenty_workers_through_pgbouncer() {
-    let cluster = PgCluster::start(100).await;
+    // The pool, the workers' direct listeners and this test's own sessions.
+    let cluster = PgCluster::start(POOL_SIZE + WORKERS as u32 + 20).await;
     let app = TestApp::spawn_on(TestDb::on(cluster.server()).await, &[]).await;
     let database = app.db.name.clone();
     let bouncer = PgBouncer::start(
