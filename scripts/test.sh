@@ -75,9 +75,11 @@ fi
 # Debian's PgBouncer: the pooler and replica tests start PgBouncers of their own.
 install_pgbouncer
 
-# The end-to-end tests start the real binaries from target/debug.
-log "building the binaries"
-cargo build --workspace --bins
+# The end-to-end tests start the real binaries from target/debug. Built together with the tests
+# (`--tests`): the dependencies' features are then those nextest builds with, so its build below
+# reuses everything instead of compiling the whole dependency tree a second time.
+log "building the binaries and the tests"
+cargo build --workspace --bins --tests
 
 # One S3 server for the whole run (each test makes its own bucket), stopped when the run ends.
 start_moto
