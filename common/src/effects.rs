@@ -483,6 +483,15 @@ impl DocumentEvent<'_> {
         (failure, locked)
     }
 
+    /// Every recipient of the document as it stands after the event, when the event carries
+    /// them all.
+    fn all_recipients(&self) -> Option<&[Recipient]> {
+        match self {
+            Self::Expired { recipients } => Some(recipients),
+            _ => None,
+        }
+    }
+
     /// The webhook event this event raises, if any.
     pub fn webhook(&self) -> Option<WebhookEvent> {
         match self {
@@ -703,12 +712,21 @@ async fn record_webhooks(
         .into_iter()
         .map(|d| (d.id, d))
         .collect();
+    // An event that carries every recipient of its document (an expiry's, read by the sweep
+    // on this transaction) spares reading them again.
+    let unread: Vec<DocumentId> = raised
+        .iter()
+        .filter(|(.., event)| event.all_recipients().is_none())
+        .map(|(s, ..)| s.document_id)
+        .collect();
     let mut recipients: HashMap<DocumentId, Vec<Recipient>> = HashMap::new();
-    for recipient in recipients::list_many(conn, &ids).await? {
-        recipients
-            .entry(recipient.document_id)
-            .or_default()
-            .push(recipient);
+    if !unread.is_empty() {
+        for recipient in recipients::list_many(conn, &unread).await? {
+            recipients
+                .entry(recipient.document_id)
+                .or_default()
+                .push(recipient);
+        }
     }
     let mut fields: HashMap<DocumentId, Vec<Field>> = HashMap::new();
     for (document_id, field) in fields::list_many(conn, &ids).await? {
@@ -726,7 +744,9 @@ async fn record_webhooks(
                 now,
                 document,
                 link,
-                recipients.get(&id).map_or(&[][..], Vec::as_slice),
+                event
+                    .all_recipients()
+                    .unwrap_or_else(|| recipients.get(&id).map_or(&[][..], Vec::as_slice)),
                 fields.get(&id).map_or(&[][..], Vec::as_slice),
                 failure.as_ref(),
             )

@@ -1,5 +1,5 @@
 //! The expiry sweep alone, for `scripts/bench.sh`: expires every due document in batches of
-//! `EXPIRY_BATCH` (the sweep's own size when unset), with nothing else running, and prints one
+//! `EXPIRY_BATCH` (the sweep's own size when unset), `EXPIRY_BATCHES_AT_ONCE` at a time, with nothing else running, and prints one
 //! JSON line: `{"batch", "expired", "seconds", "documents_per_sec"}`. With `EXPIRY_BATCH=0`,
 //! the sweep as it was before issue #35 instead: batches of 50, one `effects::record` per
 //! document.
@@ -37,7 +37,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let expired = if batch == 0 {
         one_by_one(&pool, &notifier).await?
     } else {
-        expiry::expire_due_in_batches(&pool, &notifier, batch).await?
+        let at_once: usize = std::env::var("EXPIRY_BATCHES_AT_ONCE")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(expiry::BATCHES_AT_ONCE);
+        expiry::expire_due_in_batches(&pool, &notifier, batch, at_once).await?
     };
     let seconds = started.elapsed().as_secs_f64();
     println!(

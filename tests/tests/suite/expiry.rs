@@ -305,7 +305,7 @@ async fn a_batch_of_expiries_writes_what_one_expiry_at_a_time_writes() {
     );
     // Batches that are not a multiple of the old ones, and span accounts.
     assert_eq!(
-        expiry::expire_due_in_batches(&batched.pool, &notifier, 120)
+        expiry::expire_due_in_batches(&batched.pool, &notifier, 120, 1)
             .await
             .unwrap(),
         DOCUMENTS as usize
