@@ -62,7 +62,11 @@ BACKLOG = int(os.environ.get("BENCH_BACKLOG", "100000"))
 MESSAGES = int(os.environ.get("BENCH_MESSAGES", "20000"))
 EXPIRY_DOCUMENTS = int(os.environ.get("BENCH_EXPIRY_DOCUMENTS", "100000"))
 REPLICA_DOCUMENTS = int(os.environ.get("BENCH_REPLICA_DOCUMENTS", "100000"))
-EXPIRY_BATCHES = [int(s) for s in os.environ.get("BENCH_EXPIRY_BATCHES", "").split(",") if s]
+# The sweep alone, for each batch size × batches at once: "4000" or "4000x1,4000x2" (× the
+# sweep's own number of batches at once when not given).
+EXPIRY_BATCHES = [tuple(int(n) for n in s.split("x")) + (None,) if "x" not in s
+                  else tuple(int(n) for n in s.split("x"))
+                  for s in os.environ.get("BENCH_EXPIRY_BATCHES", "").split(",") if s]
 WORK = Path(tempfile.mkdtemp(prefix="signet-bench-"))
 
 results = []  # (group, case, api figure, sql figure, ratio, note)
@@ -1001,19 +1005,25 @@ def expiry(api):
                f"{t:.1f} s ({n / t:,.0f} documents/s)",
                f"median of {ROUNDS} ({', '.join(f'{x:.1f}' for x in took)} s); worker started → none left SENT; "
                "notices, events and deliveries queued in the same transactions, and sent meanwhile")
-    for i, batch in enumerate(EXPIRY_BATCHES):
+    for i, (batch, at_once) in enumerate(EXPIRY_BATCHES):
         acct = seed_due(api, f"expiry-batch{i}-{batch}", n, hooks.url)
+        settings = {"EXPIRY_BATCH": str(batch)}
+        if at_once is not None:
+            settings["EXPIRY_BATCHES_AT_ONCE"] = str(at_once)
         out = subprocess.run(
             [str(RELEASE / "examples" / "expiry_batches")],
-            env=base_env(EXPIRY_BATCH=str(batch)), check=True, capture_output=True, text=True,
+            env=base_env(**settings), check=True, capture_output=True, text=True,
         ).stdout
         result = json.loads(out.strip().splitlines()[-1])
         check_expired(acct, n)
         forget_queued()
         label = f"batches of {batch:,}" if batch else "one document at a time (before issue #35)"
+        if batch and at_once is not None:
+            label += f", {at_once} at once"
         record("expiry", f"the sweep alone, {label}",
                f"{result['seconds']:.1f} s ({result['documents_per_sec']:,.0f} documents/s)",
-               f"`EXPIRY_BATCH={batch} --example expiry_batches`, nothing else running")
+               f"`{' '.join(f'{k}={v}' for k, v in settings.items())} --example expiry_batches`, "
+               f"nothing else running; {i} earlier sweeps' and {ROUNDS} rounds' documents in the database")
 
 
 def bulk(api):
