@@ -259,10 +259,11 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
             let response = next.run(req).await;
             // Before the answer leaves: a read the caller (or any client of the account, through
             // any API process) sends after it waits for a replica that has this write.
-            if writes && state.db.has_replicas() {
-                if let Err(e) = accounts::note_write(&state.db.pool, account_id).await {
-                    tracing::warn!(error = %e, "could not note the account's write for read-your-writes");
-                }
+            if writes
+                && state.db.has_replicas()
+                && let Err(e) = accounts::note_write(&state.db.pool, account_id).await
+            {
+                tracing::warn!(error = %e, "could not note the account's write for read-your-writes");
             }
             with_rate_limit(response, quota, window_secs)
         }

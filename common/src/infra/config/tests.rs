@@ -274,20 +274,20 @@ fn read_replicas_are_urls_and_sampled_within_half_the_lag_bound() {
     ])
     .unwrap();
     assert_eq!(c.database.read_urls.len(), 2);
-    let err = config(&[
+    let Err(err) = config(&[
         ("DATABASE_READ_URL", "postgres://a@10.0.0.2/signet"),
         ("DATABASE_READ_MAX_LAG_MS", "1000"),
         ("DATABASE_READ_SAMPLE_MS", "600"),
-    ])
-    .err()
-    .expect("a sample interval longer than half the bound is refused");
+    ]) else {
+        panic!("a sample interval longer than half the bound is refused");
+    };
     assert_eq!(err.name, "DATABASE_READ_SAMPLE_MS");
-    let err = config(&[(
+    let Err(err) = config(&[(
         "DATABASE_READ_URL",
         "postgres://a:secret@10.0.0.2/signet, mysql://b:hidden@x/y",
-    )])
-    .err()
-    .expect("a URL that is not PostgreSQL's is refused");
+    )]) else {
+        panic!("a URL that is not PostgreSQL's is refused");
+    };
     assert_eq!(err.name, "DATABASE_READ_URL");
     assert!(
         !err.reason.contains("hidden") && err.reason.contains("URL 2"),
