@@ -170,6 +170,7 @@ pub async fn prepare(
         supervisor: Arc::new(supervision::Supervisor::new(&kinds.queue_labels())),
         listener: Arc::new(listener::QueueListener::default()),
         unrecorded: Mutex::new(HashSet::new()),
+        sweeping: tokio::sync::Mutex::new(()),
         instance: instance_name(),
         job_names: kinds.names(),
         mailer,

@@ -181,10 +181,11 @@ pub(crate) fn register_sweep(monitor: Monitor, workers: &Workers) -> Monitor {
     monitor.register(move |_| {
         WorkerBuilder::new(name.clone())
             .backend(CronScheduler::new(schedule.clone()))
-            // One sweep at a time in a process: without the limit each tick starts another, and
-            // a sweep longer than the schedule's period (100,000 expiries, a second apart in the
-            // benchmark) has dozens racing for the same batches and the same count rows.
-            .concurrency(1)
+            // No concurrency limit: a tick that comes while a sweep runs is skipped by the sweep
+            // itself (`WorkerState::sweeping`). With `.concurrency(1)` the cron backend is not
+            // polled while a sweep runs, and a sweep longer than the schedule's period finds
+            // the tick apalis-cron computed before it already past: `Tick out of range` ends
+            // the worker, which the monitor then restarts.
             .layer(job_metrics::JobMetricsLayer::new(sweep::SWEEP_JOB_TYPE))
             .data(state.clone())
             .build(sweep::expiry_sweep)

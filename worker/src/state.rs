@@ -58,6 +58,9 @@ pub struct WorkerState {
     /// (the database went away in between). A job for one of them that runs again in this
     /// process meanwhile must not send it a second time.
     pub(crate) unrecorded: Mutex<HashSet<OutboxId>>,
+    /// Held by the sweep while it runs: a tick that finds it held is skipped, so a process
+    /// runs one sweep at a time however long one takes.
+    pub(crate) sweeping: tokio::sync::Mutex<()>,
 }
 
 impl WorkerState {
