@@ -93,6 +93,9 @@ pub struct IssuedDocument {
     pub completed_at: chrono::DateTime<chrono::Utc>,
     /// The signers' names, in order.
     pub signers: Vec<String>,
+    /// When the account's retention policy removed the document's files: the holder's copy is
+    /// then the only one, and the page says so.
+    pub files_removed_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// The COMPLETED document whose final PDF has this SHA-256, for `/verify`: found only by the
@@ -104,7 +107,8 @@ pub async fn issued_with_final_sha256(
     Ok(sqlx::query_as(
         "SELECT d.code, d.title, d.completed_at,
                 ARRAY(SELECT r.name FROM recipients r
-                      WHERE r.document_id = d.id AND r.role = 'SIGNER' ORDER BY r.position) AS signers
+                      WHERE r.document_id = d.id AND r.role = 'SIGNER' ORDER BY r.position) AS signers,
+                d.files_removed_at
          FROM documents d
          WHERE d.final_sha256 = $1 AND d.status = 'COMPLETED' AND d.completed_at IS NOT NULL
          LIMIT 1",

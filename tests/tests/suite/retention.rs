@@ -35,6 +35,23 @@ pub(crate) fn verify(app: &TestApp, doc: Uuid) -> Value {
     })
 }
 
+/// The public `/verify` page's answer to an uploaded PDF.
+async fn verify_page(app: &TestApp, pdf: &[u8]) -> String {
+    let form = reqwest::multipart::Form::new().part(
+        "file",
+        reqwest::multipart::Part::bytes(pdf.to_vec()).file_name("final.pdf"),
+    );
+    let response = app
+        .client
+        .post(format!("{}/verify", app.base))
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    response.text().await.unwrap()
+}
+
 async fn put(app: &TestApp, key: &str, path: &str, body: &Value) -> (u16, Value) {
     read(app.call(Method::PUT, path, Some(key), Some(body)).await).await
 }
@@ -120,7 +137,15 @@ async fn files_are_removed_after_the_retention_period_and_the_trail_still_verifi
     let (original, final_pdf) = keys_of(&app, doc).await;
     let final_pdf = final_pdf.expect("a final PDF");
     let store = app.store();
-    assert!(store.get(&original).await.is_ok() && store.get(&final_pdf).await.is_ok());
+    assert!(store.get(&original).await.is_ok());
+    // The signer's copy of the final PDF, which outlives the service's.
+    let signers_copy = store.get(&final_pdf).await.expect("the final PDF").to_vec();
+    let verified = verify_page(&app, &signers_copy).await;
+    assert!(
+        verified.contains("Verified: issued by this service")
+            && !verified.contains("files-removed"),
+        "{verified}"
+    );
     let final_sha256: String =
         sqlx::query_scalar("SELECT final_sha256 FROM documents WHERE id = $1")
             .bind(doc)
@@ -194,6 +219,15 @@ async fn files_are_removed_after_the_retention_period_and_the_trail_still_verifi
     );
     let verification = verify(&app, doc);
     assert_eq!(verification["ok"], true, "{verification}");
+    // The public verification page still knows the signer's copy, and says the service's own
+    // copies are gone under the policy.
+    let verified = verify_page(&app, &signers_copy).await;
+    assert!(
+        verified.contains("Verified: issued by this service")
+            && verified.contains("id=\"files-removed\"")
+            && verified.contains("under the account's retention policy"),
+        "{verified}"
+    );
 
     // The receiver was told, with the detail as it now is.
     let told = receiver

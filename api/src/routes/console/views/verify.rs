@@ -42,6 +42,10 @@ pub(in crate::routes::console) fn verify(verdict: &Verdict) -> Markup {
                         dt { "Completed" } dd { (time(document.completed_at)) }
                         dt { "Sealed by" } dd { (sealed_by) }
                     }
+                    @if let Some(removed) = document.files_removed_at {
+                        p id="files-removed" { "This service no longer keeps the document's files: they were removed on " (time(removed))
+                            " under the account's retention policy. The file you hold is the copy it issued; its SHA-256 is the one the audit trail keeps." }
+                    }
                     @if !trusted {
                         p.error { "The seal is this service's development seal, which no one else trusts: fine for trying Signet, not for production." }
                     }
