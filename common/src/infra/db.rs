@@ -145,7 +145,12 @@ impl Db {
         application_name: &str,
         budget: PoolBudget,
     ) -> Result<Self> {
-        self.replicas = Replicas::connect_lazy(settings, application_name, budget)?;
+        self.replicas = Replicas::connect_lazy(
+            settings,
+            application_name,
+            budget.max_connections,
+            budget.idle_timeout,
+        )?;
         if let Some(replicas) = &self.replicas {
             replicas.spawn_sampler(self.pool.clone());
         }

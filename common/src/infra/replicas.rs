@@ -23,10 +23,7 @@ use sqlx::{
     postgres::{PgConnectOptions, PgPoolOptions},
 };
 
-use crate::{
-    error::Result,
-    infra::{config::DatabaseSettings, db::PoolBudget},
-};
+use crate::{error::Result, infra::config::DatabaseSettings};
 
 /// A position in the primary's WAL, as bytes since `0/0` (`pg_lsn - '0/0'`); 0 is "anything".
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -65,12 +62,14 @@ struct Seen {
 const REPLICA_ACQUIRE_TIMEOUT: Duration = Duration::from_millis(500);
 
 impl Replicas {
-    /// Lazily connecting pools to each of `settings.read_urls`, within `budget` each; `None`
-    /// when there are none.
+    /// Lazily connecting pools to each of `settings.read_urls`, of `max_connections` each
+    /// (the process's budget: `db::PoolBudget`, which `db` hands over rather than this module
+    /// importing it, as `db` imports this one); `None` when there are none.
     pub fn connect_lazy(
         settings: &DatabaseSettings,
         application_name: &str,
-        budget: PoolBudget,
+        max_connections: u32,
+        idle_timeout: Duration,
     ) -> Result<Option<Arc<Self>>> {
         if settings.read_urls.is_empty() {
             return Ok(None);
@@ -80,13 +79,13 @@ impl Replicas {
             let options: PgConnectOptions = url.parse()?;
             let name = format!("{}:{}", options.get_host(), options.get_port());
             let pool = PgPoolOptions::new()
-                .max_connections(budget.max_connections)
+                .max_connections(max_connections)
                 .min_connections(0)
                 // A replica that does not give a connection within half a second (stopped
                 // since the last sample: sqlx retries a refused connection until this
                 // deadline) is skipped for the primary, rather than making the request wait.
                 .acquire_timeout(REPLICA_ACQUIRE_TIMEOUT)
-                .idle_timeout(budget.idle_timeout)
+                .idle_timeout(idle_timeout)
                 .connect_lazy_with(options.application_name(application_name));
             members.push(Replica {
                 name,
