@@ -152,12 +152,36 @@ fn header_doc(description: &str, example: &str) -> Value {
     json!({"description": description, "schema": {"type": "string"}, "example": example})
 }
 
-/// An object that takes exactly one of `properties` (`POST /erasures`).
+/// An object that takes exactly one of `properties` (`POST /erasures`): the object and the rule
+/// become an `allOf`, as utoipa's model keeps no `oneOf` beside `properties` (a `oneOf` set on
+/// the object itself was dropped on the way back into the model). Each branch requires its
+/// property and leaves the others absent or `null`, so a body with two matches no branch.
 fn exactly_one_of(schema: &mut Value, properties: &[&str]) {
-    schema["oneOf"] = properties
+    let mut object = schema.take();
+    let example = object
+        .as_object_mut()
+        .and_then(|o| {
+            // Neither is required on its own: the branches say which.
+            o.remove("required");
+            o.remove("example")
+        })
+        .unwrap_or(Value::Null);
+    let branches: Vec<Value> = properties
         .iter()
-        .map(|p| json!({"title": format!("By {p}"), "required": [p]}))
+        .map(|chosen| {
+            let mut own = serde_json::Map::new();
+            for p in properties {
+                let property = if p == chosen {
+                    object["properties"][p].clone()
+                } else {
+                    json!({"type": "null"})
+                };
+                own.insert((*p).to_owned(), property);
+            }
+            json!({"title": format!("By {chosen}"), "type": "object", "required": [chosen], "properties": own})
+        })
         .collect();
+    *schema = json!({"allOf": [object, {"oneOf": branches}], "example": example});
 }
 
 /// `countryCode` and `phoneNumber` come together or not at all (the server refuses one without
