@@ -5,7 +5,8 @@ use std::process::Command;
 use serde_json::{Value, json};
 use signet_tests::{LETTER, TestApp, binary};
 
-fn verify(app: &TestApp, doc: uuid::Uuid) -> (i32, Value, String) {
+/// `signet-api audit verify` on the document: its exit code, its JSON answer and its stderr.
+pub(crate) fn verify(app: &TestApp, doc: uuid::Uuid) -> (i32, Value, String) {
     let output = Command::new(binary("signet-api"))
         .args(["audit", "verify", "--document", &doc.to_string()])
         .env("DATABASE_URL", app.db.url())

@@ -4,12 +4,12 @@
 //! the audit trail keeping the hashes and still verifying, and `document.files_removed`
 //! reaching a real receiver.
 
-use std::{process::Command, time::Duration};
+use std::time::Duration;
 
 use reqwest::Method;
 use serde_json::{Value, json};
 use signet_tests::{
-    LETTER, Mailbox, Receiver, TestApp, WorkerProcess, assert_error, binary, eventually, read,
+    LETTER, Mailbox, Receiver, TestApp, WorkerProcess, assert_error, eventually, read,
 };
 use uuid::Uuid;
 
@@ -20,36 +20,16 @@ use crate::{
 
 /// `signet-api audit verify` on the document: its JSON answer.
 pub(crate) fn verify(app: &TestApp, doc: Uuid) -> Value {
-    let output = Command::new(binary("signet-api"))
-        .args(["audit", "verify", "--document", &doc.to_string()])
-        .env("DATABASE_URL", app.db.url())
-        .env("RUST_LOG", "error")
-        .output()
-        .unwrap();
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
-        panic!(
-            "audit verify answered: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
+    let (code, report, stderr) = crate::audit_chain::verify(app, doc);
+    assert!(!report.is_null(), "audit verify answered {code}: {stderr}");
+    report
 }
 
-/// The public `/verify` page's answer to an uploaded PDF.
-async fn verify_page(app: &TestApp, pdf: &[u8]) -> String {
-    let form = reqwest::multipart::Form::new().part(
-        "file",
-        reqwest::multipart::Part::bytes(pdf.to_vec()).file_name("final.pdf"),
-    );
-    let response = app
-        .client
-        .post(format!("{}/verify", app.base))
-        .multipart(form)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    response.text().await.unwrap()
+/// The public `/verify` page's answer to the signer's copy: a verified page.
+async fn verified_page(app: &TestApp, pdf: &[u8]) -> String {
+    let (status, page) = crate::seal::verify_page(app, pdf).await;
+    assert_eq!(status, 200, "{page}");
+    page
 }
 
 async fn put(app: &TestApp, key: &str, path: &str, body: &Value) -> (u16, Value) {
@@ -140,7 +120,7 @@ async fn files_are_removed_after_the_retention_period_and_the_trail_still_verifi
     assert!(store.get(&original).await.is_ok());
     // The signer's copy of the final PDF, which outlives the service's.
     let signers_copy = store.get(&final_pdf).await.expect("the final PDF").to_vec();
-    let verified = verify_page(&app, &signers_copy).await;
+    let verified = verified_page(&app, &signers_copy).await;
     assert!(
         verified.contains("Verified: issued by this service")
             && !verified.contains("files-removed"),
@@ -221,7 +201,7 @@ async fn files_are_removed_after_the_retention_period_and_the_trail_still_verifi
     assert_eq!(verification["ok"], true, "{verification}");
     // The public verification page still knows the signer's copy, and says the service's own
     // copies are gone under the policy.
-    let verified = verify_page(&app, &signers_copy).await;
+    let verified = verified_page(&app, &signers_copy).await;
     assert!(
         verified.contains("Verified: issued by this service")
             && verified.contains("id=\"files-removed\"")

@@ -224,7 +224,8 @@ async fn the_final_pdf_is_sealed_once_and_real_validators_accept_it() {
     assert!(page.contains("not a PDF Signet can read"), "{page}");
 }
 
-async fn verify_page(app: &TestApp, pdf: &[u8]) -> (u16, String) {
+/// The public `/verify` page's answer to an uploaded PDF: its status and the page.
+pub(crate) async fn verify_page(app: &TestApp, pdf: &[u8]) -> (u16, String) {
     let form = reqwest::multipart::Form::new().part(
         "file",
         reqwest::multipart::Part::bytes(pdf.to_vec()).file_name("final.pdf"),
