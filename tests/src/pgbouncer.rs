@@ -100,12 +100,18 @@ impl PgBouncer {
     /// One `SHOW …` of the admin console (simple protocol only, hence psql), as rows of
     /// `|`-separated values with a header line first.
     pub fn show(&self, what: &str) -> Vec<String> {
+        Self::show_on(self.port, what)
+    }
+
+    /// [`show`](Self::show) on the PgBouncer listening on `port` (for a task that holds only
+    /// the port).
+    pub fn show_on(port: u16, what: &str) -> Vec<String> {
         let output = std::process::Command::new("psql")
             .args([
                 "-h",
                 "127.0.0.1",
                 "-p",
-                &self.port.to_string(),
+                &port.to_string(),
                 "-U",
                 "postgres",
                 "-d",
@@ -130,7 +136,12 @@ impl PgBouncer {
 
     /// `SHOW POOLS` as (column → value) maps, one per pool of `database`.
     pub fn pools(&self, database: &str) -> Vec<std::collections::HashMap<String, String>> {
-        let rows = self.show("POOLS");
+        Self::pools_on(self.port, database)
+    }
+
+    /// [`pools`](Self::pools) of the PgBouncer listening on `port`.
+    pub fn pools_on(port: u16, database: &str) -> Vec<std::collections::HashMap<String, String>> {
+        let rows = Self::show_on(port, "POOLS");
         let Some((header, rows)) = rows.split_first() else {
             return Vec::new();
         };

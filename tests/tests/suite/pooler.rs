@@ -174,9 +174,16 @@ async fn ten_apis_and_twenty_workers_through_pgbouncer() {
                 if total > peak.fetch_max(total, Ordering::SeqCst) {
                     seen = now;
                 }
-                let waiting = tokio::task::spawn_blocking(move || cl_waiting(port))
-                    .await
-                    .expect("show pools");
+                // Clients of the database's pool waiting for a server connection now.
+                let pool_of = database.clone();
+                let waiting: i64 = tokio::task::spawn_blocking(move || {
+                    PgBouncer::pools_on(port, &pool_of)
+                        .iter()
+                        .filter_map(|pool| pool.get("cl_waiting")?.parse::<i64>().ok())
+                        .sum()
+                })
+                .await
+                .expect("show pools");
                 peak_waiting.fetch_max(waiting, Ordering::SeqCst);
                 // The sampling rate, not a wait: the sampler runs until the work is done.
                 tokio::time::sleep(Duration::from_millis(100)).await;
@@ -268,30 +275,4 @@ async fn ten_apis_and_twenty_workers_through_pgbouncer() {
     );
     drop(workers);
     drop(apis);
-}
-
-/// Clients of the pools waiting for a server connection now (`cl_waiting`, all pools).
-fn cl_waiting(port: u16) -> i64 {
-    let output = std::process::Command::new("psql")
-        .args([
-            "-h",
-            "127.0.0.1",
-            "-p",
-            &port.to_string(),
-            "-U",
-            "postgres",
-            "-d",
-            "pgbouncer",
-            "-A",
-            "-t",
-            "-c",
-            "SHOW POOLS",
-        ])
-        .output()
-        .expect("psql");
-    // database|user|cl_active|cl_waiting|…
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| line.split('|').nth(3)?.parse::<i64>().ok())
-        .sum()
 }
