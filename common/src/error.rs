@@ -10,11 +10,17 @@ pub struct Problem {
     pub reason: String,
 }
 
+/// The most characters of a problem's `field` kept: a name taken from the input (a CSV's
+/// column) is cut there, so that no refusal repeats its input without a bound.
+pub const MAX_FIELD_CHARS: usize = 200;
+/// The most characters of a problem's `reason` kept.
+pub const MAX_REASON_CHARS: usize = 1000;
+
 impl Problem {
     pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
         Self {
-            field: field.into(),
-            reason: reason.into(),
+            field: cut(field.into(), MAX_FIELD_CHARS),
+            reason: cut(reason.into(), MAX_REASON_CHARS),
         }
     }
 
@@ -25,6 +31,15 @@ impl Problem {
     }
 }
 
+/// `text` cut to `max` characters, with `…` where it was cut.
+fn cut(mut text: String, max: usize) -> String {
+    if let Some((end, _)) = text.char_indices().nth(max) {
+        text.truncate(end);
+        text.push('…');
+    }
+    text
+}
+
 /// Whether `field` is `path` or a property or element under it.
 pub fn within(field: &str, path: &str) -> bool {
     path.is_empty()
@@ -33,6 +48,9 @@ pub fn within(field: &str, path: &str) -> bool {
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
 }
 
+/// The most problems one refusal lists; the last entry then says how many more there were.
+pub const MAX_LISTED_PROBLEMS: usize = 1000;
+
 /// Everything wrong with one request, gathered in one pass so that it is answered at once:
 /// first what its body could not be read as, then what its values break, then the rules of
 /// the document it names that it breaks, in the order the contract checks them. The first
@@ -40,7 +58,9 @@ pub fn within(field: &str, path: &str) -> bool {
 /// value of the body, "Invalid request body or validation error"; a rule, that rule's.
 #[derive(Debug, Default)]
 pub struct Problems {
+    /// At most [`MAX_LISTED_PROBLEMS`]; the rest are counted in `unlisted`.
     list: Vec<Problem>,
+    unlisted: usize,
     /// The first `read` of `list` are the body's properties that could not be read at all; the
     /// value passed on holds a stand-in there, whose checks would only repeat them.
     read: usize,
@@ -55,6 +75,7 @@ impl Problems {
             read: read.len(),
             first: (!read.is_empty()).then_some(None),
             list: read,
+            unlisted: 0,
         }
     }
 
@@ -68,13 +89,22 @@ impl Problems {
         {
             return;
         }
-        self.list.push(Problem::new(field, reason));
+        self.push(Problem::new(field, reason));
         self.first.get_or_insert(None);
+    }
+
+    /// Adds a problem while fewer than [`MAX_LISTED_PROBLEMS`] are listed; counts it after.
+    fn push(&mut self, problem: Problem) {
+        if self.list.len() < MAX_LISTED_PROBLEMS - 1 {
+            self.list.push(problem);
+        } else {
+            self.unlisted += 1;
+        }
     }
 
     /// The request breaks `rule` of the document it names, at `field`.
     pub fn broken(&mut self, rule: Rule, field: impl Into<String>, reason: impl Into<String>) {
-        self.list.push(Problem::new(field, reason));
+        self.push(Problem::new(field, reason));
         self.first.get_or_insert(Some(rule));
     }
 
@@ -91,8 +121,9 @@ impl Problems {
     /// Takes in the problems of a part of the request checked on its own, each element named
     /// under `at` (`rows[3].`; `""` keeps the names).
     pub fn extend_at(&mut self, at: &str, part: Problems) {
+        self.unlisted += part.unlisted;
         for problem in part.list {
-            self.list.push(Problem::new(
+            self.push(Problem::new(
                 format!("{at}{}", problem.field),
                 problem.reason,
             ));
@@ -103,7 +134,13 @@ impl Problems {
     }
 
     /// Nothing wrong, or the refusal that says everything that is.
-    pub fn into_result(self) -> Result<()> {
+    pub fn into_result(mut self) -> Result<()> {
+        if self.unlisted > 0 {
+            self.list.push(Problem::new(
+                "",
+                format!("and {} more problems, not listed", self.unlisted),
+            ));
+        }
         match self.first {
             None => Ok(()),
             Some(None) => Err(Error::Invalid(self.list)),
@@ -269,6 +306,9 @@ pub enum Error {
     Io(#[from] std::io::Error),
     #[error("file store: {0}")]
     Storage(#[from] crate::infra::files::StoreError),
+    /// Work of ours that failed without a cause to name (a panic on a worker thread).
+    #[error("internal: {0}")]
+    Internal(String),
 }
 
 impl Error {
@@ -359,3 +399,34 @@ fn describe(problems: &[Problem]) -> String {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_problem_repeats_at_most_a_bounded_part_of_its_input() {
+        let long = "Ω".repeat(5_000);
+        let problem = Problem::new(format!("header.{long}"), long.clone());
+        assert_eq!(problem.field.chars().count(), MAX_FIELD_CHARS + 1);
+        assert!(problem.field.starts_with("header.ΩΩ") && problem.field.ends_with('…'));
+        assert_eq!(problem.reason.chars().count(), MAX_REASON_CHARS + 1);
+        assert_eq!(Problem::new("a", "b"), Problem::new("a", "b"));
+    }
+
+    #[test]
+    fn problems_past_the_listed_bound_are_counted() {
+        let mut problems = Problems::default();
+        for i in 0..5_000 {
+            problems.invalid(format!("rows[{i}]"), "wrong");
+        }
+        let Err(Error::Invalid(listed)) = problems.into_result() else {
+            panic!("refused")
+        };
+        assert_eq!(listed.len(), MAX_LISTED_PROBLEMS);
+        assert_eq!(
+            listed.last().unwrap().reason,
+            "and 4001 more problems, not listed"
+        );
+    }
+}

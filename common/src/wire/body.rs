@@ -47,6 +47,11 @@ impl<T> Parsed<T> {
     }
 }
 
+/// The largest body read again to find every problem: the second reading builds the body's
+/// whole JSON tree, some ten times its size, so a larger one (a bulk send's rows) is answered
+/// with its first problem alone.
+const MAX_LENIENT_BYTES: usize = 1024 * 1024;
+
 /// Reads `bytes`, one JSON value with nothing after it, as a `T`. `Err`: nothing could be
 /// read as a `T` (not JSON, or a problem the reader cannot step over).
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<Parsed<T>, Vec<Problem>> {
@@ -64,7 +69,9 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<Parsed<T>, Vec<Problem
         Err(refused) => refused,
     };
     let first = body_problem(&path_of(refused.path()), refused.inner());
-    if refused.inner().classify() != serde_json::error::Category::Data {
+    if refused.inner().classify() != serde_json::error::Category::Data
+        || bytes.len() > MAX_LENIENT_BYTES
+    {
         return Err(vec![first]);
     }
     match serde_json::from_slice::<Value>(bytes) {
