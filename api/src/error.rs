@@ -70,6 +70,9 @@ pub enum ApiError {
     IdempotencyKeyReused,
     #[error("Service unavailable")]
     Unavailable,
+    /// Work of this kind is at its bound for the account or overall (docs/security.md).
+    #[error("{0}")]
+    Busy(&'static str),
     #[error("Internal server error")]
     Internal,
     /// A failure on our side (database, file store, job queue…): answered as `Unavailable`
@@ -78,6 +81,10 @@ pub enum ApiError {
     Failed(Error),
 }
 
+/// The `Retry-After` of a 429 for work at its bound: a bulk send's check or an upload passes in
+/// seconds.
+pub const BUSY_RETRY_AFTER_SECS: u64 = 5;
+
 /// The `Retry-After` of a 503: a database restart or a full connection budget passes in seconds.
 pub const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 2;
 
@@ -85,7 +92,7 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             Self::MissingKey | Self::InvalidKey => StatusCode::UNAUTHORIZED,
-            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::RateLimited { .. } | Self::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::RouteNotFound
             | Self::DocumentNotFound
             | Self::TemplateNotFound
@@ -220,9 +227,13 @@ impl IntoResponse for ApiError {
         };
         let errors = match &self {
             Self::InvalidQuery(problem) => Some(vec![view(problem)]),
-            other => other
-                .problems()
-                .map(|problems| problems.iter().map(view).collect()),
+            other => other.problems().map(|problems| {
+                problems
+                    .iter()
+                    .take(signet_common::error::MAX_LISTED_PROBLEMS)
+                    .map(view)
+                    .collect()
+            }),
         };
         let mut response = (
             self.status(),
@@ -248,6 +259,12 @@ impl IntoResponse for ApiError {
             }
             // The database is away or every connection of the budget is busy, or the first
             // request with this key is still running: worth another try shortly.
+            Self::Busy(_) => {
+                response.headers_mut().insert(
+                    header::RETRY_AFTER,
+                    HeaderValue::from(BUSY_RETRY_AFTER_SECS),
+                );
+            }
             Self::Unavailable | Self::IdempotencyKeyInFlight => {
                 response.headers_mut().insert(
                     header::RETRY_AFTER,

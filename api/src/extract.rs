@@ -21,7 +21,7 @@ use signet_common::{
     flows::signer_key::{BrowserPass, SignerKey},
     infra::{
         db::Lsn,
-        limits::{KeyPermit, Running},
+        limits::Admitted,
         secrets::{EmbedSecret, SigningToken},
     },
     model::{AccountId, Actor, BulkSendId, DocumentId, EmbeddedSessionId, RecipientId, TemplateId},
@@ -173,11 +173,36 @@ pub fn is_pdf(headers: &HeaderMap) -> bool {
         .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/pdf"))
 }
 
-/// Whether `req` is a PDF sent to a route that takes one.
-pub fn takes_pdf_body(req: &Request) -> bool {
-    let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str());
-    let route = route.map(|path| path.strip_prefix(BASE_PATH).unwrap_or(path));
-    is_pdf(req.headers()) && route.is_some_and(|route| PDF_BODY_ROUTES.contains(&route))
+/// The large bodies the API reads under a gate of their own, taken before the body is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GatedBody {
+    /// A PDF sent to a route that takes one: the upload gates.
+    Pdf,
+    /// A bulk send's rows: the row checks' gates.
+    Rows,
+}
+
+impl GatedBody {
+    /// The gate `req`'s body is read under, if any.
+    pub fn of(req: &Request) -> Option<Self> {
+        let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str());
+        let route = route.map(|path| path.strip_prefix(BASE_PATH).unwrap_or(path))?;
+        if is_pdf(req.headers()) && PDF_BODY_ROUTES.contains(&route) {
+            Some(Self::Pdf)
+        } else if req.method() == axum::http::Method::POST && route.ends_with("/bulk-sends") {
+            Some(Self::Rows)
+        } else {
+            None
+        }
+    }
+
+    /// The most bytes such a body may have.
+    pub fn limit(self) -> usize {
+        match self {
+            Self::Pdf => signet_pdf::MAX_UPLOAD_BYTES,
+            Self::Rows => crate::state::BULK_SEND_BODY_LIMIT_BYTES,
+        }
+    }
 }
 
 /// A PDF body read whole, up to the largest accepted PDF.
@@ -187,30 +212,55 @@ pub async fn read_pdf(body: Body) -> Result<Bytes, ApiError> {
         .map_err(|_| ApiError::PayloadTooLarge)
 }
 
-/// A place in the upload gates (over all accounts, and the account's own), held while a PDF
-/// body is read and inspected, as a console upload holds one. Taken once per request: the
-/// idempotency middleware, which reads the body before the handler, hands its own on.
-#[derive(Clone)]
-pub struct UploadAdmission(#[allow(dead_code)] Arc<(KeyPermit<AccountId>, Running)>);
+/// The answer when the upload gates are full (the console's too).
+pub const UPLOADS_BUSY: &str = "Too many uploads at once. Try again in a moment.";
+/// The answer when the row checks' gates are full.
+pub const ROW_CHECKS_BUSY: &str =
+    "Too many bulk sends are being checked at once. Try again in a moment.";
 
-impl UploadAdmission {
-    /// The request's admission, or a new one; `Unavailable` (503, `Retry-After`) when the
-    /// gates are full.
+/// A place in the gates of a [`GatedBody`] (over all accounts, and the account's own), held
+/// while the body is read and worked on, as a console upload holds one. Taken once per
+/// request: the idempotency middleware, which reads the body before the handler, hands its
+/// own on.
+#[derive(Clone)]
+pub struct Admission(#[allow(dead_code)] Arc<Admitted>);
+
+impl Admission {
+    /// The request's admission, or a new one; `Busy` (429, `Retry-After`) when the gates are
+    /// full.
     pub async fn take(
         state: &AppState,
         account_id: AccountId,
         extensions: &axum::http::Extensions,
+        body: GatedBody,
     ) -> Result<Self, ApiError> {
         if let Some(taken) = extensions.get::<Self>() {
             return Ok(taken.clone());
         }
-        let account = state.gates.uploads_per_account.try_acquire(account_id);
-        let slot = state.gates.uploads.admit();
-        let (Some(account), Some(slot)) = (account, slot) else {
-            return Err(ApiError::Unavailable);
+        let admitted = match body {
+            GatedBody::Pdf => state.gates.uploads.admit(account_id).await,
+            GatedBody::Rows => state.gates.row_checks.admit(account_id).await,
         };
-        let running = slot.run().await;
-        Ok(Self(Arc::new((account, running))))
+        match (admitted, body) {
+            (Some(admitted), _) => Ok(Self(Arc::new(admitted))),
+            (None, GatedBody::Pdf) => Err(ApiError::Busy(UPLOADS_BUSY)),
+            (None, GatedBody::Rows) => Err(ApiError::Busy(ROW_CHECKS_BUSY)),
+        }
+    }
+}
+
+/// The admission of a bulk send's rows, taken before its body is read (an extractor of the
+/// request's parts, so it runs before the body's).
+pub struct RowsAdmission(#[allow(dead_code)] pub Admission);
+
+impl FromRequestParts<AppState> for RowsAdmission {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let ApiAccount(account_id) = ApiAccount::from_request_parts(parts, state).await?;
+        Admission::take(state, account_id, &parts.extensions, GatedBody::Rows)
+            .await
+            .map(Self)
     }
 }
 

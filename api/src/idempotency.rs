@@ -28,7 +28,7 @@ use crate::{
     AppState,
     envelope::{Answer, json_response},
     error::ApiError,
-    extract::{ApiAccount, UploadAdmission, takes_pdf_body},
+    extract::{Admission, ApiAccount, GatedBody},
     state::{REQUEST_TIMEOUT, body_limit},
 };
 
@@ -80,16 +80,17 @@ pub async fn idempotent(State(state): State<AppState>, req: Request, next: Next)
         tracing::error!("the idempotency middleware ran without authentication");
         return ApiError::Internal.into_response();
     };
-    // A PDF body is read under the upload gates, up to the largest accepted PDF.
-    let admission = match takes_pdf_body(&req) {
-        false => None,
-        true => match UploadAdmission::take(&state, account_id, req.extensions()).await {
+    // A PDF or a bulk send's rows are read under their gates, up to their own limits.
+    let gated = GatedBody::of(&req);
+    let admission = match gated {
+        None => None,
+        Some(gated) => match Admission::take(&state, account_id, req.extensions(), gated).await {
             Ok(admission) => Some(admission),
             Err(refusal) => return refusal.into_response(),
         },
     };
-    let limit = match admission {
-        Some(_) => signet_pdf::MAX_UPLOAD_BYTES,
+    let limit = match gated {
+        Some(gated) => gated.limit(),
         None => body_limit(
             req.extensions()
                 .get::<MatchedPath>()

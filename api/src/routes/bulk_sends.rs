@@ -17,12 +17,12 @@ use signet_common::{
 use signet_i18n::Language;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::refusals::{BodyTooLarge, RateLimited, Unauthenticated};
+use super::refusals::{BodyTooLarge, RateLimited, RateLimitedOrChecksBusy, Unauthenticated};
 use crate::{
     AppState,
     envelope::{Answer, Empty, Envelope, success},
     error::ApiError,
-    extract::{ApiAccount, BulkSendPath, ClientActor, JsonOrCsv, TemplatePath},
+    extract::{ApiAccount, BulkSendPath, ClientActor, JsonOrCsv, RowsAdmission, TemplatePath},
     idempotency::Idempotency,
     state::BULK_SEND_BODY_LIMIT_BYTES,
 };
@@ -67,7 +67,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         (status = 400, description = "Invalid request body or validation error / Invalid query parameter: <name>", body = Envelope<Empty>),
         (status = 404, description = "Template not found", body = Envelope<Empty>),
         (status = 409, description = "Template is archived", body = Envelope<Empty>),
-        Unauthenticated, BodyTooLarge, RateLimited,
+        Unauthenticated, BodyTooLarge, RateLimitedOrChecksBusy,
     )
 )]
 #[allow(clippy::too_many_arguments)]
@@ -78,13 +78,19 @@ async fn create_bulk_send(
     ClientActor(actor): ClientActor,
     idempotency: Idempotency,
     RawQuery(query): RawQuery,
+    _admission: RowsAdmission,
     body: JsonOrCsv,
 ) -> Result<Response, ApiError> {
     let (from_query, dry_run) = bulk_query(query.as_deref())?;
     let request = match body {
         JsonOrCsv::Json(bytes) => {
-            let Parsed { value, problems } =
-                body::parse::<BulkSendInput>(&bytes).map_err(ApiError::InvalidBody)?;
+            let parsed = state
+                .gates
+                .checking
+                .run(move || body::parse::<BulkSendInput>(&bytes))
+                .await
+                .ok_or(ApiError::Internal)?;
+            let Parsed { value, problems } = parsed.map_err(ApiError::InvalidBody)?;
             Parsed {
                 value: BulkSendRequest {
                     overrides: either(value.overrides(), from_query),
@@ -95,13 +101,14 @@ async fn create_bulk_send(
             }
         }
         JsonOrCsv::Csv(bytes) => Parsed::whole(BulkSendRequest {
-            rows: GivenRows::Csv(bytes.to_vec()),
+            rows: GivenRows::Csv(bytes),
             overrides: from_query,
             dry_run: dry_run.unwrap_or(false),
         }),
     };
     let checked = bulk_sends::check(
         &state.db.pool,
+        &state.gates.checking,
         account_id,
         template_id,
         request,
@@ -114,7 +121,7 @@ async fn create_bulk_send(
             "Bulk send is valid",
             BulkSendCheck {
                 valid: true,
-                rows: checked.rows.len(),
+                rows: checked.rows.rows.len(),
             },
         ));
     }
@@ -123,7 +130,7 @@ async fn create_bulk_send(
         "Bulk send accepted",
         BulkSendAccepted {
             id,
-            total: checked.rows.len(),
+            total: checked.rows.rows.len(),
         },
     );
     let receipt = idempotency.receipt(&answer);

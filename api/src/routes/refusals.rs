@@ -25,3 +25,19 @@ pub struct BodyTooLarge(Envelope<Empty>);
 #[derive(utoipa::IntoResponses)]
 #[response(status = 429, description = "API rate limit exceeded")]
 pub struct RateLimited(Envelope<Empty>);
+
+/// A PDF upload's route: the usage limit, or the upload gates full (docs/security.md).
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 429,
+    description = "API rate limit exceeded / Too many uploads at once. Try again in a moment. (see Retry-After)"
+)]
+pub struct RateLimitedOrUploadsBusy(Envelope<Empty>);
+
+/// A bulk send: the usage limit, or the row checks' gates full (docs/security.md).
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 429,
+    description = "API rate limit exceeded / Too many bulk sends are being checked at once. Try again in a moment. (see Retry-After)"
+)]
+pub struct RateLimitedOrChecksBusy(Envelope<Empty>);

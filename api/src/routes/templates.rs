@@ -19,15 +19,15 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{
     documents::SortOrderParam,
-    refusals::{BodyTooLarge, RateLimited, Unauthenticated},
+    refusals::{BodyTooLarge, RateLimited, RateLimitedOrUploadsBusy, Unauthenticated},
 };
 use crate::{
     AppState,
     envelope::{Answer, Empty, Envelope, success},
     error::ApiError,
     extract::{
-        ApiAccount, ApiBody, ClientActor, Reads, TemplateListParams, TemplatePath, UploadAdmission,
-        is_pdf, query_once, read_pdf,
+        Admission, ApiAccount, ApiBody, ClientActor, GatedBody, Reads, TemplateListParams,
+        TemplatePath, is_pdf, query_once, read_pdf,
     },
     idempotency::Idempotency,
 };
@@ -69,8 +69,7 @@ struct PdfBody(String);
         (status = 200, description = "Template created successfully", body = Envelope<TemplateCreated>),
         (status = 400, description = "Invalid request body or validation error (a PDF that cannot be used is named `file`) / Document is not in DRAFT status / Document has no recipients", body = Envelope<Empty>),
         (status = 404, description = "Document not found", body = Envelope<Empty>),
-        (status = 503, description = "Service unavailable: too many uploads at once (see Retry-After)", body = Envelope<Empty>),
-        Unauthenticated, BodyTooLarge, RateLimited,
+        Unauthenticated, BodyTooLarge, RateLimitedOrUploadsBusy,
     )
 )]
 async fn create_template(
@@ -84,7 +83,8 @@ async fn create_template(
     let answer = Answer::success("Template created successfully", TemplateCreated { id });
     let receipt = idempotency.receipt(&answer);
     if is_pdf(request.headers()) {
-        let _admission = UploadAdmission::take(&state, account_id, request.extensions()).await?;
+        let _admission =
+            Admission::take(&state, account_id, request.extensions(), GatedBody::Pdf).await?;
         let bytes = read_pdf(request.into_body()).await?;
         let title = query_once(query.as_deref(), "title");
         let sources =

@@ -3,11 +3,13 @@
 //! row refuses the whole batch; accepted rows are stored PENDING with one `CreateBulkSend` job,
 //! which makes them in chunks (`run`), each row at most once.
 
-use std::collections::BTreeMap;
+use std::{
+    collections::{BTreeMap, HashMap},
+    time::{Duration, Instant},
+};
 
 use chrono::{SecondsFormat, Utc};
 use serde::Serialize;
-use serde_json::Value;
 use sqlx::{Connection, PgPool};
 
 use crate::{
@@ -19,6 +21,7 @@ use crate::{
     },
     infra::{
         jobs::{self, CreateBulkSend},
+        limits::Workers,
         notify::Notifier,
     },
     model::{
@@ -31,10 +34,8 @@ use crate::{
     },
     wire::{
         body::Parsed,
-        bulk_sends::{
-            BulkOverrides, BulkSendFailure, BulkSendView, MAX_LISTED_PROBLEMS, Row, rows_from_csv,
-            rows_from_json,
-        },
+        bulk_rows::{ReadRows, rows_from_csv},
+        bulk_sends::{BulkOverrides, BulkSendFailure, BulkSendView},
         templates::{InstantiateInput, RolePersonInput},
         views::Timestamp,
     },
@@ -48,10 +49,10 @@ pub const LISTED_FAILURES: i64 = 100;
 /// The columns a role takes, after its name and a dot (`Tenant.email`).
 const PERSON_COLUMNS: [&str; 5] = ["name", "email", "countryCode", "phoneNumber", "language"];
 
-/// The rows as the request gave them, read once the template is known.
+/// The rows as the request gave them: read from a JSON body already, or a CSV file to read.
 pub enum GivenRows {
-    Json(Vec<Value>),
-    Csv(Vec<u8>),
+    Json(ReadRows),
+    Csv(bytes::Bytes),
 }
 
 /// A bulk send as asked for.
@@ -64,17 +65,24 @@ pub struct BulkSendRequest {
 /// A bulk send whose every row was checked against the template: ready to store.
 pub struct Checked {
     pub template_id: TemplateId,
-    pub rows: Vec<Row>,
+    pub rows: ReadRows,
     pub overrides: BulkOverrides,
     pub dry_run: bool,
 }
 
+/// The longest the rows of one bulk send may take to check (docs/security.md): the check is
+/// linear in the rows, so only a machine far busier than any test reaches it.
+pub const CHECK_DEADLINE: Duration = Duration::from_secs(20);
+
 /// Reads and checks every row against the account's template (refused if archived): the
 /// rows, or every problem, each named `rows[N].<column>` (a CSV's line in the reason), the
-/// common parts (`message`, `expiryDate`…) once. Nothing is written.
+/// common parts (`message`, `expiryDate`…) once. The reading and checking run on `workers`
+/// (off the async runtime), within [`CHECK_DEADLINE`]. Nothing is written.
 #[tracing::instrument(name = "bulk_sends::check", skip_all)]
+#[allow(clippy::too_many_arguments)]
 pub async fn check(
     pool: &PgPool,
+    workers: &Workers,
     account_id: AccountId,
     template_id: TemplateId,
     request: Parsed<BulkSendRequest>,
@@ -90,47 +98,73 @@ pub async fn check(
         }
     };
     problems.into_result()?;
+    let request = request.value;
+    let deadline = Instant::now() + CHECK_DEADLINE;
+    workers
+        .run(move || check_rows(&usable, request, max_rows, reminder_defaults, deadline))
+        .await
+        .ok_or_else(|| Error::Internal("checking the rows of a bulk send failed".into()))?
+}
+
+/// [`check`]'s work on the rows, on a thread of its own.
+fn check_rows(
+    usable: &Usable,
+    request: BulkSendRequest,
+    max_rows: usize,
+    reminder_defaults: ReminderDefaults,
+    deadline: Instant,
+) -> Result<Checked> {
     let BulkSendRequest {
         rows,
         overrides,
         dry_run,
-    } = request.value;
+    } = request;
     let mut found = Problems::default();
     let rows = match rows {
-        GivenRows::Json(values) => {
-            let rows = rows_from_json(values, max_rows, &mut found);
-            for row in &rows {
-                for column in row.columns.keys() {
-                    if matches!(column_of(&usable, column), Column::Unknown) {
-                        found.invalid(format!("{}{column}", row.path()), unknown_column(&usable));
-                    }
-                }
-            }
-            rows
+        GivenRows::Json(rows) => rows,
+        GivenRows::Csv(bytes) => rows_from_csv(&bytes),
+    }
+    .checked(max_rows, &mut found);
+    let columns = TemplateColumns::of(usable);
+    // The first unknown column says what the columns may be; the others refer to it.
+    let mut unknown = None;
+    for (name, named_at) in rows.columns.iter().zip(&rows.first_named) {
+        if columns.get(name).is_none() {
+            let line = if named_at.starts_with("header.") {
+                " (line 1)"
+            } else {
+                ""
+            };
+            let reason = match &unknown {
+                None => unknown_column(usable),
+                Some(first) => format!("not a column of this template either (see {first})"),
+            };
+            found.invalid(named_at.clone(), format!("{reason}{line}"));
+            unknown.get_or_insert_with(|| named_at.clone());
         }
-        GivenRows::Csv(bytes) => {
-            let (header, rows) = rows_from_csv(&bytes, max_rows, &mut found);
-            for column in &header {
-                if !column.is_empty() && matches!(column_of(&usable, column), Column::Unknown) {
-                    found.invalid(
-                        format!("header.{column}"),
-                        format!("{} (line 1)", unknown_column(&usable)),
-                    );
-                }
-            }
-            rows
-        }
-    };
-    let mut listed = listed(found);
+    }
+    let mut in_rows = Problems::default();
     let mut common: Vec<Problem> = Vec::new();
-    for row in &rows {
-        let Err(row_problems) = row_plan(&usable, &row.columns, &overrides, reminder_defaults)
+    for row in &rows.rows {
+        if Instant::now() > deadline {
+            return Err(Error::invalid(
+                "rows",
+                format!(
+                    "the rows take longer than {} seconds to check: send fewer at once",
+                    CHECK_DEADLINE.as_secs()
+                ),
+            ));
+        }
+        let cells = row
+            .cells()
+            .map(|(column, value)| (rows.columns[column].as_str(), value));
+        let Err(row_problems) = row_plan(usable, &columns, cells, &overrides, reminder_defaults)
         else {
             continue;
         };
         for problem in row_problems {
             match problem {
-                RowProblem::Column(problem) => listed.push(Problem::new(
+                RowProblem::Column(problem) => in_rows.invalid(
                     format!("{}{}", row.path(), problem.field),
                     format!(
                         "{}{}",
@@ -140,7 +174,7 @@ pub async fn check(
                             .replace("(also roles.", &format!("(also {}", row.path())),
                         row.at_line()
                     ),
-                )),
+                ),
                 RowProblem::Common(problem) => {
                     if !common.contains(&problem) {
                         common.push(problem);
@@ -149,24 +183,20 @@ pub async fn check(
             }
         }
     }
-    listed.splice(0..0, common);
-    if listed.is_empty() {
-        return Ok(Checked {
-            template_id,
-            rows,
-            overrides,
-            dry_run,
-        });
+    // What the rows share first, then what reading found, then each row's own.
+    let mut all = Problems::default();
+    for problem in common {
+        all.invalid(problem.field, problem.reason);
     }
-    if listed.len() > MAX_LISTED_PROBLEMS {
-        let more = listed.len() - (MAX_LISTED_PROBLEMS - 1);
-        listed.truncate(MAX_LISTED_PROBLEMS - 1);
-        listed.push(Problem::new(
-            "rows",
-            format!("and {more} more problems, not listed"),
-        ));
-    }
-    Err(Error::Invalid(listed))
+    all.extend_at("", found);
+    all.extend_at("", in_rows);
+    all.into_result()?;
+    Ok(Checked {
+        template_id: usable.template.id,
+        rows,
+        overrides,
+        dry_run,
+    })
 }
 
 /// Stores a checked bulk send: the bulk send (RUNNING), its rows (PENDING) and its job, in one
@@ -204,35 +234,61 @@ pub async fn start(
     Ok(())
 }
 
-/// What one column of a row is, for the template.
-enum Column {
-    Person,
+/// What a column of the rows is for the template: a role's person column or a field's value.
+#[derive(Clone, Copy)]
+enum Column<'u> {
+    Person { role: &'u str, part: &'static str },
     Value,
-    Unknown,
 }
 
-fn column_of(usable: &Usable, column: &str) -> Column {
-    let person = usable.roles.iter().any(|role| {
-        column
-            .strip_prefix(role.name.as_str())
-            .and_then(|rest| rest.strip_prefix('.'))
-            .is_some_and(|part| PERSON_COLUMNS.contains(&part))
-    });
-    if person {
-        Column::Person
-    } else if usable.fields.iter().any(|field| field.label == column) {
-        Column::Value
-    } else {
-        Column::Unknown
+/// The template's columns by name, made once per check (or chunk) so that each value finds
+/// its column at once.
+struct TemplateColumns<'u>(HashMap<String, Column<'u>>);
+
+impl<'u> TemplateColumns<'u> {
+    fn of(usable: &'u Usable) -> Self {
+        let mut columns = HashMap::new();
+        for field in &usable.fields {
+            columns.insert(field.label.clone(), Column::Value);
+        }
+        // A role's person column wins over a field labelled the same.
+        for role in &usable.roles {
+            for part in PERSON_COLUMNS {
+                let column = Column::Person {
+                    role: role.name.as_str(),
+                    part,
+                };
+                columns.insert(format!("{}.{part}", role.name), column);
+            }
+        }
+        Self(columns)
+    }
+
+    fn get(&self, name: &str) -> Option<Column<'u>> {
+        self.0.get(name).copied()
     }
 }
 
+/// The most role names a reason lists; the rest are counted.
+const LISTED_ROLES: usize = 5;
+
 fn unknown_column(usable: &Usable) -> String {
-    let roles: Vec<&str> = usable.roles.iter().map(|r| r.name.as_str()).collect();
+    let names: Vec<&str> = usable
+        .roles
+        .iter()
+        .take(LISTED_ROLES)
+        .map(|r| r.name.as_str())
+        .collect();
+    let more = usable.roles.len().saturating_sub(LISTED_ROLES);
     format!(
         "not a column of this template: a role's <role>.name, .email, .countryCode, \
-         .phoneNumber or .language (roles: {}), or a field label",
-        roles.join(", ")
+         .phoneNumber or .language (roles: {}{}), or a field label",
+        names.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
     )
 }
 
@@ -243,28 +299,26 @@ enum RowProblem {
 }
 
 /// The row as `POST /templates/{id}/documents` would take it, with `"send": true`, checked by
-/// the template's `plan`.
-fn row_plan(
+/// the template's `plan`. Columns the template does not have are left out (they are refused
+/// once each, before the rows are planned).
+fn row_plan<'c>(
     usable: &Usable,
-    columns: &BTreeMap<String, String>,
+    columns: &TemplateColumns<'_>,
+    cells: impl Iterator<Item = (&'c str, &'c str)>,
     overrides: &BulkOverrides,
     reminder_defaults: ReminderDefaults,
 ) -> std::result::Result<templates::Plan, Vec<RowProblem>> {
     let mut found = Vec::new();
     let mut roles: BTreeMap<String, RolePersonInput> = BTreeMap::new();
     let mut values: BTreeMap<String, String> = BTreeMap::new();
-    for (column, value) in columns {
-        let role = usable.roles.iter().find_map(|role| {
-            let part = column.strip_prefix(role.name.as_str())?.strip_prefix('.')?;
-            PERSON_COLUMNS
-                .contains(&part)
-                .then_some((role.name.as_str(), part))
-        });
-        let Some((role, part)) = role else {
-            if matches!(column_of(usable, column), Column::Value) {
-                values.insert(column.clone(), value.clone());
+    for (column, value) in cells {
+        let (role, part) = match columns.get(column) {
+            Some(Column::Person { role, part }) => (role, part),
+            Some(Column::Value) => {
+                values.insert(column.to_owned(), value.to_owned());
+                continue;
             }
-            continue;
+            None => continue,
         };
         let person = roles
             .entry(role.to_owned())
@@ -276,14 +330,14 @@ fn row_plan(
                 language: None,
             });
         match part {
-            "name" => person.name = value.clone(),
+            "name" => person.name = value.to_owned(),
             "email" => person.email = value.trim().to_owned(),
             "countryCode" => person.country_code = Some(value.trim().to_owned()),
             "phoneNumber" => person.phone_number = Some(value.trim().to_owned()),
             _ => match signet_i18n::Language::from_tag(value.trim()) {
                 Some(language) => person.language = Some(language),
                 None => found.push(RowProblem::Column(Problem::new(
-                    column.clone(),
+                    column,
                     format!(
                         "not a language Signet speaks: one of {}",
                         signet_i18n::Language::ALL.map(|l| l.tag()).join(", ")
@@ -404,9 +458,17 @@ async fn make_chunk(pool: &PgPool, id: BulkSendId, notifier: &Notifier) -> Resul
         Err(e) => return Err(e),
     };
     let actor = actor_of(&bulk);
+    let columns = TemplateColumns::of(&usable);
     let (mut sent, mut failed) = (0, 0);
     for row in rows {
-        let plan = match row_plan(&usable, &row.input.0, &bulk.overrides.0, notifier.reminders) {
+        let cells = row.input.0.iter().map(|(c, v)| (c.as_str(), v.as_str()));
+        let plan = match row_plan(
+            &usable,
+            &columns,
+            cells,
+            &bulk.overrides.0,
+            notifier.reminders,
+        ) {
             Ok(plan) => plan,
             Err(found) => {
                 let reason = found

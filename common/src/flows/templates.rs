@@ -40,6 +40,7 @@ use crate::{
 pub const MAX_ROLE_NAME_CHARS: usize = 100;
 /// The most roles of a template, as the most recipients of a document.
 pub const MAX_ROLES: usize = inputs::MAX_RECIPIENTS_PER_DOCUMENT;
+const _: () = assert!(signet_pdf::MAX_TAGS == inputs::MAX_FIELDS_PER_DOCUMENT);
 /// The title of a template uploaded without one.
 pub const UNTITLED: &str = "Untitled template";
 
@@ -159,6 +160,16 @@ pub(crate) async fn find_fields(
 ) -> Result<(signet_pdf::InspectedPdf, Vec<u8>, Vec<TemplateRoleInput>)> {
     let (inspected, bytes, mut roles) = if sources.tags {
         let (taken, cleaned) = sandbox.take_tags(&bytes, ()).await?;
+        if taken.tags.len() > signet_pdf::MAX_TAGS {
+            return Err(Error::invalid(
+                "file",
+                format!(
+                    "the PDF has more than {} text tags: a template has at most {} fields",
+                    signet_pdf::MAX_TAGS,
+                    inputs::MAX_FIELDS_PER_DOCUMENT
+                ),
+            ));
+        }
         let roles =
             crate::wire::tags::template_roles(&taken.tags, &taken.inspected.page_sizes, problems);
         (taken.inspected, cleaned.unwrap_or(bytes), roles)
@@ -401,8 +412,10 @@ pub(crate) fn new_roles(
     input: Vec<TemplateRoleInput>,
     problems: &mut Problems,
 ) -> (Vec<NewRole>, Vec<NewTemplateField>) {
+    // Counts are refused before anything is built from the roles.
     if input.len() > MAX_ROLES {
         problems.invalid("roles", format!("at most {MAX_ROLES} roles"));
+        return (Vec::new(), Vec::new());
     }
     let fields_given: usize = input.iter().map(|r| r.fields.len()).sum();
     if fields_given > inputs::MAX_FIELDS_PER_DOCUMENT {
@@ -413,6 +426,7 @@ pub(crate) fn new_roles(
                 inputs::MAX_FIELDS_PER_DOCUMENT
             ),
         );
+        return (Vec::new(), Vec::new());
     }
     let mut roles: Vec<NewRole> = Vec::with_capacity(input.len());
     let mut fields: Vec<NewTemplateField> = Vec::with_capacity(fields_given);
@@ -872,6 +886,8 @@ pub struct Usable {
     pub template: Template,
     pub roles: Vec<TemplateRole>,
     pub fields: Vec<TemplateField>,
+    /// Each field's place in `fields` by its label, so that a value finds its field at once.
+    pub labels: HashMap<String, usize>,
 }
 
 /// The account's template, its roles and fields, unless it is archived.
@@ -885,10 +901,16 @@ pub async fn usable(
         return Err(Error::TemplateArchived);
     }
     let (roles, fields) = templates::roles_and_fields(conn, template_id).await?;
+    let labels = fields
+        .iter()
+        .enumerate()
+        .map(|(index, field)| (field.label.clone(), index))
+        .collect();
     Ok(Usable {
         template,
         roles,
         fields,
+        labels,
     })
 }
 
@@ -942,6 +964,7 @@ pub fn plan(
         template,
         roles,
         fields: template_fields,
+        labels,
     } = usable;
     let title = title_or(input.title.as_deref(), &template.title, problems);
     for name in input.roles.keys() {
@@ -986,7 +1009,12 @@ pub fn plan(
         }
         people.push((path, valid));
     }
-    let values = prefilled_values(template_fields, input.values.unwrap_or_default(), problems);
+    let values = prefilled_values(
+        template_fields,
+        labels,
+        input.values.unwrap_or_default(),
+        problems,
+    );
     let send = match input.send.unwrap_or(false) {
         false => None,
         true => {
@@ -1035,13 +1063,14 @@ pub fn plan(
 /// value for it; every read-only field has one (here or its template field's own).
 fn prefilled_values(
     template_fields: &[TemplateField],
+    labels: &HashMap<String, usize>,
     values: BTreeMap<String, String>,
     problems: &mut Problems,
 ) -> Vec<(usize, String)> {
     let mut found = Vec::with_capacity(values.len());
     for (label, value) in &values {
         let path = format!("values.{label}");
-        let Some(index) = template_fields.iter().position(|f| &f.label == label) else {
+        let Some(&index) = labels.get(label) else {
             problems.invalid(path, "not a field label of this template");
             continue;
         };
@@ -1091,6 +1120,7 @@ pub async fn make(
         template,
         roles,
         fields: template_fields,
+        ..
     } = usable;
     let account_id = template.account_id;
     let document = documents::insert(

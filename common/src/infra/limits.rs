@@ -9,7 +9,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crate::infra::pdf_sandbox::PdfSandbox;
+use crate::{infra::pdf_sandbox::PdfSandbox, model::AccountId};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -179,12 +179,58 @@ impl Workers {
     }
 }
 
+/// Work on a large request body, admitted before the body is read: at most so many at once
+/// over all accounts and per account; none wait.
+#[derive(Debug, Clone)]
+pub struct BodyGate {
+    overall: Gate,
+    per_account: PerKey<AccountId>,
+}
+
+/// A place in a [`BodyGate`], held while the body is read and worked on.
+#[derive(Debug)]
+pub struct Admitted {
+    _account: Option<KeyPermit<AccountId>>,
+    _running: Running,
+}
+
+impl BodyGate {
+    pub fn new(overall: usize, per_account: usize) -> Self {
+        Self {
+            overall: Gate::new(overall, 0),
+            per_account: PerKey::new(per_account),
+        }
+    }
+
+    /// A place for `account`, or `None` when the account or everyone holds them all.
+    pub async fn admit(&self, account: AccountId) -> Option<Admitted> {
+        let account = self.per_account.try_acquire(account)?;
+        let running = self.overall.admit()?.run().await;
+        Some(Admitted {
+            _account: Some(account),
+            _running: running,
+        })
+    }
+
+    /// A place over all accounts, for work no account asked for (a signer's upload).
+    pub async fn admit_unkeyed(&self) -> Option<Admitted> {
+        let running = self.overall.admit()?.run().await;
+        Some(Admitted {
+            _account: None,
+            _running: running,
+        })
+    }
+}
+
 /// The gates of one API process, sized from [`crate::infra::config::Limits`].
 #[derive(Debug, Clone)]
 pub struct Gates {
-    /// PDF uploads being read and inspected, over all accounts; none wait.
-    pub uploads: Gate,
-    pub uploads_per_account: PerKey<crate::model::AccountId>,
+    /// PDF uploads being read and inspected.
+    pub uploads: BodyGate,
+    /// Bulk sends' rows being read and checked.
+    pub row_checks: BodyGate,
+    /// The threads bulk sends' rows are read and checked on, as many as may be at once.
+    pub checking: Workers,
     /// Password hashes.
     pub sign_in: Gate,
     /// The threads that hash passwords, as many as may hash at once.
@@ -203,8 +249,12 @@ impl Gates {
     /// The gates, or why the PDF sandbox's program cannot be found.
     pub fn new(limits: &crate::infra::config::Limits) -> std::io::Result<Self> {
         Ok(Self {
-            uploads: Gate::new(limits.upload_concurrency, 0),
-            uploads_per_account: PerKey::new(limits.upload_concurrency_per_account),
+            uploads: BodyGate::new(
+                limits.upload_concurrency,
+                limits.upload_concurrency_per_account,
+            ),
+            row_checks: BodyGate::new(limits.row_check_concurrency, 1),
+            checking: Workers::new("checking", limits.row_check_concurrency),
             sign_in: Gate::new(limits.sign_in_hash_concurrency, limits.sign_in_hash_queue),
             hashing: Workers::new("hashing", limits.sign_in_hash_concurrency),
             pdf: PdfSandbox::new(&limits.pdf_sandbox, limits.pdf)?,

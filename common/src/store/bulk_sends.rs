@@ -8,7 +8,7 @@ use sqlx::{PgConnection, types::Json};
 use crate::{
     error::{Error, Result},
     model::{AccountId, BulkRowStatus, BulkSendId, BulkSendStatus, DocumentId, TemplateId},
-    wire::bulk_sends::{BulkOverrides, Row},
+    wire::{bulk_rows::ReadRows, bulk_sends::BulkOverrides},
 };
 
 const COLUMNS: &str = "id, account_id, template_id, status, overrides, total, actor_ip, \
@@ -40,7 +40,7 @@ pub struct NewBulkSend<'a> {
 }
 
 /// Inserts a bulk send, RUNNING, with its rows PENDING (in one statement).
-pub async fn insert(conn: &mut PgConnection, new: &NewBulkSend<'_>, rows: &[Row]) -> Result<()> {
+pub async fn insert(conn: &mut PgConnection, new: &NewBulkSend<'_>, rows: &ReadRows) -> Result<()> {
     sqlx::query(
         "INSERT INTO bulk_sends (id, account_id, template_id, overrides, total, actor_ip,
                                  actor_user_agent)
@@ -50,13 +50,12 @@ pub async fn insert(conn: &mut PgConnection, new: &NewBulkSend<'_>, rows: &[Row]
     .bind(new.account_id)
     .bind(new.template_id)
     .bind(Json(new.overrides))
-    .bind(rows.len() as i32)
+    .bind(rows.rows.len() as i32)
     .bind(&new.actor_ip)
     .bind(new.actor_user_agent)
     .execute(&mut *conn)
     .await?;
-    let numbers: Vec<i32> = rows.iter().map(|r| r.number as i32).collect();
-    let inputs: Vec<&BTreeMap<String, String>> = rows.iter().map(|r| &r.columns).collect();
+    let numbers: Vec<i32> = rows.rows.iter().map(|r| r.number as i32).collect();
     sqlx::query(
         "INSERT INTO bulk_send_rows (bulk_send_id, row_number, input)
          SELECT $1, n, i FROM UNNEST($2::int[]) WITH ORDINALITY AS a(n, o)
@@ -64,7 +63,7 @@ pub async fn insert(conn: &mut PgConnection, new: &NewBulkSend<'_>, rows: &[Row]
     )
     .bind(new.id)
     .bind(numbers)
-    .bind(Json(inputs))
+    .bind(Json(rows.as_objects()))
     .execute(conn)
     .await?;
     Ok(())

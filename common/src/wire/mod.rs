@@ -4,6 +4,7 @@
 //! which travel on the wire as they are.
 
 pub mod body;
+pub mod bulk_rows;
 pub mod bulk_sends;
 pub mod embedding;
 pub mod events;

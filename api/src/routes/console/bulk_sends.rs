@@ -128,7 +128,7 @@ pub(super) async fn preview(
     match check(&state, &console, id, form.csv.clone(), &form.options, true).await {
         Ok(checked) => {
             let ready = Preview::Ready {
-                rows: checked.rows.len(),
+                rows: checked.rows.rows.len(),
                 csv: &URL_SAFE_NO_PAD.encode(&form.csv),
                 id: BulkSendId::new(),
             };
@@ -190,14 +190,19 @@ async fn check(
     options: &SendOptions,
     dry_run: bool,
 ) -> Result<Checked, ApiError> {
+    let account_id = console.session.account_id;
+    let Some(_admitted) = state.gates.row_checks.admit(account_id).await else {
+        return Err(ApiError::Busy(crate::extract::ROW_CHECKS_BUSY));
+    };
     let request = BulkSendRequest {
-        rows: GivenRows::Csv(csv),
+        rows: GivenRows::Csv(csv.into()),
         overrides: options.overrides(),
         dry_run,
     };
     Ok(bulk_sends::check(
         &state.db.pool,
-        console.session.account_id,
+        &state.gates.checking,
+        account_id,
         template_id,
         Parsed::whole(request),
         state.config.api.bulk_send_max_rows,

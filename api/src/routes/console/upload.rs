@@ -70,13 +70,8 @@ pub(super) async fn upload(
     multipart: Multipart,
 ) -> Result<Response, Failure> {
     // Before the body is read: each upload holds up to 50 MiB and a blocking thread.
-    let account_slot = state
-        .gates
-        .uploads_per_account
-        .try_acquire(console.session.account_id);
-    let slot = state.gates.uploads.admit();
-    let (Some(_account_slot), Some(_slot)) = (account_slot, slot) else {
-        let busy = "Too many uploads at once. Try again in a moment.";
+    let Some(_admitted) = state.gates.uploads.admit(console.session.account_id).await else {
+        let busy = crate::extract::UPLOADS_BUSY;
         let mut response =
             upload_refused(&state, &console, busy, StatusCode::TOO_MANY_REQUESTS).await?;
         response
@@ -84,7 +79,6 @@ pub(super) async fn upload(
             .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
         return Ok(response);
     };
-    let _running = _slot.run().await;
     let form = UploadForm::read(multipart).await;
     console.check_token(&form.csrf)?;
     if form.too_large {

@@ -301,10 +301,9 @@ async fn attach(
     RawQuery(query): RawQuery,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let Some(ticket) = state.gates.uploads.admit() else {
+    let Some(_admitted) = state.gates.uploads.admit_unkeyed().await else {
         return Err(ApiError::Unavailable);
     };
-    let _running = ticket.run().await;
     let max_bytes = state.config.limits.attachment_max_bytes;
     let Ok(bytes) = axum::body::to_bytes(body, max_bytes).await else {
         return Err(ApiError::InvalidBody(vec![Problem::new(

@@ -18,6 +18,9 @@ pub struct Limits {
     pub upload_concurrency: usize,
     /// UPLOAD_CONCURRENCY_PER_ACCOUNT.
     pub upload_concurrency_per_account: usize,
+    /// ROW_CHECK_CONCURRENCY: bulk sends' rows read and checked at once, over all accounts
+    /// (one per account); also the threads they are checked on.
+    pub row_check_concurrency: usize,
     /// SIGN_IN_HASH_CONCURRENCY: password hashes computed at once (default: the CPU count).
     pub sign_in_hash_concurrency: usize,
     /// SIGN_IN_HASH_QUEUE: sign-ins that may wait for a hashing slot; more are refused.
@@ -83,6 +86,11 @@ struct LimitVars {
     )]
     upload_concurrency_per_account: usize,
     #[serde(
+        rename = "ROW_CHECK_CONCURRENCY",
+        deserialize_with = "de::positive_usize"
+    )]
+    row_check_concurrency: usize,
+    #[serde(
         rename = "SIGN_IN_HASH_CONCURRENCY",
         deserialize_with = "de::positive_usize"
     )]
@@ -132,6 +140,7 @@ impl Default for LimitVars {
             pdf_max_inspect: Duration::from_secs(10),
             upload_concurrency: 2,
             upload_concurrency_per_account: 1,
+            row_check_concurrency: 2,
             sign_in_hash_concurrency: std::thread::available_parallelism().map_or(2, usize::from),
             sign_in_hash_queue: 16,
             sign_in_free_failures: 5,
@@ -161,6 +170,7 @@ impl Limits {
             },
             upload_concurrency: v.upload_concurrency,
             upload_concurrency_per_account: v.upload_concurrency_per_account,
+            row_check_concurrency: v.row_check_concurrency.min(64),
             sign_in_hash_concurrency: v.sign_in_hash_concurrency,
             sign_in_hash_queue: v.sign_in_hash_queue,
             sign_in_free_failures: v.sign_in_free_failures.min(1000) as i32,
