@@ -66,6 +66,6 @@ pub use signature_image::{
 };
 pub use stamp::{StampField, StampKind};
 pub use stamp_error::StampError;
-pub use text::tags::{FoundTag, TakenTags, take_tags};
+pub use text::tags::{FoundTag, MAX_TAGS, TakenTags, take_tags};
 pub use text::{TextBox, find_text};
 pub use typeset::font_files;

@@ -105,8 +105,12 @@ impl PageText {
     }
 }
 
-/// Every occurrence of each of `needles`, page by page: white space runs match one space, case
-/// counts. The box is the union of the matched glyphs' boxes.
+/// The most occurrences of one text found: one more than a document has fields, so that a caller
+/// can tell "too many" from "exactly as many".
+pub const MAX_OCCURRENCES: usize = 1_000;
+
+/// Every occurrence of each of `needles` (up to [`MAX_OCCURRENCES`] + 1), page by page: white
+/// space runs match one space, case counts. The box is the union of the matched glyphs' boxes.
 pub fn find_text(
     bytes: &[u8],
     needles: &[String],
@@ -123,7 +127,9 @@ pub fn find_text(
                 continue;
             }
             let mut from = 0;
-            while let Some(at) = find_from(&text, needle, from) {
+            while found.len() <= MAX_OCCURRENCES
+                && let Some(at) = find_from(&text, needle, from)
+            {
                 let span = positions[at]..positions[at + needle.len() - 1] + 1;
                 if let Some(found_box) = page.span_box(index as u32 + 1, span) {
                     found.push(found_box);

@@ -17,7 +17,7 @@ use crate::{
         RecipientId, RecipientRole, RecipientStatus, field_values,
     },
     store::{attachments, documents, fields, recipients},
-    wire::inputs::{DeclineInput, SubmitInput},
+    wire::inputs::{DeclineInput, MAX_FIELDS_PER_DOCUMENT, SubmitInput},
 };
 
 pub use crate::model::field_values::{
@@ -125,6 +125,15 @@ pub async fn submit(
     require_can_act(&document, &recipient)?;
     if recipient.consented_at.is_none() {
         return Err(Rule::ConsentRequired.into());
+    }
+    // Each value is matched with the fields before it: their count is refused first.
+    if input.fields.len() > MAX_FIELDS_PER_DOCUMENT {
+        return Err(Error::invalid(
+            "fields",
+            format!(
+                "at most {MAX_FIELDS_PER_DOCUMENT} values, as a document has at most that many fields"
+            ),
+        ));
     }
     let own_fields: Vec<Field> = fields::list(&mut tx, document.id)
         .await?

@@ -395,6 +395,8 @@ fn check_options(at: &str, options: &[String], problems: &mut Problems) -> Optio
             format!("{at}.options"),
             format!("1 to {MAX_OPTIONS} options"),
         );
+        // Each option is compared with those before it: too many are not read.
+        return None;
     }
     let mut kept: Vec<String> = Vec::with_capacity(options.len());
     for (j, option) in options.iter().enumerate() {
@@ -1041,6 +1043,17 @@ pub fn resolve_anchors(
             };
             problems.invalid(format!("[{i}].anchor"), reason);
             continue;
+        }
+        if resolved.len() + chosen.len() > MAX_FIELDS_PER_DOCUMENT {
+            problems.invalid(
+                format!("[{i}].anchor"),
+                format!(
+                    "{:?} is in the PDF's text {} times: a document has at most {MAX_FIELDS_PER_DOCUMENT} fields",
+                    texts[k].1,
+                    boxes.len()
+                ),
+            );
+            return resolved;
         }
         for (n, place) in chosen.into_iter().enumerate() {
             let mut field = input.clone();

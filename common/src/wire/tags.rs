@@ -2,12 +2,16 @@
 //! docs/fields.md, read into the JSON of a field so that a tag's field goes through the very
 //! checks a field given as JSON does.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{Map, Value, json};
 use signet_pdf::{FoundTag, PageSize};
 
 use crate::{error::Problems, model::RecipientRole};
 
-use super::inputs::{DEFAULT_FIELD_HEIGHT, DEFAULT_FIELD_WIDTH};
+use super::inputs::{
+    DEFAULT_FIELD_HEIGHT, DEFAULT_FIELD_WIDTH, MAX_RECIPIENTS_PER_DOCUMENT as MAX_ROLES,
+};
 use super::templates::{TemplateFieldInput, TemplateRoleInput};
 
 pub const MAX_ROLE_CHARS: usize = 100;
@@ -169,31 +173,41 @@ pub fn template_roles(
             Err(reason) => problems.invalid(format!("tags[{n}]"), refused(reason)),
         }
     }
-    let named: Vec<String> = parsed
-        .iter()
-        .filter_map(|(role, _)| match role {
-            TagRole::Named(name) => Some(name.clone()),
-            TagRole::Nth(_) => None,
-        })
-        .fold(Vec::new(), |mut names, name| {
-            if !names.contains(&name) {
-                names.push(name);
-            }
-            names
-        });
+    // The named roles in order of first appearance, then each tag's role found by name at once.
+    let mut named: Vec<String> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    for (role, _) in &parsed {
+        if let TagRole::Named(name) = role
+            && seen.insert(name.as_str())
+        {
+            named.push(name.clone());
+        }
+    }
     let mut roles: Vec<TemplateRoleInput> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     for (role, field) in parsed {
         let name = role_name(&role, &named);
-        match roles.iter_mut().find(|r| r.name == name) {
-            Some(role) => role.fields.push(field),
-            None => roles.push(TemplateRoleInput {
-                name,
-                role: RecipientRole::Signer,
-                signing_order: None,
-                language: None,
-                fields: vec![field],
-            }),
+        if let Some(&at) = index.get(&name) {
+            roles[at].fields.push(field);
+            continue;
         }
+        if roles.len() == MAX_ROLES {
+            problems.invalid(
+                "tags",
+                format!(
+                    "the tags name more than {MAX_ROLES} roles: a template has at most {MAX_ROLES}"
+                ),
+            );
+            return Vec::new();
+        }
+        index.insert(name.clone(), roles.len());
+        roles.push(TemplateRoleInput {
+            name,
+            role: RecipientRole::Signer,
+            signing_order: None,
+            language: None,
+            fields: vec![field],
+        });
     }
     roles
 }

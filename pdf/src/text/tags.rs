@@ -29,6 +29,13 @@ pub struct TakenTags {
     pub inspected: InspectedPdf,
 }
 
+/// The most tags a PDF may have: as many as a template has fields. A PDF with more is answered
+/// with the first `MAX_TAGS + 1` and no file, for the caller to refuse.
+pub const MAX_TAGS: usize = 1_000;
+/// The most characters of a tag's text kept (a tag runs to the end of its line when it is not
+/// closed): more than any tag that parses needs.
+pub const MAX_TAG_CHARS: usize = 500;
+
 /// The tags of `bytes` and, when it has any, the file without them.
 pub fn take_tags(bytes: &[u8], limits: Limits) -> Result<(TakenTags, Option<Vec<u8>>), PdfError> {
     let (mut doc, inspected) = crate::inspect::read(bytes, limits)?;
@@ -37,7 +44,14 @@ pub fn take_tags(bytes: &[u8], limits: Limits) -> Result<(TakenTags, Option<Vec<
     let mut edits: BTreeMap<Source, f64> = BTreeMap::new();
     for (index, page) in pages.iter().enumerate() {
         for span in tag_spans(page) {
-            let text: String = page.chars[span.clone()].iter().map(|&(c, _)| c).collect();
+            if tags.len() > MAX_TAGS {
+                return Ok((TakenTags { tags, inspected }, None));
+            }
+            let text: String = page.chars[span.clone()]
+                .iter()
+                .take(MAX_TAG_CHARS)
+                .map(|&(c, _)| c)
+                .collect();
             let Some(at) = page.span_box(index as u32 + 1, span.clone()) else {
                 continue;
             };
