@@ -22,6 +22,7 @@ mod field_kinds;
 mod files;
 mod form_import;
 mod hardening;
+mod hostile_input;
 mod hostile_pdfs;
 mod idempotency;
 mod isolation;
