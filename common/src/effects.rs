@@ -7,7 +7,7 @@
 //! projections of one event onto the audit trail's fixed event list, the e-mail kinds, the SMS
 //! kinds and the webhook types.
 
-use std::collections::HashMap;
+use std::{borrow::Cow, collections::HashMap};
 
 use chrono::{DateTime, SubsecRound, Utc};
 use sqlx::PgConnection;
@@ -177,6 +177,75 @@ pub fn reminded_address(entry: &crate::model::AuditEntry) -> Option<&str> {
     }
 }
 
+const DECLINED_PREFIX: &str = "Document declined by ";
+/// What a SIGNED message says between the signer's address and the consent's time, address
+/// and user agent.
+const CONSENT_WORDS: &str = ", who agreed to use electronic records and signatures at ";
+const CODE_SENT_PREFIX: &str = "One-time code sent to ";
+const IDENTITY_PREFIX: &str = "Identity of ";
+const IDENTITY_CHECKED: &str = " checked: passed ";
+const LOCKED_SUFFIX: &str = ": the signing link is locked until the sender unlocks it";
+const CORRECTED_PREFIX: &str = "Recipient address corrected from ";
+
+/// Whether an entry naming a recipient records what that recipient did on their own signing
+/// link (opened it, signed, declined, asked for or gave a one-time code), so that the entry's
+/// IP address and user agent are theirs. Every other entry was made by the sender, an
+/// operator or the worker.
+pub fn done_on_the_link(event: AuditEvent, message: &str) -> bool {
+    match event {
+        AuditEvent::Viewed | AuditEvent::Signed | AuditEvent::Declined => true,
+        AuditEvent::Updated => {
+            message.starts_with(CODE_SENT_PREFIX)
+                || (message.starts_with(IDENTITY_PREFIX) && message.contains(IDENTITY_CHECKED))
+                || message.ends_with(LOCKED_SUFFIX)
+        }
+        _ => false,
+    }
+}
+
+/// The message of an entry about the recipient it names with what that recipient chose
+/// replaced whole by `tombstone`: a DECLINED entry's reason, the address and user agent of a
+/// SIGNED entry's consent. No other message holds a value a signer chose.
+pub fn without_signer_choices<'m>(
+    event: AuditEvent,
+    message: &'m str,
+    tombstone: &str,
+) -> Cow<'m, str> {
+    match event {
+        AuditEvent::Declined => {
+            // An address holds no ": ", so the reason is all after the first.
+            if let Some(rest) = message.strip_prefix(DECLINED_PREFIX)
+                && let Some((by, _reason)) = rest.split_once(": ")
+            {
+                return Cow::Owned(format!("{DECLINED_PREFIX}{by}: {tombstone}"));
+            }
+        }
+        AuditEvent::Signed => {
+            // The time holds no space, so the consent's address starts at the first " from ".
+            if let Some((signed_by, consent)) = message.split_once(CONSENT_WORDS)
+                && let Some((at, _origin)) = consent.split_once(" from ")
+            {
+                return Cow::Owned(format!(
+                    "{signed_by}{CONSENT_WORDS}{at} from {tombstone} ({tombstone})"
+                ));
+            }
+        }
+        _ => {}
+    }
+    Cow::Borrowed(message)
+}
+
+/// The address an entry about a recipient says their address was corrected from.
+pub fn corrected_address(event: AuditEvent, message: &str) -> Option<&str> {
+    match event {
+        AuditEvent::Updated => message
+            .strip_prefix(CORRECTED_PREFIX)?
+            .split_once(" to ")
+            .map(|(old, _)| old),
+        _ => None,
+    }
+}
+
 impl DocumentEvent<'_> {
     /// The entry this event adds to the audit trail.
     pub fn audit_entry(&self) -> NewEntry {
@@ -222,8 +291,7 @@ impl DocumentEvent<'_> {
                 AuditEvent::Signed,
                 match (&r.consented_at, &r.consent_ip, &r.consent_user_agent) {
                     (Some(at), Some(ip), Some(agent)) => format!(
-                        "Document signed by {}, who agreed to use electronic records and \
-                         signatures at {} from {ip} ({agent})",
+                        "Document signed by {}{CONSENT_WORDS}{} from {ip} ({agent})",
                         r.email,
                         at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
                     ),
@@ -234,8 +302,8 @@ impl DocumentEvent<'_> {
             Self::Declined { by, reason, .. } => (
                 AuditEvent::Declined,
                 match reason {
-                    Some(reason) => format!("Document declined by {}: {reason}", by.email),
-                    None => format!("Document declined by {}", by.email),
+                    Some(reason) => format!("{DECLINED_PREFIX}{}: {reason}", by.email),
+                    None => format!("{DECLINED_PREFIX}{}", by.email),
                 },
                 Some(by.id),
             ),
@@ -284,29 +352,29 @@ impl DocumentEvent<'_> {
                 if old_email == new_email {
                     format!("Invitation to {old_email} sent again")
                 } else {
-                    format!(
-                        "Recipient address corrected from {old_email} to {new_email}; \
-                         invitation sent again"
-                    )
+                    format!("{CORRECTED_PREFIX}{old_email} to {new_email}; invitation sent again")
                 },
                 Some(*recipient_id),
             ),
             Self::CodeEmailed { recipient, .. } => (
                 AuditEvent::Updated,
-                format!("One-time code sent to {} by e-mail", recipient.email),
+                format!("{CODE_SENT_PREFIX}{} by e-mail", recipient.email),
                 Some(recipient.id),
             ),
             Self::CodeTexted { recipient, .. } => (
                 AuditEvent::Updated,
                 format!(
-                    "One-time code sent to {} by SMS",
+                    "{CODE_SENT_PREFIX}{} by SMS",
                     recipient.phone_e164.as_deref().unwrap_or(&recipient.email)
                 ),
                 Some(recipient.id),
             ),
             Self::AuthPassed { recipient, method } => (
                 AuditEvent::Updated,
-                format!("Identity of {} checked: passed {method}", recipient.email),
+                format!(
+                    "{IDENTITY_PREFIX}{}{IDENTITY_CHECKED}{method}",
+                    recipient.email
+                ),
                 Some(recipient.id),
             ),
             Self::AuthLocked {
@@ -316,8 +384,7 @@ impl DocumentEvent<'_> {
             } => (
                 AuditEvent::Updated,
                 format!(
-                    "{} gave {failures} wrong codes ({method}): the signing link is locked until \
-                     the sender unlocks it",
+                    "{} gave {failures} wrong codes ({method}){LOCKED_SUFFIX}",
                     recipient.email
                 ),
                 Some(recipient.id),
@@ -859,4 +926,181 @@ pub async fn publish(
         webhooks::insert(conn, account_id, document_id, id, event, body).await?;
     }
     Ok(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::model::{OptionalStatus, StoredLanguage};
+
+    fn recipient() -> Recipient {
+        Recipient {
+            id: RecipientId::new(),
+            account_id: AccountId(Uuid::nil()),
+            document_id: DocumentId(Uuid::nil()),
+            name: "Ann Lee".into(),
+            email: "ann@example.com".into(),
+            role: RecipientRole::Signer,
+            country_code: Some("+44".into()),
+            phone_number: Some("7911 123456".into()),
+            phone_e164: Some("+447911123456".into()),
+            status: RecipientStatus::Signed,
+            color_code: "#000000".into(),
+            position: 0,
+            viewed_at: None,
+            signed_at: None,
+            declined_at: None,
+            decline_reason: None,
+            language: StoredLanguage::default(),
+            signing_order: None,
+            invited_at: None,
+            next_reminder_at: None,
+            last_reminded_at: None,
+            consented_at: Some(Utc::now()),
+            consent_ip: Some("198.51.100.7".into()),
+            consent_user_agent: Some("by from (signed): Qz/1".into()),
+            consent_text: None,
+            delivery_status: OptionalStatus::default(),
+            sms_status: OptionalStatus::default(),
+            sms_error: None,
+            embedded: false,
+            auth_method: OptionalStatus::default(),
+            auth_failures: 0,
+            auth_locked_at: None,
+            auth_passed_at: None,
+            delivery_error: None,
+        }
+    }
+
+    #[test]
+    fn the_link_side_entries_are_told_from_the_senders_by_their_words() {
+        let r = recipient();
+        let code = || SigningToken::from_link("123456".into());
+        let on_the_link = [
+            DocumentEvent::Viewed(&r),
+            DocumentEvent::Signed {
+                by: &r,
+                last: false,
+            },
+            DocumentEvent::Declined {
+                by: &r,
+                reason: Some("Reminder sent to x"),
+                recipients: &[],
+            },
+            DocumentEvent::CodeEmailed {
+                recipient: &r,
+                code: code(),
+            },
+            DocumentEvent::CodeTexted {
+                recipient: &r,
+                code: code(),
+            },
+            DocumentEvent::AuthPassed {
+                recipient: &r,
+                method: AuthMethod::AccessCode,
+            },
+            DocumentEvent::AuthLocked {
+                recipient: &r,
+                method: AuthMethod::EmailOtp,
+                failures: 5,
+            },
+        ];
+        for event in &on_the_link {
+            let entry = event.audit_entry();
+            assert!(
+                done_on_the_link(entry.event, &entry.message),
+                "{}",
+                entry.message
+            );
+        }
+        let by_others = [
+            DocumentEvent::Reminded {
+                recipient: &r,
+                link_token: code(),
+            },
+            DocumentEvent::AuthUnlocked { recipient: &r },
+            DocumentEvent::InvitationResent {
+                recipient_id: r.id,
+                old_email: "old@example.com",
+                new_email: &r.email,
+            },
+            DocumentEvent::DeliveryFailed {
+                recipient: (r.id, &r.email),
+                kind: EmailKind::Invitation,
+                reason: "550 no such user",
+            },
+            DocumentEvent::SmsFailed {
+                recipient_id: r.id,
+                to: "+447911123456",
+                kind: SmsKind::Invitation,
+                reason: "cap",
+            },
+            DocumentEvent::PersonalDataErased { recipient_id: r.id },
+            DocumentEvent::DraftChanged("Recipients added: ann@example.com".into()),
+        ];
+        for event in &by_others {
+            let entry = event.audit_entry();
+            assert!(
+                !done_on_the_link(entry.event, &entry.message),
+                "{}",
+                entry.message
+            );
+        }
+    }
+
+    #[test]
+    fn a_signers_choices_are_taken_whole_from_their_own_entries() {
+        let r = recipient();
+        let signed = DocumentEvent::Signed { by: &r, last: true }.audit_entry();
+        let erased = without_signer_choices(signed.event, &signed.message, "[erased]");
+        assert!(
+            erased.starts_with("Document signed by ann@example.com, who agreed to use"),
+            "{erased}"
+        );
+        assert!(erased.ends_with(" from [erased] ([erased])"), "{erased}");
+        assert!(
+            !erased.contains("198.51.100.7") && !erased.contains("Qz/1"),
+            "{erased}"
+        );
+
+        let reason = "signed: by Bea Example: from";
+        let declined = DocumentEvent::Declined {
+            by: &r,
+            reason: Some(reason),
+            recipients: &[],
+        }
+        .audit_entry();
+        assert_eq!(
+            without_signer_choices(declined.event, &declined.message, "[erased]"),
+            "Document declined by ann@example.com: [erased]"
+        );
+        let without_reason = DocumentEvent::Declined {
+            by: &r,
+            reason: None,
+            recipients: &[],
+        }
+        .audit_entry();
+        assert_eq!(
+            without_signer_choices(without_reason.event, &without_reason.message, "[erased]"),
+            "Document declined by ann@example.com"
+        );
+        let viewed = DocumentEvent::Viewed(&r).audit_entry();
+        assert_eq!(
+            without_signer_choices(viewed.event, &viewed.message, "[erased]"),
+            viewed.message
+        );
+
+        let corrected = DocumentEvent::InvitationResent {
+            recipient_id: r.id,
+            old_email: "an@example.com",
+            new_email: &r.email,
+        }
+        .audit_entry();
+        assert_eq!(
+            corrected_address(corrected.event, &corrected.message),
+            Some("an@example.com")
+        );
+    }
 }

@@ -47,7 +47,8 @@ pub const CHUNK_ROWS: i64 = 100;
 pub const LISTED_FAILURES: i64 = 100;
 
 /// The columns a role takes, after its name and a dot (`Tenant.email`).
-const PERSON_COLUMNS: [&str; 5] = ["name", "email", "countryCode", "phoneNumber", "language"];
+pub(crate) const PERSON_COLUMNS: [&str; 5] =
+    ["name", "email", "countryCode", "phoneNumber", "language"];
 
 /// The rows as the request gave them: read from a JSON body already, or a CSV file to read.
 pub enum GivenRows {

@@ -1,14 +1,17 @@
-//! Erasure on request (issue #37, GDPR Art. 17; docs/retention.md): a person's name, e-mail
-//! address, phone number, IP addresses and user agents are replaced by tombstones wherever the
-//! account's rows hold them, in one transaction, with an audit entry and a
-//! `document.personal_data_erased` event per document. The audit trail still verifies: its
+//! Erasure on request (issue #37, GDPR Art. 17; docs/retention.md): one person's name, e-mail
+//! address and phone number, what they chose (a decline reason) and the IP addresses and user
+//! agents of what they did on their links are replaced by tombstones where the account's rows
+//! hold them as theirs, and nothing of anyone else's (issue #48), in one transaction, with an
+//! audit entry and a `document.personal_data_erased` event per document. The audit trail still verifies: its
 //! entries of format 3 commit to a salted digest of their personal part, which the erasure
 //! drops with the salt (`store::audit`).
 
-use std::collections::HashSet;
+use std::{
+    borrow::Cow,
+    collections::{HashMap, HashSet},
+};
 
 use chrono::Utc;
-use regex::{Regex, RegexBuilder};
 use sqlx::PgPool;
 
 use crate::{
@@ -16,10 +19,12 @@ use crate::{
     effects::{self, DocumentEvent, Subject},
     error::{Error, Problems, Result},
     infra::notify::Notifier,
-    model::{AccountId, Actor, AuditEvent, DocumentId, DocumentStatus, RecipientId},
+    model::{AccountId, Actor, AuditEntry, DocumentId, DocumentStatus, Recipient, RecipientId},
     store::{
         audit::{self, Erased, TOMBSTONE},
-        documents, erasure,
+        documents,
+        erasure::{self, Person},
+        recipients,
     },
     wire::{
         body::Parsed,
@@ -27,6 +32,10 @@ use crate::{
         views::Timestamp,
     },
 };
+
+mod scrub;
+
+use scrub::{Identified, Identities, Kind};
 
 /// Erases the person the input names. Nothing left to erase (an erasure done before, an
 /// address no recipient has): nothing changes, and the answer lists nothing. A person who is a
@@ -85,53 +94,34 @@ pub async fn erase(
     }
     let recipient_ids: Vec<RecipientId> = people.iter().map(|p| p.id).collect();
     let ours: HashSet<RecipientId> = recipient_ids.iter().copied().collect();
-
-    // The audit trail: the addresses and user agents the person acted from are those of the
-    // entries recording their own acts (view, signature, decline) and of their consent.
     let trail = audit::list_many(&mut tx, account_id, &document_ids).await?;
-    let mut ips: HashSet<String> = HashSet::new();
-    let mut agents: HashSet<String> = HashSet::new();
-    for entry in &trail {
-        if entry.recipient_id.is_some_and(|id| ours.contains(&id))
-            && matches!(
-                entry.event,
-                AuditEvent::Viewed | AuditEvent::Signed | AuditEvent::Declined
-            )
-        {
-            ips.insert(entry.ip_address.clone());
-            agents.insert(entry.user_agent.clone());
-        }
-    }
-    for person in &people {
-        ips.extend(person.consent_ip.clone());
-        agents.extend(person.consent_user_agent.clone());
-    }
-    // Addresses and agents the server records for itself name no one.
-    ips.remove("0.0.0.0");
-    ips.remove(TOMBSTONE);
-    agents.remove(TOMBSTONE);
-    let mut values: Vec<String> = Vec::new();
-    for person in &people {
-        values.push(person.name.clone());
-        values.push(person.email.clone());
-        values.extend(person.phone_e164.clone());
-        values.extend(person.phone_number.clone());
-        values.extend(person.decline_reason.clone());
-    }
-    values.extend(ips.iter().cloned());
-    values.extend(agents.iter().cloned());
-    let scrubber = Scrubber::new(&values);
+    let everyone = recipients::list_many(&mut tx, &document_ids).await?;
+    let identities = identities_by_document(&people, &everyone, &trail);
 
+    // The audit trail: every entry loses the person's identifiers where they stand as theirs;
+    // their own entries also lose what they chose (a decline reason, the consent's address and
+    // user agent), and those recording what they did on their link its IP address and user
+    // agent. No other entry is searched for a value the person chose.
     let mut erased = Vec::new();
     for entry in &trail {
-        let concerns = entry.recipient_id.is_some_and(|id| ours.contains(&id));
-        let message = scrubber.scrub(&entry.message);
-        let ip_address = if concerns && ips.contains(&entry.ip_address) {
+        let Some(identities) = identities.get(&entry.document_id) else {
+            continue;
+        };
+        let theirs = entry.recipient_id.is_some_and(|id| ours.contains(&id));
+        let own_words = if theirs {
+            effects::without_signer_choices(entry.event, &entry.message, TOMBSTONE)
+        } else {
+            Cow::Borrowed(entry.message.as_str())
+        };
+        let message = identities.scrub(&own_words).into_owned();
+        let by_them = theirs && effects::done_on_the_link(entry.event, &entry.message);
+        // The address the server records when it knows none names no one.
+        let ip_address = if by_them && entry.ip_address != "0.0.0.0" {
             TOMBSTONE.to_owned()
         } else {
             entry.ip_address.clone()
         };
-        let user_agent = if concerns && agents.contains(&entry.user_agent) {
+        let user_agent = if by_them {
             TOMBSTONE.to_owned()
         } else {
             entry.user_agent.clone()
@@ -154,27 +144,21 @@ pub async fn erase(
     let numbers: Vec<String> = people.iter().filter_map(|p| p.phone_e164.clone()).collect();
     erasure::erase_outbox(&mut tx, account_id, &recipient_ids, &numbers, TOMBSTONE).await?;
 
-    let events: Vec<_> = erasure::event_payloads(&mut tx, account_id, &document_ids)
-        .await?
-        .into_iter()
-        .filter_map(|(id, payload)| scrub_payload(&scrubber, &payload).map(|p| (id, p)))
-        .collect();
-    erasure::set_event_payloads(&mut tx, &events).await?;
-    let deliveries: Vec<_> = erasure::delivery_payloads(&mut tx, account_id, &document_ids)
-        .await?
-        .into_iter()
-        .filter_map(|(id, payload)| scrub_payload(&scrubber, &payload).map(|p| (id, p)))
-        .collect();
-    erasure::set_delivery_payloads(&mut tx, &deliveries).await?;
+    let events = erasure::event_payloads(&mut tx, account_id, &document_ids).await?;
+    erasure::set_event_payloads(&mut tx, &scrub_payloads(&identities, events)).await?;
+    let deliveries = erasure::delivery_payloads(&mut tx, account_id, &document_ids).await?;
+    erasure::set_delivery_payloads(&mut tx, &scrub_payloads(&identities, deliveries)).await?;
     let rows: Vec<_> = erasure::bulk_rows(&mut tx, &document_ids)
         .await?
         .into_iter()
         .filter_map(|mut row| {
-            let mut changed = scrubber.scrub_json(&mut row.input);
-            if let Some(error) = &row.error {
-                let scrubbed = scrubber.scrub(error);
-                changed |= scrubbed != *error;
+            let identities = identities.get(&row.document_id)?;
+            let mut changed = identities.scrub_bulk_row(&mut row.input);
+            if let Some(error) = &row.error
+                && let Cow::Owned(scrubbed) = identities.scrub(error)
+            {
                 row.error = Some(scrubbed);
+                changed = true;
             }
             changed.then_some(row)
         })
@@ -183,10 +167,12 @@ pub async fn erase(
     let names: Vec<_> = erasure::attachment_names(&mut tx, &recipient_ids)
         .await?
         .into_iter()
-        .filter_map(|(id, name)| {
-            let scrubbed = scrubber.scrub(&name);
-            (scrubbed != name).then_some((id, scrubbed))
-        })
+        .filter_map(
+            |(id, document_id, name)| match identities.get(&document_id)?.scrub(&name) {
+                Cow::Owned(scrubbed) => Some((id, scrubbed)),
+                Cow::Borrowed(_) => None,
+            },
+        )
         .collect();
     erasure::set_attachment_names(&mut tx, &names).await?;
 
@@ -216,12 +202,87 @@ pub async fn erase(
     })
 }
 
-/// A stored JSON payload with the person's values replaced, or `None` when it names none of them.
-fn scrub_payload(scrubber: &Scrubber, payload: &str) -> Option<String> {
-    let mut json: serde_json::Value = serde_json::from_str(payload).ok()?;
-    scrubber
-        .scrub_json(&mut json)
-        .then(|| serde_json::to_string(&json).ok())?
+/// Each of the person's documents' identities: the person's recipients of it (their name,
+/// address, numbers, and any address one of their entries says theirs was corrected from) and
+/// every other recipient's.
+fn identities_by_document(
+    people: &[Person],
+    everyone: &[Recipient],
+    trail: &[AuditEntry],
+) -> HashMap<DocumentId, Identities> {
+    let ours: HashSet<RecipientId> = people.iter().map(|p| p.id).collect();
+    let mut former: HashMap<RecipientId, Vec<&str>> = HashMap::new();
+    for entry in trail {
+        if let Some(id) = entry.recipient_id.filter(|id| ours.contains(id))
+            && let Some(old) = effects::corrected_address(entry.event, &entry.message)
+        {
+            former.entry(id).or_default().push(old);
+        }
+    }
+    let mut others: HashMap<DocumentId, Vec<(Kind, &str)>> = HashMap::new();
+    for r in everyone.iter().filter(|r| !ours.contains(&r.id)) {
+        others.entry(r.document_id).or_default().extend(identifiers(
+            &r.name,
+            &r.email,
+            [&r.phone_e164, &r.phone_number],
+        ));
+    }
+    let mut theirs: HashMap<DocumentId, Vec<Identified<'_>>> = HashMap::new();
+    for p in people {
+        let mut values: Vec<(Kind, &str)> =
+            identifiers(&p.name, &p.email, [&p.phone_e164, &p.phone_number]).collect();
+        values.extend(
+            former
+                .get(&p.id)
+                .into_iter()
+                .flatten()
+                .map(|old| (Kind::Address, *old)),
+        );
+        theirs
+            .entry(p.document_id)
+            .or_default()
+            .push((p.id, values));
+    }
+    theirs
+        .into_iter()
+        .map(|(document_id, erased)| {
+            let others = others.remove(&document_id).unwrap_or_default();
+            (document_id, Identities::new(erased, others))
+        })
+        .collect()
+}
+
+fn identifiers<'a>(
+    name: &'a str,
+    email: &'a str,
+    numbers: [&'a Option<String>; 2],
+) -> impl Iterator<Item = (Kind, &'a str)> {
+    [(Kind::Name, name), (Kind::Address, email)]
+        .into_iter()
+        .chain(
+            numbers
+                .into_iter()
+                .flatten()
+                .map(|n| (Kind::Phone, n.as_str())),
+        )
+}
+
+/// The stored JSON bodies that name the person, with the person's values replaced.
+fn scrub_payloads<Id>(
+    identities: &HashMap<DocumentId, Identities>,
+    payloads: Vec<(Id, DocumentId, String)>,
+) -> Vec<(Id, String)> {
+    payloads
+        .into_iter()
+        .filter_map(|(id, document_id, payload)| {
+            let mut json: serde_json::Value = serde_json::from_str(&payload).ok()?;
+            identities
+                .get(&document_id)?
+                .scrub_json(&mut json)
+                .then(|| serde_json::to_string(&json).ok())?
+                .map(|scrubbed| (id, scrubbed))
+        })
+        .collect()
 }
 
 fn nothing() -> ErasureView {
@@ -229,97 +290,5 @@ fn nothing() -> ErasureView {
         recipient_ids: Vec::new(),
         document_ids: Vec::new(),
         erased_at: Timestamp(Utc::now()),
-    }
-}
-
-/// Replaces a person's values in text: each value, in any case, as a whole word where it
-/// begins or ends with a letter or digit (a name "Ann" is not taken out of "Annual"). Values
-/// shorter than two characters are left alone, as they would match everywhere.
-struct Scrubber {
-    pattern: Option<Regex>,
-}
-
-impl Scrubber {
-    fn new(values: &[String]) -> Self {
-        let mut values: Vec<&str> = values
-            .iter()
-            .map(|v| v.trim())
-            .filter(|v| v.chars().count() >= 2 && *v != TOMBSTONE)
-            .collect();
-        // Longest first, so that an address is taken whole before a name inside it.
-        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        values.dedup();
-        let alternatives: Vec<String> = values
-            .iter()
-            .map(|v| {
-                let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-                format!(
-                    "{}{}{}",
-                    if word(v.chars().next()) { r"\b" } else { "" },
-                    regex::escape(v),
-                    if word(v.chars().last()) { r"\b" } else { "" },
-                )
-            })
-            .collect();
-        let pattern = (!alternatives.is_empty()).then(|| {
-            RegexBuilder::new(&alternatives.join("|"))
-                .case_insensitive(true)
-                .size_limit(1 << 24)
-                .build()
-                .expect("escaped values make a pattern")
-        });
-        Self { pattern }
-    }
-
-    fn scrub(&self, text: &str) -> String {
-        match &self.pattern {
-            Some(pattern) => pattern.replace_all(text, TOMBSTONE).into_owned(),
-            None => text.to_owned(),
-        }
-    }
-
-    /// Scrubs every string of `value` in place; whether anything changed.
-    fn scrub_json(&self, value: &mut serde_json::Value) -> bool {
-        match value {
-            serde_json::Value::String(s) => {
-                let scrubbed = self.scrub(s);
-                let changed = scrubbed != *s;
-                *s = scrubbed;
-                changed
-            }
-            serde_json::Value::Array(items) => items
-                .iter_mut()
-                .fold(false, |changed, item| self.scrub_json(item) | changed),
-            serde_json::Value::Object(map) => map
-                .values_mut()
-                .fold(false, |changed, item| self.scrub_json(item) | changed),
-            _ => false,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn values_are_replaced_whole_in_any_case() {
-        let scrubber = Scrubber::new(&[
-            "Ann Lee".into(),
-            "ann@example.com".into(),
-            "+447911123456".into(),
-            "A".into(),
-        ]);
-        assert_eq!(
-            scrubber.scrub("Document signed by ANN@example.com (Ann Lee), +447911123456"),
-            "Document signed by [erased] ([erased]), [erased]"
-        );
-        assert_eq!(scrubber.scrub("Annual report by A"), "Annual report by A");
-        let mut json = serde_json::json!({"recipients": [{"name": "Ann Lee", "email": "ann@example.com"}], "n": 1});
-        assert!(scrubber.scrub_json(&mut json));
-        assert_eq!(
-            json,
-            serde_json::json!({"recipients": [{"name": "[erased]", "email": "[erased]"}], "n": 1})
-        );
     }
 }

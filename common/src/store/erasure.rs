@@ -126,14 +126,15 @@ pub async fn erase_outbox(
     Ok(())
 }
 
-/// The event feed's bodies about these documents.
+/// The event feed's bodies about these documents, with their document.
 pub async fn event_payloads(
     conn: &mut PgConnection,
     account_id: AccountId,
     documents: &[DocumentId],
-) -> Result<Vec<(EventId, String)>> {
+) -> Result<Vec<(EventId, DocumentId, String)>> {
     Ok(sqlx::query_as(
-        "SELECT id, payload FROM events WHERE account_id = $1 AND document_id = ANY($2)",
+        "SELECT id, document_id, payload FROM events
+         WHERE account_id = $1 AND document_id = ANY($2)",
     )
     .bind(account_id)
     .bind(documents)
@@ -156,14 +157,14 @@ pub async fn set_event_payloads(
     Ok(())
 }
 
-/// The webhook deliveries' bodies about these documents.
+/// The webhook deliveries' bodies about these documents, with their document.
 pub async fn delivery_payloads(
     conn: &mut PgConnection,
     account_id: AccountId,
     documents: &[DocumentId],
-) -> Result<Vec<(uuid::Uuid, String)>> {
+) -> Result<Vec<(uuid::Uuid, DocumentId, String)>> {
     Ok(sqlx::query_as(
-        "SELECT id, payload FROM webhook_deliveries
+        "SELECT id, document_id, payload FROM webhook_deliveries
          WHERE account_id = $1 AND document_id = ANY($2)",
     )
     .bind(account_id)
@@ -192,13 +193,14 @@ pub async fn set_delivery_payloads(
 pub struct BulkRow {
     pub bulk_send_id: uuid::Uuid,
     pub row_number: i32,
+    pub document_id: DocumentId,
     pub input: serde_json::Value,
     pub error: Option<String>,
 }
 
 pub async fn bulk_rows(conn: &mut PgConnection, documents: &[DocumentId]) -> Result<Vec<BulkRow>> {
     Ok(sqlx::query_as(
-        "SELECT bulk_send_id, row_number, input, error FROM bulk_send_rows
+        "SELECT bulk_send_id, row_number, document_id, input, error FROM bulk_send_rows
          WHERE document_id = ANY($1)",
     )
     .bind(documents)
@@ -222,17 +224,17 @@ pub async fn set_bulk_rows(conn: &mut PgConnection, rows: &[BulkRow]) -> Result<
     Ok(())
 }
 
-/// The names of the files the recipients attached.
+/// The names of the files the recipients attached, with their document.
 pub async fn attachment_names(
     conn: &mut PgConnection,
     ids: &[RecipientId],
-) -> Result<Vec<(uuid::Uuid, String)>> {
-    Ok(
-        sqlx::query_as("SELECT id, file_name FROM signer_attachments WHERE recipient_id = ANY($1)")
-            .bind(ids)
-            .fetch_all(conn)
-            .await?,
+) -> Result<Vec<(uuid::Uuid, DocumentId, String)>> {
+    Ok(sqlx::query_as(
+        "SELECT id, document_id, file_name FROM signer_attachments WHERE recipient_id = ANY($1)",
     )
+    .bind(ids)
+    .fetch_all(conn)
+    .await?)
 }
 
 pub async fn set_attachment_names(

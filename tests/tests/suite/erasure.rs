@@ -3,7 +3,8 @@
 //! (names in several scripts, a phone number, their own IP address and browser); afterwards no
 //! table holds the person's name, address, number, IP address or user agent, every audit chain
 //! still verifies, a real receiver got `document.personal_data_erased`, a second erasure
-//! changes nothing, and bad requests are refused and change nothing.
+//! changes nothing, and bad requests are refused and change nothing. And (issue #48) it erases
+//! that one person: values a signer chose never take anything out of anyone else's entries.
 
 use std::time::Duration;
 
@@ -370,4 +371,231 @@ async fn erasure_replaces_a_person_everywhere_and_the_trail_still_verifies() {
         .await;
     assert_eq!((status, &body["data"]["recipientIds"]), (200, &json!([])));
     assert_eq!(audit_count(&app).await, after);
+}
+
+const ANN_EMAIL: &str = "ann.decliner@erasure.test";
+const ANN_NAME: &str = "Ann Decliner";
+const BEA_EMAIL: &str = "bea.signer@erasure.test";
+const BEA_NAME: &str = "Bea Signer";
+
+/// Ann acts on her link with a user agent of her choosing, from the same address as Bea.
+async fn as_ann(request: reqwest::RequestBuilder, agent: &str) {
+    let (status, body) = read(request.header("user-agent", agent).send().await.unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+/// The account's event feed, by event id.
+async fn feed_by_id(app: &TestApp, key: &str) -> std::collections::HashMap<String, Value> {
+    let (status, body) = app.get("/events?limit=100", key).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["hasMore"], false, "{body}");
+    body["data"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| {
+            (
+                item["id"].as_str().unwrap().to_owned(),
+                item["payload"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The stored webhook deliveries' bodies of `documents`, by delivery id.
+async fn deliveries_by_id(app: &TestApp, documents: &[Uuid]) -> Vec<(Uuid, Value)> {
+    let rows: Vec<(Uuid, String)> = sqlx::query_as(
+        "SELECT id, payload FROM webhook_deliveries WHERE document_id = ANY($1) ORDER BY id",
+    )
+    .bind(documents)
+    .fetch_all(&app.db.pool)
+    .await
+    .unwrap();
+    rows.into_iter()
+        .map(|(id, payload)| (id, serde_json::from_str(&payload).unwrap()))
+        .collect()
+}
+
+/// A stored body as the erasure of Ann must leave it: her recipient object's name and address
+/// tombstoned, and not one other character changed.
+fn without_ann(body: &Value, ann: &[String]) -> Value {
+    let mut body = body.clone();
+    if let Some(recipients) = body["data"]["recipients"].as_array_mut() {
+        for recipient in recipients
+            .iter_mut()
+            .filter(|r| ann.iter().any(|id| r["id"] == id.as_str()))
+        {
+            recipient["name"] = json!("[erased]");
+            recipient["email"] = json!("[erased]");
+        }
+    }
+    body
+}
+
+/// Issue #48 (attack 4): the erasure of one person takes nothing of anyone else. Bea signs; Ann
+/// declines from the same address as Bea, once with Bea's address as her user agent and a
+/// reason naming Bea, once with the user agent `by` and the reason `signed`. Erasing Ann leaves
+/// every entry that is not Ann's exactly as it was (Bea's signature with her address, her IP
+/// address and browser; "signed" and "by" everywhere) but for Ann's address in the list of
+/// recipients, in the API's audit trail, the event feed and the stored webhook bodies; Ann's
+/// entries lose her address, what she chose, her IP address and user agent; the chains verify.
+#[tokio::test]
+async fn erasing_one_person_leaves_everyone_elses_entries_as_they_were() {
+    let app = TestApp::spawn().await;
+    let receiver = Receiver::start().await;
+    let mailbox = Mailbox::start().await;
+    let (account, key, _) = account_with_webhook(&app, &receiver.url()).await;
+    let _worker = WorkerProcess::start(&app, &mailbox.url(), &[("WEBHOOK_ALLOW_PRIVATE", "true")]);
+    let mut ann_links = Vec::new();
+    let mut bea_links = Vec::new();
+    let chosen = [
+        (BEA_EMAIL.to_owned(), format!("{BEA_NAME} signed, not me")),
+        ("by".to_owned(), "signed".to_owned()),
+    ];
+    let mut documents = Vec::new();
+    for (agent, reason) in &chosen {
+        let doc = app
+            .document(account, "Signed by both parties", &[LETTER])
+            .await;
+        add_and_send(
+            &app,
+            &key,
+            doc,
+            json!([
+                {"name": ANN_NAME, "email": ANN_EMAIL, "role": "SIGNER"},
+                {"name": BEA_NAME, "email": BEA_EMAIL, "role": "SIGNER"},
+            ]),
+        )
+        .await;
+        let bea = new_link(&mailbox, BEA_EMAIL, &mut bea_links).await;
+        assert_eq!(
+            crate::signing_flow::sign(&app, &bea, &["Signed"]).await.0,
+            200
+        );
+        let ann = new_link(&mailbox, ANN_EMAIL, &mut ann_links).await;
+        as_ann(app.client.get(format!("{ann}/session")), agent).await;
+        as_ann(
+            app.client
+                .post(format!("{ann}/decline"))
+                .json(&json!({"reason": reason})),
+            agent,
+        )
+        .await;
+        wait_for_status(&app, &key, doc, "DECLINED").await;
+        documents.push(doc);
+    }
+
+    let mut ann_ids: Vec<String> = Vec::new();
+    let mut trails = Vec::new();
+    for doc in &documents {
+        let detail = app.get(&format!("/documents/{doc}"), &key).await.1;
+        let ann = detail["data"]["recipients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["email"] == ANN_EMAIL)
+            .unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        ann_ids.push(ann);
+        trails.push(app.get(&format!("/documents/{doc}/audit"), &key).await.1["data"].clone());
+    }
+    let ann_uuids: Vec<Uuid> = ann_ids.iter().map(|id| id.parse().unwrap()).collect();
+    let ann_entries: Vec<String> =
+        sqlx::query_scalar::<_, Uuid>("SELECT id FROM audit_entries WHERE recipient_id = ANY($1)")
+            .bind(&ann_uuids)
+            .fetch_all(&app.db.pool)
+            .await
+            .unwrap()
+            .iter()
+            .map(Uuid::to_string)
+            .collect();
+    let feed = feed_by_id(&app, &key).await;
+    let stored = deliveries_by_id(&app, &documents).await;
+    assert!(!stored.is_empty(), "the account has a webhook URL");
+
+    let (status, body) = app
+        .post("/erasures", &key, &json!({"email": ANN_EMAIL}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["recipientIds"].as_array().unwrap().len(), 2);
+
+    // The audit trail through the API: every entry that is not Ann's is as it was, but for her
+    // address where the entry lists it among others'.
+    for (doc, before) in documents.iter().zip(&trails) {
+        let after = app.get(&format!("/documents/{doc}/audit"), &key).await.1["data"].clone();
+        let before = before.as_array().unwrap();
+        let after = after.as_array().unwrap();
+        assert_eq!(after.len(), before.len() + 1, "{after:#?}");
+        let mut bea_signed = false;
+        for (was, is) in before.iter().zip(after) {
+            assert_eq!(was["id"], is["id"]);
+            let message = is["message"].as_str().unwrap();
+            if ann_entries.iter().any(|id| was["id"] == id.as_str()) {
+                for gone in [ANN_EMAIL, ANN_NAME, "signed, not me"] {
+                    assert!(!message.contains(gone), "{is}");
+                }
+                assert_eq!(
+                    (&is["ipAddress"], &is["userAgent"]),
+                    (&json!("[erased]"), &json!("[erased]")),
+                    "Ann opened and declined on her link: {is}"
+                );
+                match was["event"].as_str().unwrap() {
+                    "VIEWED" => assert_eq!(message, "Document viewed by [erased]"),
+                    "DECLINED" => assert_eq!(message, "Document declined by [erased]: [erased]"),
+                    other => panic!(
+                        "an entry of Ann's that is neither her view nor her decline: {other}"
+                    ),
+                }
+                continue;
+            }
+            let mut expected = was.clone();
+            expected["message"] = json!(
+                was["message"]
+                    .as_str()
+                    .unwrap()
+                    .replace(ANN_EMAIL, "[erased]")
+            );
+            assert_eq!(is, &expected, "an entry that is not Ann's changed");
+            if was["event"] == "SIGNED" {
+                bea_signed = true;
+                assert!(
+                    message.starts_with(&format!("Document signed by {BEA_EMAIL}, who agreed"))
+                        && message.ends_with(" from 127.0.0.1 (signet-e2e/1.0)"),
+                    "{message}"
+                );
+            }
+            if message.starts_with("Recipients added") {
+                assert_eq!(message, format!("Recipients added: [erased], {BEA_EMAIL}"));
+            }
+        }
+        assert!(bea_signed, "Bea's signature is in the trail");
+        let verification = verify(&app, *doc);
+        assert_eq!(verification["ok"], true, "{doc}: {verification}");
+    }
+
+    // The event feed and the stored webhook bodies: Ann's recipient object loses her name and
+    // address, and nothing else changes.
+    let feed_after = feed_by_id(&app, &key).await;
+    for (id, was) in &feed {
+        let is = &feed_after[id];
+        assert_eq!(is, &without_ann(was, &ann_ids), "event {id}");
+        let bea = is["data"]["recipients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["email"] == BEA_EMAIL)
+            .unwrap_or_else(|| panic!("Bea is in event {id}: {is}"));
+        assert_eq!(bea["name"], BEA_NAME);
+        assert_eq!(is["data"]["title"], "Signed by both parties");
+    }
+    let stored_after = deliveries_by_id(&app, &documents).await;
+    for (id, was) in &stored {
+        let (_, is) = stored_after.iter().find(|(i, _)| i == id).unwrap();
+        assert_eq!(is, &without_ann(was, &ann_ids), "delivery {id}");
+    }
+
+    let left = traces(&app, &[ANN_EMAIL, ANN_NAME, "signed, not me"]).await;
+    assert!(left.is_empty(), "Ann is still there: {left:#?}");
 }
