@@ -238,7 +238,9 @@ pub async fn add_fields(
 ) -> Result<()> {
     let requested = input.value.len();
     let mut problems = Problems::of_reading(input.problems);
-    inputs::check_list_size(requested, inputs::MAX_FIELDS_PER_REQUEST, &mut problems);
+    if !inputs::check_list_size(requested, inputs::MAX_FIELDS_PER_REQUEST, &mut problems) {
+        return problems.into_result();
+    }
     let texts = inputs::anchor_texts(&input.value, &mut problems);
     let indexed = if input.value.iter().all(|field| field.anchor.is_none()) {
         input.value.into_iter().enumerate().collect()

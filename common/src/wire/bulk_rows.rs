@@ -153,7 +153,9 @@ impl ReadRows {
 
     /// Hands what was wrong in reading to `problems`; the rows are kept only when `max_rows`
     /// is respected (else that is one problem).
+    /// `max_rows` above [`MAX_ROWS_READ`] counts as that.
     pub fn checked(mut self, max_rows: usize, problems: &mut Problems) -> Self {
+        let max_rows = max_rows.min(MAX_ROWS_READ);
         if self.count == 0 && self.problems.is_empty() {
             let reason = match self.when_empty {
                 "" => "at least one row is required",

@@ -721,12 +721,17 @@ pub struct PlacedField {
     pub properties: FieldProperties,
 }
 
-pub(crate) fn check_list_size(len: usize, max: usize, problems: &mut Problems) {
+/// Whether a list of `len` elements may be read: 1 to `max` (else a problem). Nothing is built
+/// from a list that is too long.
+#[must_use]
+pub(crate) fn check_list_size(len: usize, max: usize, problems: &mut Problems) -> bool {
     if len == 0 {
         problems.invalid("", "at least one element is required");
     } else if len > max {
         problems.invalid("", format!("at most {max} elements per request"));
+        return false;
     }
+    true
 }
 
 pub use crate::model::{CONTROL_CHARS, has_control_chars};
@@ -756,7 +761,9 @@ pub fn validate_recipients(
     inputs: Vec<RecipientInput>,
     problems: &mut Problems,
 ) -> Vec<(usize, ValidRecipient)> {
-    check_list_size(inputs.len(), MAX_RECIPIENTS_PER_REQUEST, problems);
+    if !check_list_size(inputs.len(), MAX_RECIPIENTS_PER_REQUEST, problems) {
+        return Vec::new();
+    }
     let mut valid: Vec<(usize, ValidRecipient)> = Vec::with_capacity(inputs.len());
     for (i, input) in inputs.into_iter().enumerate() {
         if let Some(recipient) = validate_recipient(&format!("[{i}]"), input, problems) {
@@ -878,7 +885,9 @@ pub fn validate_fields(
     inputs: Vec<FieldInput>,
     problems: &mut Problems,
 ) -> Vec<(usize, PlacedField)> {
-    check_list_size(inputs.len(), MAX_FIELDS_PER_REQUEST, problems);
+    if !check_list_size(inputs.len(), MAX_FIELDS_PER_REQUEST, problems) {
+        return Vec::new();
+    }
     validate_placed(inputs.into_iter().enumerate().collect(), problems)
 }
 

@@ -22,7 +22,8 @@ pub struct ApiSettings {
     pub usage_window_secs: i64,
     #[serde(rename = "API_USAGE_DEFAULT_LIMIT", deserialize_with = "de::parsed")]
     pub usage_default_limit: i32,
-    /// The most rows one bulk send takes (`POST /templates/{id}/bulk-sends`).
+    /// The most rows one bulk send takes (`POST /templates/{id}/bulk-sends`); at most 100,000
+    /// (`wire::bulk_rows::MAX_ROWS_READ`), whatever is set.
     #[serde(rename = "BULK_SEND_MAX_ROWS", deserialize_with = "de::positive_usize")]
     pub bulk_send_max_rows: usize,
 }
