@@ -290,11 +290,10 @@ impl<'de> Visitor<'de> for RowSeed<'_> {
                     map.next_value::<IgnoredAny>()?;
                     match refused {
                         Refused::LongName => read.note(format!("rows[{number}]"), long_name()),
-                        Refused::TooMany if !std::mem::replace(&mut overflowed, true) => read
-                            .note(
-                                format!("rows[{number}]"),
-                                format!("the rows name more than {MAX_COLUMNS} different columns"),
-                            ),
+                        Refused::TooMany if !std::mem::replace(&mut overflowed, true) => read.note(
+                            format!("rows[{number}]"),
+                            format!("the rows name more than {MAX_COLUMNS} different columns"),
+                        ),
                         Refused::TooMany => {}
                     }
                     continue;
@@ -518,7 +517,10 @@ pub fn rows_from_csv(bytes: &[u8]) -> ReadRows {
             read.note(format!("header.{name}"), "appears more than once (line 1)");
             header.push(None);
         } else if name.len() > MAX_COLUMN_NAME_BYTES {
-            read.note(format!("header[{}]", index + 1), format!("{} (line 1)", long_name()));
+            read.note(
+                format!("header[{}]", index + 1),
+                format!("{} (line 1)", long_name()),
+            );
             header.push(None);
         } else {
             let at = format!("header.{name}");

@@ -333,8 +333,7 @@ async fn a_csv_of_one_long_line_is_answered_briefly() {
         .find(|a| a.status == Some(400))
         .expect("a 400");
     let named = refused.body["errors"].as_array().unwrap().iter().any(|e| {
-        e["field"] == "header[1]"
-            && e["reason"] == "a column's name is at most 1000 bytes (line 1)"
+        e["field"] == "header[1]" && e["reason"] == "a column's name is at most 1000 bytes (line 1)"
     });
     assert!(named, "{}", refused.body);
     within_budgets(probe, "a CSV of one 15 MiB line", &api).await;

@@ -108,7 +108,7 @@ fn json_rows_name_at_most_max_columns_and_are_counted_past_the_limit() {
     assert_eq!(read.columns.len(), MAX_COLUMNS);
     assert_eq!(problems, ["rows[1]"], "once for the row");
 
-    let (read, problems) = json(&format!("[{}]", vec!["{}"; 12].join(",")), 10);
+    let (read, problems) = json(&format!("[{}]", ["{}"; 12].join(",")), 10);
     assert_eq!(read.count, 12);
     assert!(read.rows.is_empty());
     assert_eq!(problems, ["rows"]);
