@@ -98,6 +98,11 @@ BEYOND_SCHEMA = re.compile(
     re.S,
 )
 
+# The event feed's `after`: its pattern is a cursor's shape only; a string of it that the feed
+# did not sign for the account (a MAC no pattern can state, docs/api.md "Event feed") is refused
+# with the route's documented 400.
+NOT_A_CURSOR = [{"field": "after", "reason": "must be a cursor this feed returned"}]
+
 
 @schemathesis.check
 def valid_data_is_refused_only_for_rules_beyond_the_schema(ctx, response, case):
@@ -114,6 +119,8 @@ def valid_data_is_refused_only_for_rules_beyond_the_schema(ctx, response, case):
     body = response.json()
     message = body.get("message", "")
     if STATE_RULES.match(message):
+        return None
+    if message == "Invalid query parameter: after" and body.get("errors") == NOT_A_CURSOR:
         return None
     reasons = [problem.get("reason", "") for problem in body.get("errors") or []]
     if (
