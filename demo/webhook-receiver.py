@@ -44,8 +44,12 @@ class Handler(BaseHTTPRequestHandler):
             print("rejected: bad signature", flush=True)
             return
         event = json.loads(body)
-        print(f"{event['type']} {event['data']['id']} status={event['data']['status']} "
-              f"webhook-id={self.headers['webhook-id']}", flush=True)
+        # Every verified event is printed, whatever its data holds (a bulk send's has no
+        # status; one of the event feed's kinds may add properties).
+        data = event.get("data") or {}
+        details = " ".join(f"{name}={data[name]}" for name in ("id", "status") if name in data)
+        print(f"{event.get('type', '?')} {details} webhook-id={self.headers['webhook-id']}",
+              flush=True)
         self.send_response(204)
         self.end_headers()
 

@@ -12,6 +12,7 @@ use signet_common::{
         files::{FileLinks, FileStore},
         limits::Gates,
         notify::Notifier,
+        secrets::FeedCursorKey,
     },
 };
 
@@ -43,6 +44,8 @@ pub struct AppState {
     /// set (empty otherwise). Its checks run in the PDF sandbox, which is handed it as text.
     pub seal_anchors: String,
     pub gates: Gates,
+    /// Signs and checks the event feed's cursors.
+    pub feed_cursors: FeedCursorKey,
 }
 
 impl AppState {
@@ -61,6 +64,7 @@ impl AppState {
             notifier: Notifier::from_config(&config),
             sms_callbacks: StatusCallbacks::new(&config.api.public_url, &config.files.url_secret),
             seal_anchors: seal_anchors(&config),
+            feed_cursors: FeedCursorKey::from_file_url_secret(&config.files.url_secret),
             gates: Gates::new(&config.limits).map_err(|e| format!("PDF_SANDBOX_PROGRAM: {e}"))?,
             config: Arc::new(config),
             db,

@@ -4,7 +4,8 @@
 //! - [`inspect`] checks an upload within a budget and reads its pages and their sizes.
 //! - [`render_final`] stamps the filled fields into the original and appends certificate pages
 //!   as an incremental update; [`stamped_revision`] finds the stamped document in the result.
-//! - [`check_signature_png`] checks a drawn signature when a signer submits it.
+//! - [`check_signature_png`] checks a drawn signature when a signer submits it;
+//!   [`check_attachment_image`] an image a signer attaches.
 //! - [`font_files`] are the shipped fonts every text of the final PDF is drawn with.
 //!
 //! Nothing here touches a database or an async runtime: parsing and rendering are CPU-bound,
@@ -23,7 +24,8 @@
 //!   finding the stamped revision again.
 //! - `form_fields`: [`import_form`], a PDF's own form fields read as Signet fields; `flatten`:
 //!   its widgets drawn into the pages of the final PDF.
-//! - `embedded_files`: the signers' attachments, embedded in the stamped document.
+//! - `attachment_image`: a signer's PNG or JPEG attachment decoded whole before it is taken;
+//!   `embedded_files`: the signers' attachments, embedded in the stamped document.
 //! - `final_pdf`: [`render_final`], which runs the above in order.
 //! - `sandbox`: the tasks above as a child process takes them, for untrusted files.
 //! - `text`: the pages' text with where each character is shown ([`find_text`] for anchors,
@@ -31,6 +33,7 @@
 //! - `typeset`: shaping, bidi, font choice and embedded font subsets; `content_stream`: how
 //!   numbers are written in the operators everything draws with.
 
+mod attachment_image;
 mod certificate;
 mod content_stream;
 mod embedded_files;
@@ -50,6 +53,9 @@ mod stamp_error;
 mod text;
 mod typeset;
 
+pub use attachment_image::{
+    ImageError, ImageKind, ImageSize, MAX_ATTACHMENT_PIXELS, check_attachment_image,
+};
 pub use certificate::{Certificate, CertificateAuditLine, CertificateField, CertificateRecipient};
 pub use embedded_files::EmbeddedFile;
 pub use final_pdf::{FinalPdf, render_final, render_final_with};

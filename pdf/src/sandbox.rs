@@ -15,6 +15,7 @@ use std::io::{Read, Write};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::attachment_image::{ImageError, ImageKind, ImageSize};
 use crate::certificate::Certificate;
 use crate::embedded_files::EmbeddedFile;
 use crate::form_fields::FormError;
@@ -69,6 +70,8 @@ pub enum Task {
     /// The text tags and the file without them (the payload of the answer, when it has any):
     /// [`crate::take_tags`].
     TakeTags { limits: Limits },
+    /// A signer's attached image (the payload) decoded whole: [`crate::check_attachment_image`].
+    CheckImage { kind: ImageKind },
 }
 
 /// What the child found. A task that yields a file sends it as the payload after this.
@@ -81,6 +84,7 @@ pub enum Answer {
     FormImported(Result<Vec<serde_json::Value>, FormError>),
     FoundText(Result<Vec<Vec<TextBox>>, PdfError>),
     TookTags(Result<TakenTags, PdfError>),
+    CheckedImage(Result<ImageSize, ImageError>),
     /// The task could not be read.
     Refused(String),
 }
@@ -212,6 +216,10 @@ fn perform(task: Task, pdf: &[u8]) -> (Answer, Vec<u8>) {
             Ok((taken, cleaned)) => (Answer::TookTags(Ok(taken)), cleaned.unwrap_or_default()),
             Err(e) => (Answer::TookTags(Err(e)), Vec::new()),
         },
+        Task::CheckImage { kind } => (
+            Answer::CheckedImage(crate::check_attachment_image(kind, pdf)),
+            Vec::new(),
+        ),
     }
 }
 

@@ -69,6 +69,7 @@ BEYOND_SCHEMA = re.compile(
     r"|the pattern is too large"
     r"|a read-only field needs a value: it is stamped as given"
     r"|a label has 1 to \d+ characters: letters, digits, _, -, \. and spaces"
+    r"|a label may not begin with - \(a spreadsheet would take the CSV header's cell for a formula\)"
     r"|.+ is also the label of .+: labels are unique in the (document|template)"
     r"|.+ is the label of another field of the document: labels are unique in the document"
     r"|at most \d+ characters"
@@ -97,6 +98,11 @@ BEYOND_SCHEMA = re.compile(
     re.S,
 )
 
+# The event feed's `after`: its pattern is a cursor's shape only; a string of it that the feed
+# did not sign for the account (a MAC no pattern can state, docs/api.md "Event feed") is refused
+# with the route's documented 400.
+NOT_A_CURSOR = [{"field": "after", "reason": "must be a cursor this feed returned"}]
+
 
 @schemathesis.check
 def valid_data_is_refused_only_for_rules_beyond_the_schema(ctx, response, case):
@@ -113,6 +119,8 @@ def valid_data_is_refused_only_for_rules_beyond_the_schema(ctx, response, case):
     body = response.json()
     message = body.get("message", "")
     if STATE_RULES.match(message):
+        return None
+    if message == "Invalid query parameter: after" and body.get("errors") == NOT_A_CURSOR:
         return None
     reasons = [problem.get("reason", "") for problem in body.get("errors") or []]
     if (

@@ -6,8 +6,8 @@ use axum::{
     response::Response,
 };
 use signet_common::{
-    store::events,
-    wire::events::{EventPage, EventType, EventView, FeedQuery},
+    flows::events,
+    wire::events::{EventPage, EventType, FeedQuery},
 };
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -29,17 +29,20 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// a webhook URL is set, and kept
 /// `EVENT_RETENTION_DAYS` (default 30). Resume with `after` = `nextCursor` (or any item's
 /// `cursor`); an event appears once every transaction that was running when it was written has
-/// ended, so no later event can be placed before a cursor already handed out.
+/// ended, so no later event can be placed before a cursor already handed out. A cursor is
+/// signed for the account it was given to: another account's, an altered or a made-up one is
+/// refused (`400`, `after`: "must be a cursor this feed returned"), as is a cursor of the first
+/// format (23 characters) that names none of the account's events.
 #[utoipa::path(
     get, path = "/events", tag = "events", security(("api_key" = [])),
     params(
-        ("after" = Option<String>, Query, pattern = "^A[Q-Za-f][A-Za-z0-9_-]{20}[AEIMQUYcgkosw048]$", description = "A `cursor` or `nextCursor` this feed returned: the events after it; from the oldest kept without one"),
+        ("after" = Option<String>, Query, pattern = "^(A[g-v][A-Za-z0-9_-]{42}|A[Q-Za-f][A-Za-z0-9_-]{20}[AEIMQUYcgkosw048])$", description = "A `cursor` or `nextCursor` this feed returned to this account: the events after it; from the oldest kept without one. Its pattern is its shape only: a string of it that the feed did not sign for the account is refused (400)"),
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 100, description = "Events per page, 1 to 100; default 10"),
         ("type" = Option<Vec<EventType>>, Query, style = Form, explode = false, min_items = 1, description = "Only events of these types, separated by commas (`document.signed,document.completed`)"),
     ),
     responses(
         (status = 200, description = "Events retrieved successfully", body = Envelope<EventPage>),
-        (status = 400, description = "Invalid query parameter: <name>", body = Envelope<Empty>),
+        (status = 400, description = "Invalid query parameter: <name>. `after`: \"must be a cursor this feed returned\" for any string that is not a cursor this feed signed for the account (another account's, altered, made up) or an unsigned first-format cursor that names none of its events", body = Envelope<Empty>),
         Unauthenticated, RateLimited,
     )
 )]
@@ -51,28 +54,7 @@ async fn list_events(
     let pairs: Vec<(String, String)> = form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
         .into_owned()
         .collect();
-    let query = FeedQuery::from_pairs(&pairs)?;
-    let mut found = events::page(
-        &state.db.pool,
-        account_id,
-        query.after.map(|cursor| cursor.0).unwrap_or_default(),
-        query.type_names().as_deref(),
-        query.limit + 1,
-    )
-    .await?;
-    let has_more = found.len() as i64 > query.limit;
-    found.truncate(query.limit as usize);
-    let items: Vec<EventView> = found.iter().map(EventView::new).collect();
-    let next_cursor = items
-        .last()
-        .map(|item| item.cursor.clone())
-        .or_else(|| query.after.map(|cursor| cursor.encode()));
-    Ok(success(
-        "Events retrieved successfully",
-        EventPage {
-            items,
-            next_cursor,
-            has_more,
-        },
-    ))
+    let query = FeedQuery::from_pairs(&pairs, &state.feed_cursors, account_id)?;
+    let page = events::page(&state.db.pool, &state.feed_cursors, account_id, query).await?;
+    Ok(success("Events retrieved successfully", page))
 }

@@ -394,7 +394,7 @@ mod tests {
             |name: &str| feed.iter().find(|p| p["name"] == name).unwrap()["schema"].clone();
         assert_eq!(
             feed_parameter("after")["pattern"],
-            json!(signet_common::wire::events::CURSOR_PATTERN)
+            json!(signet_common::wire::events::AFTER_PATTERN)
         );
         assert_eq!(feed_parameter("limit")["maximum"], json!(query::MAX_LIMIT));
         for cursor in [

@@ -1,11 +1,13 @@
 //! A signer attaches a file to an ATTACHMENT field through their signing link
 //! (`POST /sign/{token}/fields/{fieldId}/attachment`). The file's kind is read from its bytes
-//! (PDF, PNG or JPEG; a PDF is checked in the PDF sandbox like an upload), it is stored in the
+//! (PDF, PNG or JPEG; a PDF is checked in the PDF sandbox like an upload, an image decoded whole
+//! there within `signet_pdf::MAX_ATTACHMENT_PIXELS`), it is stored in the
 //! file store, and a row records it with its SHA-256. The field's value at signing is the
 //! row's id ([`check_signed`]); uploads replaced or never signed with are removed by the file
 //! sweep ([`crate::flows::files::remove_abandoned`]).
 
 use bytes::Bytes;
+use signet_pdf::ImageKind;
 use sqlx::{PgConnection, PgPool};
 
 use crate::{
@@ -14,7 +16,10 @@ use crate::{
         signer_key::{BrowserPass, SignerKey},
         signing,
     },
-    infra::{files::FileStore, pdf_sandbox::PdfSandbox},
+    infra::{
+        files::FileStore,
+        pdf_sandbox::{PdfSandbox, SandboxError},
+    },
     model::{AttachmentId, Document, FieldId, FieldType, Recipient, RecipientId},
     store::{attachments, fields, pending_files},
 };
@@ -97,11 +102,20 @@ pub async fn upload(
     }
     let kind = AttachmentKind::sniff(&bytes)
         .ok_or_else(|| refuse("the file is not a PDF, PNG or JPEG file".into()))?;
-    if kind == AttachmentKind::Pdf {
-        sandbox
-            .inspect(&bytes, ())
+    match kind {
+        AttachmentKind::Pdf => {
+            sandbox
+                .inspect(&bytes, ())
+                .await
+                .map_err(|e| refuse(format!("the PDF cannot be taken: {e}")))?;
+        }
+        // Its first bytes said which kind; the whole file must be one.
+        AttachmentKind::Png => check_image(sandbox, &bytes, ImageKind::Png)
             .await
-            .map_err(|e| refuse(format!("the PDF cannot be taken: {e}")))?;
+            .map_err(refuse)?,
+        AttachmentKind::Jpeg => check_image(sandbox, &bytes, ImageKind::Jpeg)
+            .await
+            .map_err(refuse)?,
     }
     let sha256 = signet_pdf::sha256_hex(&bytes);
     let size = bytes.len() as i64;
@@ -152,6 +166,33 @@ pub async fn upload(
         return Err(e);
     }
     Ok(attachment)
+}
+
+/// Decodes an attached image whole in a sandbox child; why it is not taken, if it is not: the
+/// image's own fault, or the child stopped reading it.
+async fn check_image(
+    sandbox: &PdfSandbox,
+    bytes: &[u8],
+    kind: ImageKind,
+) -> std::result::Result<(), String> {
+    match sandbox.check_image(bytes, kind).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(refusal)) => Err(refusal.to_string()),
+        Err(SandboxError::TooSlow(secs)) => Err(format!(
+            "the image takes longer than {secs} seconds to read"
+        )),
+        Err(SandboxError::TooMuchMemory(mib)) => Err(format!(
+            "the image needs more than {mib} MiB of memory to read"
+        )),
+        Err(SandboxError::Crashed) => Err(format!(
+            "the file is not a valid {} image: the decoder failed on it",
+            kind.name()
+        )),
+        // Not the file's fault; but it could not be checked, so it is not taken.
+        Err(SandboxError::Unavailable(reason)) => {
+            Err(format!("the image could not be checked: {reason}"))
+        }
+    }
 }
 
 /// Where an upload goes, once its link and field are checked.

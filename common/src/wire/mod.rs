@@ -11,6 +11,7 @@ pub mod events;
 pub mod inputs;
 pub mod query;
 pub mod retention;
+pub mod spreadsheet;
 pub mod tags;
 pub mod templates;
 pub mod views;

@@ -72,6 +72,8 @@ pub fn parse_tag(tag: &FoundTag, page: Option<PageSize>) -> Result<ParsedTag, St
         return Err(format!(
             "a role is a name of 1 to {MAX_ROLE_CHARS} characters without ; }} or :, or a number"
         ));
+    } else if super::inputs::begins_like_formula_or_mark(role) {
+        return Err(super::inputs::ROLE_NAME_FORMULA_START.into());
     } else {
         TagRole::Named(role.to_owned())
     };
@@ -314,6 +316,8 @@ mod tests {
             ("{{text:A;width=wide}}", "width must be a number"),
             ("{{text:A;page=2}}", "cannot be set"),
             ("{{text:A;label=a;label=b}}", "twice"),
+            ("{{text:@SUM(1+1)*cmd|' /C calc'!A0}}", "may not begin with"),
+            ("{{text:-Tenant}}", "may not begin with"),
         ] {
             let reason = parse_tag_alone(&tag(text)).unwrap_err();
             assert!(reason.contains(why), "{text}: {reason}");

@@ -31,7 +31,7 @@ pub struct TemplateInput {
     pub title: Option<String>,
     /// Names the roles after the recipients, by their e-mail (`{"ann@example.com": "Tenant"}`);
     /// a recipient not named here gives the role their name. A role name has 1 to 100
-    /// characters and is unique in the template.
+    /// characters, is unique in the template and does not begin with `=`, `+`, `-`, `@` or `'`.
     #[serde(default)]
     pub roles: Option<BTreeMap<String, String>>,
     /// Labels and marks the fields, by the document field's `id`
@@ -64,8 +64,9 @@ pub struct TemplateInput {
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"label": "Rent", "readOnly": true}))]
 pub struct FieldMarkInput {
-    /// Unique in the template; 1 to 100 letters, digits, `_`, `-`, `.` and spaces (the values
-    /// of a document made from it name the field by it). Default: `<role>.<type>.<n>`
+    /// Unique in the template; 1 to 100 letters, digits, `_`, `-`, `.` and spaces, not
+    /// beginning with `-` (the values of a document made from it name the field by it).
+    /// Default: `<role>.<type>.<n>`
     #[serde(default)]
     #[schema(min_length = 1, max_length = 100)]
     pub label: Option<String>,
@@ -120,8 +121,10 @@ pub struct TemplateUpdateInput {
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"name": "Tenant", "role": "SIGNER", "fields": [{"label": "Tenant.signature.1", "type": "SIGNATURE", "page": 1, "x": 72, "y": 640}]}))]
 pub struct TemplateRoleInput {
-    /// 1 to 100 characters, unique in the template (`Tenant`)
-    #[schema(min_length = 1, max_length = 100, pattern = r"\S")]
+    /// 1 to 100 characters, unique in the template (`Tenant`), without control characters and
+    /// not beginning with `=`, `+`, `-`, `@` or `'` (it begins cells of the bulk-send CSV's
+    /// header, which a spreadsheet would read as a formula)
+    #[schema(min_length = 1, max_length = 100, pattern = r"^\s*[^\s=+@'-]")]
     pub name: String,
     pub role: RecipientRole,
     /// As a recipient's `signingOrder`
@@ -143,8 +146,9 @@ pub struct TemplateRoleInput {
 #[serde(rename_all = "camelCase")]
 #[schema(example = json!({"label": "Company", "type": "TEXT", "page": 1, "x": 72, "y": 560, "readOnly": true}))]
 pub struct TemplateFieldInput {
-    /// Unique in the template: 1 to 100 letters, digits, `_`, `-`, `.` and spaces (`Company`,
-    /// `Tenant.signature.1`); what `values` and the bulk CSV's header name it by
+    /// Unique in the template: 1 to 100 letters, digits, `_`, `-`, `.` and spaces, not
+    /// beginning with `-` (`Company`, `Tenant.signature.1`); what `values` and the bulk CSV's
+    /// header name it by
     // No `pattern`: "letters" are Unicode's, which the regular expressions of JSON Schema
     // tools do not agree on.
     #[schema(min_length = 1, max_length = 100)]

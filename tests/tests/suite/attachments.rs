@@ -394,3 +394,111 @@ async fn replaced_uploads_are_swept_and_signed_ones_kept() {
 fn send_body() -> serde_json::Value {
     json!({"message": "Please sign.", "description": "With the files asked for.", "expiryDate": "2099-01-01T00:00:00Z"})
 }
+
+/// A JPEG of `width` × `height`, as a camera would make it (smaller).
+fn jpeg(width: u16, height: u16) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    jpeg_encoder::Encoder::new(&mut bytes, 85)
+        .encode(
+            &[30, 120, 200].repeat(usize::from(width) * usize::from(height)),
+            width,
+            height,
+            jpeg_encoder::ColorType::Rgb,
+        )
+        .unwrap();
+    bytes
+}
+
+/// A small PNG whose header (with a valid CRC) claims 65,535 × 65,535 pixels.
+fn png_claiming_65535_squared() -> Vec<u8> {
+    let mut bytes = png();
+    bytes[16..24].copy_from_slice(&[0, 0, 0xFF, 0xFF, 0, 0, 0xFF, 0xFF]);
+    let crc = crc32fast::hash(&bytes[12..29]);
+    bytes[29..33].copy_from_slice(&crc.to_be_bytes());
+    bytes
+}
+
+/// Issue #48: the kind of an image is read from its first bytes, but the whole file must be
+/// one. The PNG signature followed by zeros, a PNG whose header claims 65,535² pixels and a
+/// JPEG cut in half are each refused naming the field, and nothing is stored; a real PNG and
+/// JPEG are taken as before.
+#[tokio::test]
+async fn an_image_is_decoded_whole_before_it_is_taken() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let mailbox = Mailbox::start().await;
+    let doc = app.document(account, "Proofs", &[LETTER]).await;
+    let people = json!([{"name": "Ann Example", "email": "ann@signet.test", "role": "SIGNER"}]);
+    assert_eq!(
+        app.post(&format!("/documents/{doc}/recipients"), &key, &people)
+            .await
+            .0,
+        200
+    );
+    let placed = json!([
+        {"recipientEmail": "ann@signet.test", "type": "ATTACHMENT", "page": 1, "x": 72, "y": 80, "width": 260, "height": 30},
+        {"recipientEmail": "ann@signet.test", "type": "SIGNATURE", "page": 1, "x": 72, "y": 140, "width": 260, "height": 30},
+    ]);
+    assert_eq!(
+        app.post(&format!("/documents/{doc}/fields"), &key, &placed)
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        app.post(&format!("/documents/{doc}/send"), &key, &send_body())
+            .await
+            .0,
+        200
+    );
+    let worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
+    let links = invitations(&mailbox, 1).await;
+    drop(worker);
+    let ann = &links["ann@signet.test"];
+    let proof = ids(&session(&app, ann).await, "ATTACHMENT").remove(0);
+    consent(&app, ann).await;
+    let at = format!("fields.{proof}");
+
+    let mut signature_and_zeros = b"\x89PNG\r\n\x1a\n".to_vec();
+    signature_and_zeros.extend([0; 40]);
+    refused_naming(
+        &upload(&app, ann, &proof, "scan.png", signature_and_zeros).await,
+        &at,
+        "the file is not a valid PNG image: ",
+    );
+    let claiming = png_claiming_65535_squared();
+    assert!(claiming.len() < 600, "{} bytes", claiming.len());
+    refused_naming(
+        &upload(&app, ann, &proof, "huge.png", claiming).await,
+        &at,
+        "the image is 65535 × 65535 pixels; an attachment may have at most 40000000 pixels",
+    );
+    let whole = jpeg(64, 48);
+    refused_naming(
+        &upload(
+            &app,
+            ann,
+            &proof,
+            "cut.jpg",
+            whole[..whole.len() / 2].to_vec(),
+        )
+        .await,
+        &at,
+        "the file is not a valid JPEG image: ",
+    );
+    assert_eq!(attachment_rows(&app).await, 0);
+    let stored = app.file_store.keys().await;
+    assert!(
+        !stored.iter().any(|k| k.contains("/attachments/")),
+        "{stored:?}"
+    );
+
+    let (status, taken) = upload(&app, ann, &proof, "photo.jpg", whole.clone()).await;
+    assert_eq!(status, 200, "{taken}");
+    assert_eq!(taken["data"]["contentType"], "image/jpeg");
+    assert_eq!(taken["data"]["size"], whole.len());
+    let (status, taken) = upload(&app, ann, &proof, "proof.png", png()).await;
+    assert_eq!(status, 200, "{taken}");
+    assert_eq!(taken["data"]["contentType"], "image/png");
+    assert_eq!(attachment_rows(&app).await, 2);
+}

