@@ -140,11 +140,17 @@ async fn within_budgets(probe: Probe, what: &str, api: &ApiProcess) {
     assert!(peak < RSS_CAP_KIB, "API peak RSS {} MiB", peak / 1024);
 }
 
-/// Attack 1: a header of tens of thousands of distinct names (the duplicate check compared each
-/// with every earlier one: 40,000 took 9.7 s of a runtime thread), and of exactly the most
-/// columns a bulk send reads, none of them the template's.
-#[tokio::test]
-async fn a_csv_header_of_many_columns_is_refused_in_one_pass() {
+/// A one-role template of an attacker's account, the real API its dry runs go to, and the
+/// probe of another account, started.
+struct DryRunTarget {
+    _app: TestApp,
+    key: String,
+    api: ApiProcess,
+    path: String,
+    probe: Probe,
+}
+
+async fn dry_run_target() -> DryRunTarget {
     let app = TestApp::spawn().await;
     let (attacker, key, bystander) = attacker_and_bystander(&app).await;
     let template =
@@ -152,6 +158,27 @@ async fn a_csv_header_of_many_columns_is_refused_in_one_pass() {
     let api = ApiProcess::start(&app, &[]).await;
     let path = format!("/templates/{template}/bulk-sends?dryRun=true");
     let probe = Probe::start(&api.base, &bystander);
+    DryRunTarget {
+        _app: app,
+        key,
+        api,
+        path,
+        probe,
+    }
+}
+
+/// Attack 1: a header of tens of thousands of distinct names (the duplicate check compared each
+/// with every earlier one: 40,000 took 9.7 s of a runtime thread), and of exactly the most
+/// columns a bulk send reads, none of them the template's.
+#[tokio::test]
+async fn a_csv_header_of_many_columns_is_refused_in_one_pass() {
+    let DryRunTarget {
+        _app,
+        key,
+        api,
+        path,
+        probe,
+    } = dry_run_target().await;
 
     for columns in [40_000, 60_000] {
         let header: Vec<String> = (0..columns).map(|i| format!("column{i}")).collect();
@@ -312,13 +339,13 @@ async fn a_pdf_of_twenty_thousand_tags_is_refused_by_its_count() {
 /// name.
 #[tokio::test]
 async fn a_csv_of_one_long_line_is_answered_briefly() {
-    let app = TestApp::spawn().await;
-    let (attacker, key, bystander) = attacker_and_bystander(&app).await;
-    let template =
-        crate::bulk_sends::template(&app, attacker, &key, &[("t@example.com", "Tenant")]).await;
-    let api = ApiProcess::start(&app, &[]).await;
-    let path = format!("/templates/{template}/bulk-sends?dryRun=true");
-    let probe = Probe::start(&api.base, &bystander);
+    let DryRunTarget {
+        _app,
+        key,
+        api,
+        path,
+        probe,
+    } = dry_run_target().await;
     let line = "Ω".repeat(15 * 1024 * 1024 / 2);
     let answers = at_once(&api, &key, &path, "text/csv", line.into_bytes()).await;
     for answer in &answers {

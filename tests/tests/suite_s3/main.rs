@@ -87,6 +87,8 @@ const LEFT_OUT: &[&str] = &[
     // Attacks on the PDF parser, which runs in the sandbox before anything is stored; the
     // hostile original of the completion test is read through the store as signing_flow's is.
     "hostile_pdfs",
+    // Request bodies refused before anything is stored (issue #48): the store is never reached.
+    "hostile_input",
     "idempotency",
     "object_storage",
     // The console's layout at phone size: what a page draws does not depend on the store
