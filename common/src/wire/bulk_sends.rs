@@ -10,8 +10,6 @@ use crate::{
     wire::{bulk_rows::ReadRows, views::Timestamp},
 };
 
-pub use crate::error::MAX_LISTED_PROBLEMS;
-
 /// The body of `POST /templates/{id}/bulk-sends` as JSON.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
