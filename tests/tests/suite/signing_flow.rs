@@ -116,9 +116,14 @@ pub(crate) async fn consent(app: &TestApp, link: &str) {
 }
 
 pub(crate) async fn sign(app: &TestApp, link: &str, values: &[&str]) -> (u16, Value) {
-    let opened = session(app, link).await;
+    let mut opened = session(app, link).await;
     if opened["recipient"]["consentedAt"].is_null() && opened["canSign"] == true {
         consent(app, link).await;
+        opened = session(app, link).await;
+        assert!(
+            opened["recipient"]["consentedAt"].is_string(),
+            "the session says when the signer consented: {opened}"
+        );
     }
     let fields = opened["fields"].clone();
     let given: Vec<Value> = fields

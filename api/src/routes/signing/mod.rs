@@ -192,6 +192,7 @@ struct SessionDocument {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct SessionRecipient {
     name: String,
     email: String,
