@@ -580,6 +580,15 @@ mod tests {
             "Registro di controllo (1 evento)"
         );
         assert_eq!(audit(Language::English, 4), "Audit trail (4 events)");
+        let progress = |language: Language, done: u32, total: u32| {
+            language.format(
+                "sign-progress",
+                &[("done", done.into()), ("total", total.into())],
+            )
+        };
+        assert_eq!(progress(Language::English, 1, 1), "1 of 1 field completed");
+        assert_eq!(progress(Language::English, 0, 2), "0 of 2 fields completed");
+        assert_eq!(progress(Language::German, 0, 1), "0 von 1 Feld ausgefüllt");
     }
 
     #[test]

@@ -7,7 +7,10 @@ sign-consent-text = Sie werden gebeten, dieses Dokument elektronisch zu untersch
 sign-consent-agree = Ich bin mit der Verwendung elektronischer Dokumente und Unterschriften einverstanden
 sign-consent-continue = Weiter
 sign-consent-missing = Bitte setzen Sie zuerst das Häkchen, um zuzustimmen.
-sign-progress = { $done } von { $total } Feldern ausgefüllt
+sign-progress = { $total ->
+    [one] { $done } von { $total } Feld ausgefüllt
+   *[other] { $done } von { $total } Feldern ausgefüllt
+}
 sign-next-field = Nächstes Feld
 sign-submit = Unterschreiben
 sign-field-signature = Unterschrift

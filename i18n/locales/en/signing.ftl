@@ -7,7 +7,10 @@ sign-consent-text = You are asked to sign this document electronically. By agree
 sign-consent-agree = I agree to use electronic records and signatures
 sign-consent-continue = Continue
 sign-consent-missing = Tick the box to agree before you continue.
-sign-progress = { $done } of { $total } fields completed
+sign-progress = { $total ->
+    [one] { $done } of { $total } field completed
+   *[other] { $done } of { $total } fields completed
+}
 sign-next-field = Next field
 sign-submit = Sign
 sign-field-signature = Signature

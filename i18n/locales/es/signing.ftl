@@ -7,7 +7,10 @@ sign-consent-text = Se le solicita que firme este documento electrónicamente. A
 sign-consent-agree = Acepto el uso de documentos y firmas electrónicos
 sign-consent-continue = Continuar
 sign-consent-missing = Marque la casilla para aceptar antes de continuar.
-sign-progress = { $done } de { $total } campos completados
+sign-progress = { $total ->
+    [one] { $done } de { $total } campo completado
+   *[other] { $done } de { $total } campos completados
+}
 sign-next-field = Siguiente campo
 sign-submit = Firmar
 sign-field-signature = Firma

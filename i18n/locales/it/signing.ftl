@@ -7,7 +7,10 @@ sign-consent-text = Le viene chiesto di firmare questo documento in forma elettr
 sign-consent-agree = Accetto l’uso di documenti e firme elettronici
 sign-consent-continue = Continua
 sign-consent-missing = Per continuare, selezioni la casella per accettare.
-sign-progress = { $done } di { $total } campi compilati
+sign-progress = { $total ->
+    [one] { $done } di { $total } campo compilato
+   *[other] { $done } di { $total } campi compilati
+}
 sign-next-field = Campo successivo
 sign-submit = Firma
 sign-field-signature = Firma

@@ -7,7 +7,10 @@ sign-consent-text = U wordt gevraagd dit document elektronisch te ondertekenen. 
 sign-consent-agree = Ik ga akkoord met het gebruik van elektronische documenten en handtekeningen
 sign-consent-continue = Doorgaan
 sign-consent-missing = Vink het vakje aan om akkoord te gaan voordat u doorgaat.
-sign-progress = { $done } van { $total } velden ingevuld
+sign-progress = { $total ->
+    [one] { $done } van { $total } veld ingevuld
+   *[other] { $done } van { $total } velden ingevuld
+}
 sign-next-field = Volgend veld
 sign-submit = Ondertekenen
 sign-field-signature = Handtekening

@@ -7,7 +7,10 @@ sign-consent-text = Foi solicitado que assine este documento eletronicamente. Ao
 sign-consent-agree = Concordo com o uso de documentos e assinaturas eletrônicos
 sign-consent-continue = Continuar
 sign-consent-missing = Marque a caixa para concordar antes de continuar.
-sign-progress = { $done } de { $total } campos preenchidos
+sign-progress = { $total ->
+    [one] { $done } de { $total } campo preenchido
+   *[other] { $done } de { $total } campos preenchidos
+}
 sign-next-field = Campo seguinte
 sign-submit = Assinar
 sign-field-signature = Assinatura

@@ -253,7 +253,7 @@ async fn three_leases_from_one_template_are_stamped_with_their_own_values() {
         let drawn = &page_data(&page)["fields"];
         assert_eq!(drawn[1]["readOnly"], true, "{drawn}");
         assert_eq!(drawn[1]["value"], json!(rent), "{drawn}");
-        assert_eq!(page_data(&page)["progress"][0], "0 of 1 fields completed");
+        assert_eq!(page_data(&page)["progress"][0], "0 of 1 field completed");
         consent(&app, landlord).await;
         let signature = &of_type(&opened, "SIGNATURE")["id"];
         // The rent is not the landlord's to send: 400 naming it, nothing recorded.
