@@ -10,6 +10,17 @@ pub fn time(t: DateTime<Utc>) -> String {
     format!("{} UTC", signet_i18n::Language::English.time(t))
 }
 
+/// An audit entry's time: to the second, so that entries of one minute can be told apart, with
+/// the full RFC 3339 time on hover and in `datetime`, kept on one line.
+pub fn time_to_the_second(t: DateTime<Utc>) -> Markup {
+    let full = t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    html! {
+        time.when datetime=(full) title=(full) {
+            (t.format("%-d %b %Y, %H:%M:%S UTC"))
+        }
+    }
+}
+
 /// A count with its noun in the right number: `count(1, "document", "documents")` is
 /// `1 document`, 0 and 2 take the plural; thousands are grouped (`1,000 requests`).
 pub fn count(n: impl Into<i64>, one: &str, many: &str) -> String {
@@ -94,7 +105,7 @@ label{display:block;margin:10px 0 4px;font-weight:600}\
 input,textarea{width:100%;box-sizing:border-box;padding:8px;font-size:16px;border:1px solid #aab;border-radius:4px}\
 button{padding:10px 18px;font-size:16px;border:0;border-radius:4px;cursor:pointer;margin-top:12px}\
 .primary{background:#1f4fd1;color:#fff}.danger{background:#fff;color:#b3261e;border:1px solid #b3261e}\
-.banner{padding:12px;border-radius:6px;background:#e8f0fe}.error{color:#b3261e;white-space:pre-wrap}\
+.banner{padding:12px;border-radius:6px;background:#e8f0fe}.error{color:#b3261e;white-space:pre-wrap}.when{white-space:nowrap}\
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}\
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:6px;border-bottom:1px solid #e3e5ea;font-size:14px}\
 code{background:#eef;padding:2px 4px;border-radius:3px;word-break:break-all}nav{display:flex;gap:12px;align-items:center}\
@@ -123,6 +134,15 @@ mod tests {
     fn times_are_read_in_utc_to_the_minute() {
         let t = Utc.with_ymd_and_hms(2026, 11, 3, 8, 5, 59).unwrap();
         assert_eq!(time(t), "3 Nov 2026, 08:05 UTC");
+    }
+
+    #[test]
+    fn audit_times_are_to_the_second_with_the_full_time_on_hover() {
+        let t = Utc.with_ymd_and_hms(2026, 11, 3, 8, 5, 59).unwrap();
+        assert_eq!(
+            time_to_the_second(t).into_string(),
+            "<time class=\"when\" datetime=\"2026-11-03T08:05:59.000Z\" title=\"2026-11-03T08:05:59.000Z\">3 Nov 2026, 08:05:59 UTC</time>"
+        );
     }
 
     #[test]

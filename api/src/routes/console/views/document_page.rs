@@ -12,7 +12,7 @@ use signet_common::model::ReminderDefaults;
 use signet_i18n::Language;
 
 use super::frame::{csrf_field, nav};
-use crate::html::{count, isolated, time};
+use crate::html::{count, isolated, time, time_to_the_second};
 
 pub(in crate::routes::console) struct DocumentPage<'a> {
     pub csrf: &'a str,
@@ -220,7 +220,7 @@ pub(in crate::routes::console) fn document_page(view: DocumentPage<'_>) -> Marku
                 thead { tr { th { "Time" } th { "Event" } th { "Message" } th { "IP" } th { "User agent" } } }
                 tbody {
                     @for e in trail {
-                        tr { td { (time(e.created_at)) } td data-label="Event" { (e.event) } td data-label="Message" { (isolated(&e.message)) } td data-label="IP" { (isolated(&e.ip_address)) } td data-label="User agent" { (isolated(&e.user_agent)) } }
+                        tr { td { (time_to_the_second(e.created_at)) } td data-label="Event" { (e.event) } td data-label="Message" { (isolated(&e.message)) } td data-label="IP" { (isolated(&e.ip_address)) } td data-label="User agent" { (isolated(&e.user_agent)) } }
                     }
                 }
             }
