@@ -461,21 +461,35 @@ impl Client<'_> {
     }
 
     /// A write of the external API, retried with one `Idempotency-Key`; its answer if 200.
+    /// A `409` saying the first attempt with the key is still being processed (its answer was
+    /// lost, and it still runs, on a busy machine) is retried after its `Retry-After`, as
+    /// docs/api.md tells integrators to.
     async fn write(&self, path: &str, body: Value) -> Result<Value, String> {
         let idempotency_key = Uuid::new_v4().to_string();
-        let (status, answer, _) = self
-            .request(|base| {
-                self.http
-                    .post(format!("{base}/external/api/v1{path}"))
-                    .header("X-API-KEY", &self.key)
-                    .header("Idempotency-Key", &idempotency_key)
-                    .json(&body)
-            })
-            .await?;
-        if status == 200 {
-            Ok(answer)
-        } else {
-            Err(format!("POST {path}: {status} {answer}"))
+        let started = Instant::now();
+        loop {
+            let (status, answer, _) = self
+                .request(|base| {
+                    self.http
+                        .post(format!("{base}/external/api/v1{path}"))
+                        .header("X-API-KEY", &self.key)
+                        .header("Idempotency-Key", &idempotency_key)
+                        .json(&body)
+                })
+                .await?;
+            let in_flight = status == 409
+                && answer["message"]
+                    == "A request with this Idempotency-Key is still being processed";
+            if in_flight && started.elapsed() < STEP_DEADLINE {
+                // The API's Retry-After for this answer.
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                continue;
+            }
+            return if status == 200 {
+                Ok(answer)
+            } else {
+                Err(format!("POST {path}: {status} {answer}"))
+            };
         }
     }
 
