@@ -3,7 +3,7 @@
 //! that field; the final PDF embeds each signed file (`pdfdetach -list`), stamps its name in the
 //! field's box and lists it on the certificate.
 
-use std::{process::Command, time::Duration};
+use std::{collections::HashMap, process::Command, time::Duration};
 
 use serde_json::{Value, json};
 use signet_tests::{LETTER, Mailbox, TestApp, WorkerProcess, poll_until, read};
@@ -309,12 +309,10 @@ async fn download(app: &TestApp, key: &str, doc: uuid::Uuid) -> Vec<u8> {
         .to_vec()
 }
 
-/// A replaced upload is removed by the file sweep with its row; the signed one stays.
-#[tokio::test]
-async fn replaced_uploads_are_swept_and_signed_ones_kept() {
-    let app = TestApp::spawn().await;
+/// A sent document of a new account whose signer, Ann, has an ATTACHMENT field (a proof)
+/// and a SIGNATURE field; the signing links its invitations carry, by address.
+async fn sent_proofs(app: &TestApp, mailbox: &Mailbox) -> HashMap<String, String> {
     let (account, key) = app.account(1000).await;
-    let mailbox = Mailbox::start().await;
     let doc = app.document(account, "Proofs", &[LETTER]).await;
     let people = json!([{"name": "Ann Example", "email": "ann@signet.test", "role": "SIGNER"}]);
     assert_eq!(
@@ -339,9 +337,18 @@ async fn replaced_uploads_are_swept_and_signed_ones_kept() {
             .0,
         200
     );
-    let worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
-    let links = invitations(&mailbox, 1).await;
+    let worker = WorkerProcess::start(app, &mailbox.url(), &[]);
+    let links = invitations(mailbox, 1).await;
     drop(worker);
+    links
+}
+
+/// A replaced upload is removed by the file sweep with its row; the signed one stays.
+#[tokio::test]
+async fn replaced_uploads_are_swept_and_signed_ones_kept() {
+    let app = TestApp::spawn().await;
+    let mailbox = Mailbox::start().await;
+    let links = sent_proofs(&app, &mailbox).await;
     let ann = &links["ann@signet.test"];
     let opened = session(&app, ann).await;
     let proof = ids(&opened, "ATTACHMENT").remove(0);
@@ -425,35 +432,8 @@ fn png_claiming_65535_squared() -> Vec<u8> {
 #[tokio::test]
 async fn an_image_is_decoded_whole_before_it_is_taken() {
     let app = TestApp::spawn().await;
-    let (account, key) = app.account(1000).await;
     let mailbox = Mailbox::start().await;
-    let doc = app.document(account, "Proofs", &[LETTER]).await;
-    let people = json!([{"name": "Ann Example", "email": "ann@signet.test", "role": "SIGNER"}]);
-    assert_eq!(
-        app.post(&format!("/documents/{doc}/recipients"), &key, &people)
-            .await
-            .0,
-        200
-    );
-    let placed = json!([
-        {"recipientEmail": "ann@signet.test", "type": "ATTACHMENT", "page": 1, "x": 72, "y": 80, "width": 260, "height": 30},
-        {"recipientEmail": "ann@signet.test", "type": "SIGNATURE", "page": 1, "x": 72, "y": 140, "width": 260, "height": 30},
-    ]);
-    assert_eq!(
-        app.post(&format!("/documents/{doc}/fields"), &key, &placed)
-            .await
-            .0,
-        200
-    );
-    assert_eq!(
-        app.post(&format!("/documents/{doc}/send"), &key, &send_body())
-            .await
-            .0,
-        200
-    );
-    let worker = WorkerProcess::start(&app, &mailbox.url(), &[]);
-    let links = invitations(&mailbox, 1).await;
-    drop(worker);
+    let links = sent_proofs(&app, &mailbox).await;
     let ann = &links["ann@signet.test"];
     let proof = ids(&session(&app, ann).await, "ATTACHMENT").remove(0);
     consent(&app, ann).await;
