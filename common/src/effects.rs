@@ -930,47 +930,19 @@ pub async fn publish(
 
 #[cfg(test)]
 mod tests {
-    use uuid::Uuid;
-
     use super::*;
-    use crate::model::{OptionalStatus, StoredLanguage};
 
     fn recipient() -> Recipient {
         Recipient {
-            id: RecipientId::new(),
-            account_id: AccountId(Uuid::nil()),
-            document_id: DocumentId(Uuid::nil()),
             name: "Ann Lee".into(),
-            email: "ann@example.com".into(),
-            role: RecipientRole::Signer,
             country_code: Some("+44".into()),
             phone_number: Some("7911 123456".into()),
             phone_e164: Some("+447911123456".into()),
             status: RecipientStatus::Signed,
-            color_code: "#000000".into(),
-            position: 0,
-            viewed_at: None,
-            signed_at: None,
-            declined_at: None,
-            decline_reason: None,
-            language: StoredLanguage::default(),
-            signing_order: None,
-            invited_at: None,
-            next_reminder_at: None,
-            last_reminded_at: None,
             consented_at: Some(Utc::now()),
             consent_ip: Some("198.51.100.7".into()),
             consent_user_agent: Some("by from (signed): Qz/1".into()),
-            consent_text: None,
-            delivery_status: OptionalStatus::default(),
-            sms_status: OptionalStatus::default(),
-            sms_error: None,
-            embedded: false,
-            auth_method: OptionalStatus::default(),
-            auth_failures: 0,
-            auth_locked_at: None,
-            auth_passed_at: None,
-            delivery_error: None,
+            ..Recipient::for_tests("ann@example.com", RecipientRole::Signer)
         }
     }
 

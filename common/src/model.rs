@@ -502,6 +502,49 @@ pub struct Recipient {
     pub auth_passed_at: Option<DateTime<Utc>>,
 }
 
+#[cfg(test)]
+impl Recipient {
+    /// A PENDING signer of nothing in particular, for unit tests to change what they need of.
+    pub(crate) fn for_tests(email: &str, role: RecipientRole) -> Self {
+        Self {
+            id: RecipientId::new(),
+            account_id: AccountId(uuid::Uuid::nil()),
+            document_id: DocumentId(uuid::Uuid::nil()),
+            name: email.into(),
+            email: email.into(),
+            role,
+            country_code: None,
+            phone_number: None,
+            phone_e164: None,
+            status: RecipientStatus::Pending,
+            color_code: "#000000".into(),
+            position: 0,
+            viewed_at: None,
+            signed_at: None,
+            declined_at: None,
+            decline_reason: None,
+            language: StoredLanguage::default(),
+            signing_order: None,
+            invited_at: None,
+            next_reminder_at: None,
+            last_reminded_at: None,
+            consented_at: None,
+            consent_ip: None,
+            consent_user_agent: None,
+            consent_text: None,
+            delivery_status: OptionalStatus::default(),
+            delivery_error: None,
+            sms_status: OptionalStatus::default(),
+            sms_error: None,
+            embedded: false,
+            auth_method: OptionalStatus::default(),
+            auth_failures: 0,
+            auth_locked_at: None,
+            auth_passed_at: None,
+        }
+    }
+}
+
 impl Recipient {
     /// The recipient's group in the signing order: groups are invited in ascending order.
     pub fn group(&self) -> i32 {

@@ -554,44 +554,12 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
-    use crate::model::{AccountId, DocumentId, OptionalStatus, RecipientId, StoredLanguage};
+    use crate::model::{AccountId, DocumentId, RecipientId, StoredLanguage};
 
     fn recipient(email: &str, role: RecipientRole) -> Recipient {
         Recipient {
-            id: RecipientId::new(),
-            account_id: AccountId(Uuid::nil()),
-            document_id: DocumentId(Uuid::nil()),
-            name: email.into(),
-            email: email.into(),
-            role,
-            country_code: None,
-            phone_number: None,
-            phone_e164: None,
             status: RecipientStatus::Signed,
-            color_code: "#000000".into(),
-            position: 0,
-            viewed_at: None,
-            signed_at: None,
-            declined_at: None,
-            decline_reason: None,
-            language: StoredLanguage::default(),
-            signing_order: None,
-            invited_at: None,
-            next_reminder_at: None,
-            last_reminded_at: None,
-            consented_at: None,
-            consent_ip: None,
-            consent_user_agent: None,
-            consent_text: None,
-            delivery_status: OptionalStatus::default(),
-            sms_status: OptionalStatus::default(),
-            sms_error: None,
-            embedded: false,
-            auth_method: OptionalStatus::default(),
-            auth_failures: 0,
-            auth_locked_at: None,
-            auth_passed_at: None,
-            delivery_error: None,
+            ..Recipient::for_tests(email, role)
         }
     }
 

@@ -79,44 +79,12 @@ mod tests {
     use chrono::Utc;
 
     use super::*;
-    use crate::model::{AccountId, DocumentId, StoredLanguage};
 
     fn recipient(role: RecipientRole, order: Option<i32>) -> Recipient {
         Recipient {
-            id: RecipientId::new(),
-            account_id: AccountId::new(),
-            document_id: DocumentId::new(),
             name: "R".into(),
-            email: "r@x.test".into(),
-            role,
-            country_code: None,
-            phone_number: None,
-            phone_e164: None,
-            status: RecipientStatus::Pending,
-            color_code: "#000".into(),
-            position: 0,
-            viewed_at: None,
-            signed_at: None,
-            declined_at: None,
-            decline_reason: None,
-            language: StoredLanguage::default(),
             signing_order: order,
-            invited_at: None,
-            next_reminder_at: None,
-            last_reminded_at: None,
-            consented_at: None,
-            consent_ip: None,
-            consent_user_agent: None,
-            consent_text: None,
-            delivery_status: Default::default(),
-            delivery_error: None,
-            sms_status: Default::default(),
-            sms_error: None,
-            embedded: false,
-            auth_method: Default::default(),
-            auth_failures: 0,
-            auth_locked_at: None,
-            auth_passed_at: None,
+            ..Recipient::for_tests("r@x.test", role)
         }
     }
 
