@@ -16,7 +16,7 @@ pub mod supervision;
 pub mod trust;
 pub mod webhook;
 
-use std::{collections::HashSet, str::FromStr, sync::Arc, sync::Mutex, time::Duration};
+use std::{str::FromStr, sync::Arc, time::Duration};
 
 use apalis::prelude::*;
 use signet_common::infra::config::SealSource;
@@ -169,7 +169,6 @@ pub async fn prepare(
             .map_err(|e| StartError::PdfSandbox(e.to_string()))?,
         supervisor: Arc::new(supervision::Supervisor::new(&kinds.queue_labels())),
         listener: Arc::new(listener::QueueListener::default()),
-        unrecorded: Mutex::new(HashSet::new()),
         sweeping: tokio::sync::Mutex::new(()),
         instance: instance_name(),
         job_names: kinds.names(),

@@ -1,6 +1,6 @@
 //! What every job handler shares: the process's settings, pools, transports and seal.
 
-use std::{collections::HashSet, sync::Arc, sync::Mutex};
+use std::sync::Arc;
 
 use signet_common::{
     Config,
@@ -54,32 +54,7 @@ pub struct WorkerState {
     pub pdf: PdfSandbox,
     pub supervisor: Arc<supervision::Supervisor>,
     pub listener: Arc<listener::QueueListener>,
-    /// E-mails and webhook deliveries that went out but whose outcome is not yet written
-    /// (the database went away in between). A job for one of them that runs again in this
-    /// process meanwhile must not send it a second time.
-    pub(crate) unrecorded: Mutex<HashSet<OutboxId>>,
     /// Held by the sweep while it runs: a tick that finds it held is skipped, so a process
     /// runs one sweep at a time however long one takes.
     pub(crate) sweeping: tokio::sync::Mutex<()>,
-}
-
-impl WorkerState {
-    pub fn is_unrecorded(&self, id: OutboxId) -> bool {
-        self.unrecorded.lock().expect("not poisoned").contains(&id)
-    }
-
-    pub fn remember_unrecorded(&self, id: OutboxId) {
-        self.unrecorded.lock().expect("not poisoned").insert(id);
-    }
-
-    pub fn forget_unrecorded(&self, id: OutboxId) {
-        self.unrecorded.lock().expect("not poisoned").remove(&id);
-    }
-}
-
-/// An outbox row whose message went out but whose outcome is not written yet: its queue and id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct OutboxId {
-    pub queue: &'static str,
-    pub id: uuid::Uuid,
 }

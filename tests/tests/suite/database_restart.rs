@@ -208,11 +208,19 @@ async fn wait_until_done(app: &TestApp, work: &Workload, worker: &WorkerProcess)
     now
 }
 
-/// How many messages of a handler were sent just before the database went, and recorded after.
-fn late_records(log: &str, handler: &str) -> usize {
+/// How many messages of a worker were sent just before the database went, and recorded after
+/// (the recorder says so once per batch, with the batch's size).
+fn late_records(log: &str, worker: &str) -> usize {
     log.lines()
-        .filter(|l| l.contains(handler) && l.contains("sent, but the database went away"))
-        .count()
+        .filter(|l| l.contains(worker) && l.contains("sent, but the database went away"))
+        .filter_map(|l| {
+            let rows = l.split("rows=").nth(1)?;
+            rows.split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .sum()
 }
 
 /// How the database goes away.
@@ -318,8 +326,8 @@ async fn survive(outages: &[Outage]) {
     let log = worker.log();
     println!(
         "sent/posted before the database went and recorded after it came back: {} e-mails, {} webhooks",
-        late_records(&log, "DispatchEmail"),
-        late_records(&log, "DeliverWebhook")
+        late_records(&log, "dispatch-email"),
+        late_records(&log, "deliver-webhook")
     );
     let twice: Vec<_> = copies.iter().filter(|(_, n)| **n > 1).collect();
     assert!(twice.is_empty(), "e-mails sent more than once: {twice:?}");

@@ -190,9 +190,6 @@ impl OutboxJob for DeliverWebhook {
         Ok(())
     }
 
-    fn log(event: Event<'_, Self>) {
-        if let Event::BeingRecorded(claimed) = event {
-            tracing::info!(delivery = %claimed.delivery.id, "attempt already made; its outcome is being recorded");
-        }
-    }
+    /// Nothing more to say: each attempt is its own row in the delivery's history.
+    fn log(_: Event<'_, Self>) {}
 }

@@ -165,9 +165,6 @@ impl OutboxJob for DispatchEmail {
 
     fn log(event: Event<'_, Self>) {
         match event {
-            Event::BeingRecorded(email) => {
-                tracing::info!(email = %email.id, "e-mail already sent; its outcome is being recorded");
-            }
             Event::Withdrawn(email) => {
                 tracing::info!(email = %email.id, document_status = %email.document_status, "invitation withdrawn");
             }

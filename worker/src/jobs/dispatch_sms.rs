@@ -200,9 +200,6 @@ impl OutboxJob for DispatchSms {
 
     fn log(event: Event<'_, Self>) {
         match event {
-            Event::BeingRecorded(sms) => {
-                tracing::info!(sms = %sms.id, "SMS already sent; its outcome is being recorded");
-            }
             Event::Withdrawn(sms) => {
                 tracing::info!(sms = %sms.id, document_status = %sms.document_status, "SMS invitation withdrawn");
             }

@@ -8,7 +8,8 @@
 //! and repeats the parts that need the database while PostgreSQL cannot be reached
 //! (`until_available`): a job is never failed for good, nor an e-mail or webhook sent twice,
 //! because the database went away. A message that left just before the database went away is
-//! remembered and recorded once it is back (the recorder, `outbox`).
+//! recorded once it is back, and stays held by this process meanwhile (the recorder and the
+//! leases, `outbox`).
 
 pub mod check_completion;
 pub mod create_bulk_send;

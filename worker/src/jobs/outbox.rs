@@ -39,10 +39,7 @@ use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::outage::{run_job, until_available};
-use crate::{
-    listener::Wakeups,
-    state::{OutboxId, WorkerState},
-};
+use crate::{listener::Wakeups, state::WorkerState};
 
 /// What to do with a claimed row.
 pub enum Step<M> {
@@ -65,8 +62,6 @@ pub enum Verdict {
 
 /// What the skeleton tells a job's log, so that each keeps its own fields and words.
 pub enum Event<'a, J: OutboxJob> {
-    /// This process sent it already and has not written the outcome yet.
-    BeingRecorded(&'a J::Row),
     Withdrawn(&'a J::Row),
     Delivered(&'a J::Row, &'a J::Outcome),
     Retrying(&'a J::Row, &'a J::Outcome, Duration),
@@ -97,14 +92,6 @@ pub trait OutboxJob: Sized + Send + Sync + 'static {
     ) -> impl Future<Output = Result<(), BoxDynError>> + Send + 'static;
 
     fn id(row: &Self::Row) -> Uuid;
-
-    /// The row as the process's set of sent-but-unrecorded rows knows it.
-    fn outbox_id(row: &Self::Row) -> OutboxId {
-        OutboxId {
-            queue: Self::OUTBOX.queue,
-            id: Self::id(row),
-        }
-    }
 
     /// The trace of the request that queued the row, which its dispatch continues.
     fn trace_context(row: &Self::Row) -> Option<&str>;
@@ -169,20 +156,20 @@ pub trait OutboxJob: Sized + Send + Sync + 'static {
 
 /// Runs one claimed row to the end: decide, send, and wait until the recorder has written the
 /// outcome. The work runs on a task of its own, so it finishes even when apalis drops the
-/// worker's future to restart it.
+/// worker's future to restart it; the row stays held (`Leases`) until it has, so that this
+/// process does not take it again meanwhile.
 pub async fn run<J: OutboxJob>(
     row: J::Row,
     state: Arc<WorkerState>,
     recorder: Arc<Recorder<J>>,
     leases: Arc<Leases>,
 ) -> Result<(), BoxDynError> {
-    let id = J::id(&row);
-    let outcome = run_job(async move {
+    run_job(async move {
+        let _held = Held {
+            leases,
+            id: J::id(&row),
+        };
         J::check(&state)?;
-        if state.is_unrecorded(J::outbox_id(&row)) {
-            J::log(Event::BeingRecorded(&row));
-            return Ok(());
-        }
         match J::decide(&state, &row) {
             Step::Skip => Ok(()),
             Step::Withdraw => {
@@ -200,9 +187,19 @@ pub async fn run<J: OutboxJob>(
             }
         }
     })
-    .await;
-    leases.release(id);
-    outcome
+    .await
+}
+
+/// A row handed to `run`, released when its run ends however it ends.
+struct Held {
+    leases: Arc<Leases>,
+    id: Uuid,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.leases.release(self.id);
+    }
 }
 
 /// A row that was sent (or failed to be), with what came of it.
@@ -308,11 +305,15 @@ impl Leases {
         }
     }
 
-    fn hold(&self, ids: &[Uuid]) {
-        self.held
-            .lock()
-            .expect("not poisoned")
-            .extend(ids.iter().copied());
+    /// Holds the rows of a claim and returns those this process was not holding already. A
+    /// row still held is one this process sent before the database went away and whose
+    /// outcome its recorder is still writing: its lease ran out meanwhile, so the claim took it
+    /// again, possibly before the outcome was committed. It must not be sent twice. Once the
+    /// outcome is committed the row is released, so a row claimed and found not held can only
+    /// have been written before the claim's rows are loaded, and the load leaves it out.
+    fn hold_new(&self, ids: &[Uuid]) -> Vec<Uuid> {
+        let mut held = self.held.lock().expect("not poisoned");
+        ids.iter().copied().filter(|id| held.insert(*id)).collect()
     }
 
     pub fn release(&self, id: Uuid) {
@@ -425,13 +426,13 @@ async fn write_batch<J: OutboxJob>(
 }
 
 /// Writes outcomes in one transaction, for as long as the database is away. Meanwhile the rows
-/// are remembered as sent, so that this process does not send them again should their lease
-/// run out.
+/// stay held by their runs, so that this process does not send them again should their lease
+/// run out and a claim take them back (`Leases::hold_new`).
 async fn write_together<J: OutboxJob>(
     state: &WorkerState,
     sent: &[Attempted<J>],
 ) -> Result<(), String> {
-    let remembered = std::sync::atomic::AtomicBool::new(false);
+    let said = std::sync::atomic::AtomicBool::new(false);
     let written = until_available(|| async {
         let outcome = async {
             let mut tx = state.db.pool.begin().await?;
@@ -442,20 +443,17 @@ async fn write_together<J: OutboxJob>(
         }
         .await;
         if outcome.as_ref().is_err_and(Error::is_unavailable)
-            && !remembered.swap(true, std::sync::atomic::Ordering::Relaxed)
+            && !said.swap(true, std::sync::atomic::Ordering::Relaxed)
         {
-            for one in sent {
-                state.remember_unrecorded(J::outbox_id(&one.row));
-            }
+            tracing::warn!(
+                worker = J::LABEL,
+                rows = sent.len(),
+                "sent, but the database went away; the outcomes are written once it is back"
+            );
         }
         outcome
     })
     .await;
-    if remembered.into_inner() {
-        for one in sent {
-            state.forget_unrecorded(J::outbox_id(&one.row));
-        }
-    }
     written
         .map(|written| report(sent, &written))
         .map_err(|e| e.to_string())
@@ -524,24 +522,23 @@ impl<J: OutboxJob> Pump<J> {
         if claimed.ids.is_empty() {
             return Ok(0);
         }
-        self.leases.hold(&claimed.ids);
-        let mut rows = match J::load(&mut conn, &claimed.ids).await {
+        let new = self.leases.hold_new(&claimed.ids);
+        if new.is_empty() {
+            return Ok(0);
+        }
+        let mut rows = match J::load(&mut conn, &new).await {
             Ok(rows) => rows,
             Err(e) => {
                 // Not sent: due again when the lease ends.
-                for id in &claimed.ids {
+                for id in &new {
                     self.leases.release(*id);
                 }
                 return Err(e);
             }
         };
         // In the claim's order: round robin by account.
-        let position: std::collections::HashMap<Uuid, usize> = claimed
-            .ids
-            .iter()
-            .enumerate()
-            .map(|(i, id)| (*id, i))
-            .collect();
+        let position: std::collections::HashMap<Uuid, usize> =
+            new.iter().enumerate().map(|(i, id)| (*id, i)).collect();
         rows.sort_by_key(|row| position.get(&J::id(row)).copied());
         let count = rows.len();
         self.claimed.extend(rows);
@@ -612,4 +609,24 @@ pub fn backend<J: OutboxJob>(
         })
         .build()
         .expect("database, fetcher and sink are all given")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_leaves_out_the_rows_this_process_still_holds() {
+        let leases = Arc::new(Leases::new(signet_common::store::emails::OUTBOX));
+        let (sent, other) = (Uuid::now_v7(), Uuid::now_v7());
+        assert_eq!(leases.hold_new(&[sent]), vec![sent]);
+        let run = Held {
+            leases: leases.clone(),
+            id: sent,
+        };
+        // The lease ran out while the outcome was being written; a claim takes the row back.
+        assert_eq!(leases.hold_new(&[sent, other]), vec![other]);
+        drop(run);
+        assert_eq!(leases.hold_new(&[sent]), vec![sent]);
+    }
 }
