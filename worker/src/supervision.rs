@@ -46,6 +46,7 @@ pub struct Supervisor {
 
 /// What `/readyz` and `/healthz` report.
 #[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Report {
     /// Job type → whether its worker is polling; only the job types this process runs.
     pub workers: BTreeMap<&'static str, bool>,

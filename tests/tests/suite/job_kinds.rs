@@ -86,7 +86,7 @@ async fn readyz(worker: &WorkerProcess) -> (u16, Value) {
     (response.status().as_u16(), response.json().await.unwrap())
 }
 
-async fn ready(worker: &WorkerProcess) -> Value {
+pub(crate) async fn ready(worker: &WorkerProcess) -> Value {
     eventually(
         described_by(|| format!("the worker to become ready:\n{}", worker.log())),
         Duration::from_secs(30),
@@ -475,7 +475,7 @@ async fn sweeps_on_several_processes_expire_each_document_once_and_every_process
         let body = ready(sweeper).await;
         assert_eq!(body["jobs"], "sweep", "{body}");
         assert_eq!(body["workers"], json!({}), "{body}");
-        assert!(body.get("listener_connected").is_none(), "{body}");
+        assert!(body.get("listenerConnected").is_none(), "{body}");
     }
     for doc in &documents {
         wait_for_status(&app, &key, *doc, "EXPIRED").await;

@@ -60,4 +60,5 @@ mod text_fields;
 mod upgrades;
 mod uploads;
 mod webhooks;
+mod wire_naming;
 mod workers;

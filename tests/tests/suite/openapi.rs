@@ -297,7 +297,7 @@ async fn state_for(
 }
 
 /// A template made from a DRAFT with one signer and a field.
-async fn template_for(app: &TestApp, account: uuid::Uuid, key: &str) -> uuid::Uuid {
+pub(crate) async fn template_for(app: &TestApp, account: uuid::Uuid, key: &str) -> uuid::Uuid {
     let doc = app.document(account, "Lease", &[LETTER]).await;
     let steps = [
         (

@@ -128,6 +128,8 @@ const LEFT_OUT: &[&str] = &[
     "events",
     // Erasure rewrites rows in PostgreSQL; it removes no file (retention, here, does).
     "erasure",
+    // The names of JSON properties: nothing of the store.
+    "wire_naming",
     // Expiry at volume is rows in PostgreSQL: the audit trail, the outboxes and the events.
     "expiry",
     // The code gate is rows, cookies and e-mails or SMS; the certificate it adds a line to is
