@@ -22,6 +22,8 @@ try {
   page.on("pageerror", (e) => findings.console.push(`pageerror: ${e}`));
   await page.goto(env.LINK);
   await page.waitForSelector("#pages .page canvas");
+  // The language picker is folded under the current language until it is opened.
+  await page.click("details.languages > summary");
   // Every font the page asked for has come or failed; reading a size lays the page out again
   // with them, so that what DevTools reports below is what the page now shows.
   await page.evaluate(async () => {

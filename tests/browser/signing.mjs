@@ -46,12 +46,20 @@ try {
     seen.dir = await page.getAttribute("html", "dir");
     seen.canvas = await page.locator("#pages canvas").first().evaluate((c) => ({ pixels: c.width, css: c.getBoundingClientRect().width }));
     seen.fieldsDisabledBeforeConsent = await page.locator("button.field").evaluateAll((bs) => bs.every((b) => b.disabled));
-    // Which of the page's CJK faces the browser fetched.
-    seen.cjkFaces = await page.evaluate(async () => {
+    // Which of the page's CJK faces the browser fetched: with the language picker folded, and
+    // opened (where "简体中文" is drawn); and how much of the phone's screen the folded picker takes.
+    const cjkFaces = () => page.evaluate(async () => {
       await document.fonts.ready;
       return [...document.fonts].filter((f) => f.family.replaceAll('"', "") === "Signet CJK").map((f) => ({ unicodeRange: f.unicodeRange, status: f.status }));
     });
+    seen.cjkFacesFolded = await cjkFaces();
+    seen.pickerHeight = await page.locator("details.languages").evaluate((d) => d.getBoundingClientRect().height);
     seen.violations.push(...(await axe(page, "opened")));
+    await page.tap("details.languages > summary");
+    seen.cjkFaces = await cjkFaces();
+    seen.pickerLinks = await page.locator("details.languages nav a:visible").count();
+    seen.violations.push(...(await axe(page, "language picker opened")));
+    await page.tap("details.languages > summary");
 
     // Consent: refused without the box ticked, then given.
     await page.tap("#consent-continue");

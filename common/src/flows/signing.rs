@@ -16,7 +16,7 @@ use crate::{
         Actor, AttachmentId, Document, DocumentStatus, Field, FieldId, FieldType, Recipient,
         RecipientId, RecipientRole, RecipientStatus, field_values,
     },
-    store::{attachments, documents, fields, recipients},
+    store::{accounts, attachments, documents, fields, recipients},
     wire::inputs::{DeclineInput, MAX_FIELDS_PER_DOCUMENT, SubmitInput},
 };
 
@@ -28,6 +28,8 @@ pub use crate::model::field_values::{
 #[derive(Debug, Clone)]
 pub struct SigningSession {
     pub document: Document,
+    /// Who asks for the signature: the account's name, as the invitation named it.
+    pub sender: String,
     pub recipient: Recipient,
     /// The recipient's own fields.
     pub fields: Vec<Field>,
@@ -270,8 +272,10 @@ async fn session(
         .into_iter()
         .filter(|f| f.recipient_id == recipient_id)
         .collect();
+    let sender = accounts::name(conn, document.account_id).await?;
     Ok(SigningSession {
         document,
+        sender,
         recipient,
         fields,
         others_to_sign,

@@ -299,6 +299,16 @@ pub async fn count_console_action(
     Ok(Some(retry_after.max(1) as u64))
 }
 
+/// The account's name: who a signer is told the document comes from.
+pub async fn name(conn: &mut PgConnection, id: AccountId) -> Result<String> {
+    Ok(
+        sqlx::query_scalar("SELECT name FROM accounts WHERE id = $1")
+            .bind(id)
+            .fetch_one(conn)
+            .await?,
+    )
+}
+
 /// The account's webhook URL, if it has one, on the caller's transaction.
 pub async fn webhook_url(conn: &mut PgConnection, id: AccountId) -> Result<Option<String>> {
     Ok(

@@ -1,6 +1,7 @@
 # Die Seite zum Unterschreiben (api/src/routes/signing.rs, api/static/sign-page.mjs).
 
 sign-for = Für { $name }
+sign-from = Von { $sender }
 sign-languages = Sprache
 sign-consent-heading = Bevor Sie unterschreiben
 sign-consent-text = Sie werden gebeten, dieses Dokument elektronisch zu unterschreiben. Mit Ihrer Zustimmung willigen Sie ein, das Dokument als elektronisches Dokument zu erhalten und zu unterschreiben, und Sie erkennen an, dass Ihre elektronische Unterschrift dieselbe Wirkung hat wie eine handschriftliche Unterschrift. Sie können beim Absender kostenlos eine Papierkopie anfordern, und Sie können Ihre Zustimmung vor dem Unterschreiben widerrufen, indem Sie die Unterschrift ablehnen oder diese Seite schließen. Zum Ansehen und Unterschreiben benötigen Sie einen Webbrowser; um eine Kopie aufzubewahren, laden Sie das PDF herunter.

@@ -1,6 +1,7 @@
 # The signing page (api/src/routes/signing.rs, api/static/sign-page.mjs).
 
 sign-for = For { $name }
+sign-from = From { $sender }
 sign-languages = Language
 sign-consent-heading = Before you sign
 sign-consent-text = You are asked to sign this document electronically. By agreeing, you consent to receive it and sign it as an electronic record, and you accept that your electronic signature has the same effect as a handwritten one. You can ask the sender for a paper copy at no charge, and you can withdraw your consent before you sign by declining or closing this page. To view and sign you need a web browser; to keep a copy, download the PDF.

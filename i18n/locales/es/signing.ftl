@@ -1,6 +1,7 @@
 # La página de firma (api/src/routes/signing.rs, api/static/sign-page.mjs).
 
 sign-for = Para { $name }
+sign-from = De { $sender }
 sign-languages = Idioma
 sign-consent-heading = Antes de firmar
 sign-consent-text = Se le solicita que firme este documento electrónicamente. Al aceptar, usted consiente en recibirlo y firmarlo como documento electrónico, y acepta que su firma electrónica tiene el mismo efecto que una firma manuscrita. Puede solicitar al remitente una copia en papel de forma gratuita, y puede retirar su consentimiento antes de firmar rechazando la firma o cerrando esta página. Para ver y firmar el documento necesita un navegador web; para conservar una copia, descargue el PDF.

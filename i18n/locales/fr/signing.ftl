@@ -1,6 +1,7 @@
 # La page de signature (api/src/routes/signing.rs, api/static/sign-page.mjs).
 
 sign-for = Pour { $name }
+sign-from = De la part de { $sender }
 sign-languages = Langue
 sign-consent-heading = Avant de signer
 sign-consent-text = Il vous est demandé de signer ce document par voie électronique. En donnant votre accord, vous acceptez de le recevoir et de le signer sous forme électronique, et vous reconnaissez que votre signature électronique produit les mêmes effets qu’une signature manuscrite. Vous pouvez demander gratuitement une copie papier à l’expéditeur, et vous pouvez retirer votre consentement avant de signer en refusant de signer ou en fermant cette page. Pour consulter et signer le document, il vous faut un navigateur web ; pour en conserver une copie, téléchargez le PDF.

@@ -1,6 +1,7 @@
 # La pagina di firma (api/src/routes/signing.rs, api/static/sign-page.mjs).
 
 sign-for = Per { $name }
+sign-from = Da { $sender }
 sign-languages = Lingua
 sign-consent-heading = Prima di firmare
 sign-consent-text = Le viene chiesto di firmare questo documento in forma elettronica. Accettando, acconsente a riceverlo e a firmarlo come documento informatico e riconosce che la sua firma elettronica ha lo stesso effetto di una firma autografa. Può chiedere al mittente una copia cartacea senza alcun costo e può revocare il consenso prima di firmare, rifiutando la firma o chiudendo questa pagina. Per visualizzare e firmare è necessario un browser web; per conservarne una copia, scarichi il PDF.

@@ -1,6 +1,7 @@
 # 署名ページ（api/src/routes/signing.rs、api/static/sign-page.mjs）。
 
 sign-for = { $name } 様
+sign-from = 送信者：{ $sender }
 sign-languages = 言語
 sign-consent-heading = 署名の前に
 sign-consent-text = この文書に電子的に署名するよう依頼されています。同意すると、この文書を電子記録として受け取り署名することに同意し、電子署名が手書きの署名と同じ効力を持つことを承諾したものとみなされます。送信者に紙の写しを無料で請求できます。また、署名する前であれば、署名を辞退するかこのページを閉じることで、同意を撤回できます。文書の閲覧と署名には Web ブラウザーが必要です。写しを保存するには PDF をダウンロードしてください。

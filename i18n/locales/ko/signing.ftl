@@ -1,6 +1,7 @@
 # 서명 페이지(api/src/routes/signing.rs, api/static/sign-page.mjs).
 
 sign-for = 서명자: { $name }
+sign-from = 보낸 사람: { $sender }
 sign-languages = 언어
 sign-consent-heading = 서명하기 전에
 sign-consent-text = 이 문서에 전자 방식으로 서명해 달라는 요청을 받았습니다. 동의하면 이 문서를 전자 기록으로 받고 서명하는 데 동의하며, 전자 서명이 자필 서명과 같은 효력을 가진다는 점을 인정하게 됩니다. 발신자에게 종이 사본을 무료로 요청할 수 있으며, 서명하기 전에는 서명을 거절하거나 이 페이지를 닫아 동의를 철회할 수 있습니다. 문서를 열람하고 서명하려면 웹 브라우저가 필요하며, 사본을 보관하려면 PDF를 다운로드하세요.

@@ -1,6 +1,7 @@
 # De ondertekenpagina (api/src/routes/signing.rs, api/static/sign-page.mjs).
 
 sign-for = Voor { $name }
+sign-from = Van { $sender }
 sign-languages = Taal
 sign-consent-heading = Voordat u ondertekent
 sign-consent-text = U wordt gevraagd dit document elektronisch te ondertekenen. Door akkoord te gaan, stemt u ermee in het als elektronisch document te ontvangen en te ondertekenen, en erkent u dat uw elektronische handtekening hetzelfde rechtsgevolg heeft als een handgeschreven handtekening. U kunt de afzender kosteloos om een papieren exemplaar vragen, en u kunt uw toestemming vóór het ondertekenen intrekken door de ondertekening te weigeren of deze pagina te sluiten. Om het document te bekijken en te ondertekenen hebt u een webbrowser nodig; download de pdf om een exemplaar te bewaren.

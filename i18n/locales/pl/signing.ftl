@@ -1,6 +1,7 @@
 # Strona podpisywania (api/src/routes/signing.rs, api/static/sign-page.mjs).
 
 sign-for = Dla: { $name }
+sign-from = Od: { $sender }
 sign-languages = Język
 sign-consent-heading = Przed podpisaniem
 sign-consent-text = Prosimy o elektroniczne podpisanie tego dokumentu. Wyrażając zgodę, zgadzają się Państwo otrzymać go i podpisać jako dokument elektroniczny oraz przyjmują do wiadomości, że podpis elektroniczny ma taki sam skutek jak podpis własnoręczny. Mogą Państwo bezpłatnie poprosić nadawcę o kopię papierową, a przed podpisaniem wycofać zgodę, odmawiając podpisania lub zamykając tę stronę. Do wyświetlenia i podpisania dokumentu potrzebna jest przeglądarka internetowa; aby zachować kopię, należy pobrać plik PDF.

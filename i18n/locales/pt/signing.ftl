@@ -1,6 +1,7 @@
 # A página de assinatura (api/src/routes/signing.rs, api/static/sign-page.mjs).
 
 sign-for = Para { $name }
+sign-from = De { $sender }
 sign-languages = Idioma
 sign-consent-heading = Antes de assinar
 sign-consent-text = Foi solicitado que assine este documento eletronicamente. Ao concordar, consente em recebê-lo e assiná-lo como documento eletrônico e aceita que a sua assinatura eletrônica tem o mesmo efeito que uma assinatura manuscrita. Pode pedir ao remetente uma cópia em papel, sem qualquer custo, e pode retirar o seu consentimento antes de assinar, recusando a assinatura ou fechando esta página. Para visualizar e assinar, é necessário um navegador de internet; para guardar uma cópia, faça o download do PDF.

@@ -1,6 +1,7 @@
 # İmzalama sayfası (api/src/routes/signing.rs, api/static/sign-page.mjs).
 
 sign-for = Alıcı: { $name }
+sign-from = Gönderen: { $sender }
 sign-languages = Dil
 sign-consent-heading = İmzalamadan önce
 sign-consent-text = Bu belgeyi elektronik olarak imzalamanız isteniyor. Onay vererek belgeyi elektronik kayıt olarak almayı ve imzalamayı kabul eder, elektronik imzanızın el yazısıyla atılan imzayla aynı hükmü taşıdığını kabul edersiniz. Göndericiden ücretsiz olarak basılı bir kopya isteyebilir ve imzalamadan önce imzalamayı reddederek ya da bu sayfayı kapatarak onayınızı geri alabilirsiniz. Belgeyi görüntülemek ve imzalamak için bir web tarayıcısı gerekir; bir kopyasını saklamak için PDF'i indirin.

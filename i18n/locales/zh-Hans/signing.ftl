@@ -1,6 +1,7 @@
 # 签署页面（api/src/routes/signing.rs、api/static/sign-page.mjs）。
 
 sign-for = 签署人：{ $name }
+sign-from = 发件人：{ $sender }
 sign-languages = 语言
 sign-consent-heading = 签署前须知
 sign-consent-text = 发件人请您以电子方式签署本文件。同意即表示您同意以电子记录的形式接收和签署本文件，并认可您的电子签名与手写签名具有同等效力。您可以向发件人免费索取纸质副本；在签署之前，您可以通过拒绝签署或关闭本页面来撤回您的同意。查看和签署本文件需要使用网页浏览器；如需保留副本，请下载 PDF。

@@ -259,13 +259,22 @@ async fn sent_document_is_signed_and_completed_with_a_stamped_pdf() {
             .unwrap()
             .starts_with("text/html")
     );
+    let html = page.text().await.unwrap();
+    assert!(html.contains("Master services agreement"));
+    // Who asks, and their message (issue #49 item 5), as the invitation says it.
     assert!(
-        page.text()
-            .await
-            .unwrap()
-            .contains("Master services agreement")
+        invitation.subject.starts_with("Owner sent you"),
+        "{}",
+        invitation.subject
     );
+    assert!(
+        html.contains(r#"<p id="sender">From <bdi>Owner</bdi></p>"#),
+        "{html}"
+    );
+    assert!(html.contains("Please sign the MSA."), "{html}");
     let viewer = session(&app, &links["vic@signet.test"]).await;
+    assert_eq!(viewer["document"]["sender"], "Owner", "{viewer}");
+    assert_eq!(viewer["document"]["message"], "Please sign the MSA.");
     assert_eq!(
         (
             viewer["recipient"]["status"].as_str(),

@@ -130,17 +130,35 @@ async fn signers_tap_each_field_on_a_phone_in_english_and_in_arabic() {
         );
         assert!((pixels - 2.0 * css).abs() <= 2.0, "{}", seen["canvas"]);
         assert_eq!(seen["fieldsDisabledBeforeConsent"], true);
-        // The language picker's "简体中文" came from the small CJK font of the page's own words;
-        // with no other CJK text on the page, the whole CJK face (1.1 MiB) was not fetched.
-        let faces = seen["cjkFaces"].as_array().unwrap();
-        let status = |code: &str| {
+        // The language picker takes one line of the phone's screen until it is opened (its
+        // fifteen links took ~130 px); no CJK font is fetched for it meanwhile.
+        let picker = seen["pickerHeight"].as_f64().unwrap();
+        assert!(picker <= 40.0, "the folded picker is {picker} px high");
+        let status = |faces: &Value, code: &str| {
             faces
+                .as_array()
+                .unwrap()
                 .iter()
                 .find(|f| f["unicodeRange"].as_str().unwrap().contains(code))
                 .map(|f| f["status"].clone())
         };
-        assert_eq!(status("U+7B80"), Some(json!("loaded")), "{faces:?}");
-        assert_eq!(status("U+AC00-D7AF"), Some(json!("unloaded")), "{faces:?}");
+        let folded = &seen["cjkFacesFolded"];
+        assert_eq!(
+            status(folded, "U+7B80"),
+            Some(json!("unloaded")),
+            "{folded}"
+        );
+        // Opened: every language's link, and "简体中文" from the small CJK font of the page's
+        // own words; with no other CJK text on the page, the whole CJK face (1.1 MiB) is not
+        // fetched.
+        assert_eq!(seen["pickerLinks"], Language::ALL.len(), "{}", seen["name"]);
+        let faces = &seen["cjkFaces"];
+        assert_eq!(status(faces, "U+7B80"), Some(json!("loaded")), "{faces}");
+        assert_eq!(
+            status(faces, "U+AC00-D7AF"),
+            Some(json!("unloaded")),
+            "{faces}"
+        );
         assert_eq!(
             seen["consentMissing"],
             language.text("sign-consent-missing")

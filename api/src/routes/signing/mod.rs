@@ -186,6 +186,8 @@ struct SessionDocument {
     pages: i32,
     /// Null once the document is withdrawn (cancelled, declined, expired).
     file_url: Option<String>,
+    /// Who asks for the signature: the sending account's name.
+    sender: String,
     message: Option<String>,
     description: Option<String>,
     expiry_date: Option<Timestamp>,
@@ -213,6 +215,7 @@ impl SessionView {
                 status: d.status,
                 pages: d.pages,
                 file_url,
+                sender: session.sender.clone(),
                 message: d.send_message.clone(),
                 description: d.send_description.clone(),
                 expiry_date: d.expiry_date.map(Timestamp),

@@ -112,7 +112,8 @@ background:#fff;padding:10px 16px;box-shadow:0 -1px 3px #0003;border-radius:8px 
 .secondary{background:#fff;color:#1f4fd1;border:1px solid #1f4fd1}\
 dialog{border:0;border-radius:8px;padding:16px;width:min(600px,calc(100vw - 32px));box-sizing:border-box}\
 dialog::backdrop{background:#0007}\
-.languages{display:flex;flex-wrap:wrap;gap:4px 12px;font-size:14px}.languages a{color:#1f4fd1}\
+.languages{font-size:14px;margin:0 0 4px}.languages summary{cursor:pointer;color:#1f4fd1;width:max-content}\
+.languages nav{display:flex;flex-wrap:wrap;gap:4px 12px;padding:6px 0}.languages a{color:#1f4fd1}\
 .languages a[aria-current]{color:#1d2330;font-weight:600;text-decoration:none}\
 label.check{display:flex;gap:8px;align-items:flex-start;font-weight:600}label.check input{width:auto;margin-top:4px}\
 fieldset{border:0;padding:0;margin:0 0 8px}legend{font-weight:600;margin-bottom:6px}.field.checkbox{cursor:default;padding:0}.field.checkbox input{width:auto;margin:0;min-width:18px;min-height:18px}a{color:#1f4fd1}";
@@ -325,6 +326,7 @@ impl SigningPage<'_> {
                 (language_links(l))
                 h1 dir="auto" { (document.title) }
                 p { (PreEscaped(l.format_html("sign-for", &[("name", &recipient.name)]))) }
+                p #sender { (PreEscaped(l.format_html("sign-from", &[("sender", &session.sender)]))) }
                 @if let Some(note) = state_message(session, l) { p.banner id="state" role="status" { (note) } }
                 @if let Some(message) = document.send_message.as_deref().filter(|m| !m.is_empty()) {
                     div.card dir="auto" { p { (message) } @if let Some(d) = document.send_description.as_deref().filter(|d| !d.is_empty()) { p { (d) } } }
@@ -513,13 +515,19 @@ impl AuthPage<'_> {
     }
 }
 
-/// The links to the same page in every language Signet speaks, each named in itself.
+/// The links to the same page in every language Signet speaks, each named in itself, folded
+/// under the current language's name: one line of a phone's screen until it is opened. A
+/// `<details>` needs no script.
 fn language_links(current: Language) -> Markup {
+    let label = current.text("sign-languages");
     html! {
-        nav.languages aria-label=(current.text("sign-languages")) {
-            @for other in Language::ALL {
-                a href=(format!("?lang={}", other.tag())) lang=(other.tag()) hreflang=(other.tag())
-                    aria-current=[(other == current).then_some("true")] { (other.name()) }
+        details.languages {
+            summary aria-label=(format!("{label}: {}", current.name())) { (current.name()) }
+            nav.languages aria-label=(label) {
+                @for other in Language::ALL {
+                    a href=(format!("?lang={}", other.tag())) lang=(other.tag()) hreflang=(other.tag())
+                        aria-current=[(other == current).then_some("true")] { (other.name()) }
+                }
             }
         }
     }
