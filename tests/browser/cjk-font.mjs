@@ -7,13 +7,10 @@
 // and the signer's name with (DevTools' CSS.getPlatformFontsForNode), and the width of
 // "简体中文" drawn in the page's fonts and in the device's alone. Prints one JSON line of
 // findings.
-import { chromium } from "playwright-core";
+import { launch } from "./launch.mjs";
 
 const env = process.env;
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const findings = { console: [] };
 
 try {

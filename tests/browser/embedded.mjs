@@ -6,7 +6,7 @@
 // tests/tests/suite/embedded_signing.rs with BASE (the API), KEY, DOC and RECIPIENT (an
 // embedded signer with one SIGNATURE field). Prints one JSON line of findings.
 import { createServer } from "node:http";
-import { chromium } from "playwright-core";
+import { launch } from "./launch.mjs";
 
 const env = process.env;
 const findings = { consoleErrors: [] };
@@ -45,10 +45,7 @@ async function api(method, path, body) {
 
 const allowed = await integrator();
 const other = await integrator();
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 try {
   await api("PUT", "/account/embedding", { allowedOrigins: [allowed.origin] });
   const sessionPath = `/documents/${env.DOC}/recipients/${env.RECIPIENT}/signing-session`;
@@ -65,7 +62,7 @@ try {
   });
   page.on("pageerror", (e) => findings.consoleErrors.push(`${e}`));
   const events = () => page.evaluate(() => window.events);
-  const waitForEvent = (type) => page.waitForFunction((t) => window.events.some((e) => e.type === t), type, { timeout: 30000 });
+  const waitForEvent = (type) => page.waitForFunction((t) => window.events.some((e) => e.type === t), type);
 
   // 1. Signing inside the integrator's page.
   await page.goto(`${allowed.origin}/?session=${encodeURIComponent(signing.url)}`);
@@ -92,7 +89,7 @@ try {
   findings.reuseText = await frame.locator("h1").textContent();
 
   // 3. The same page on an origin the account does not allow: the browser refuses the frame.
-  const refusal = page.waitForEvent("console", { predicate: (m) => /frame-ancestors/.test(m.text()), timeout: 30000 });
+  const refusal = page.waitForEvent("console", { predicate: (m) => /frame-ancestors/.test(m.text()) });
   await page.goto(`${other.origin}/?session=${encodeURIComponent(refused.url)}`);
   findings.refusedFraming = (await refusal).text();
   findings.otherOriginEvents = await events();

@@ -9,15 +9,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
-import { chromium } from "playwright-core";
+import { launch } from "./launch.mjs";
 
 const env = process.env;
 const values = JSON.parse(env.VALUES);
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const findings = { consoleErrors: [], violations: [], steps: [] };
 
 // WCAG 2.1 A and AA rules; only what axe rates serious or critical is reported.
@@ -90,7 +87,7 @@ try {
     await page.focus("#dialog-apply");
     await page.keyboard.press("Enter");
     // An attachment is uploaded (a PDF read in the sandbox) before the dialog closes.
-    await page.waitForSelector("#field-dialog[open]", { state: "detached", timeout: 90000 }).catch(async () => {
+    await page.waitForSelector("#field-dialog[open]", { state: "detached" }).catch(async () => {
       const said = [await page.textContent("#dialog-error"), await page.textContent("#dialog-file-status"),
         await page.evaluate(() => { const i = document.getElementById("dialog-input"); return `${i.type} ${JSON.stringify(i.value)} valid=${i.checkValidity()} focus=${document.activeElement?.id} title=${document.getElementById("dialog-title").textContent} progress=${document.getElementById("progress").textContent}`; }),
         ...findings.consoleErrors];

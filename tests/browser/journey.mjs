@@ -5,13 +5,10 @@
 // asserts on them and on the database.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launch } from "./launch.mjs";
 
 const env = process.env;
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const findings = { consoleErrors: [] };
 const watch = (page) => {
   page.on("console", (m) => m.type() === "error" && findings.consoleErrors.push(`${page.url()}: ${m.text()}`));

@@ -6,13 +6,10 @@
 // recipient and places a field by tapping the page, all by touch. Prints one JSON line of
 // findings; the Rust test asserts on them and on the database.
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launch } from "./launch.mjs";
 
 const env = process.env;
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const findings = { consoleErrors: [], pages: [] };
 const SIZES = {
   phone: { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 },

@@ -5,13 +5,10 @@
 // the canvas's top-left corner, and whether pdf.js left any form control on the page. Prints
 // one JSON line of findings; the Rust test compares them with where pdftotext finds the words.
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launch } from "./launch.mjs";
 
 const env = process.env;
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const findings = { consoleErrors: [] };
 
 try {
@@ -20,9 +17,9 @@ try {
   page.on("pageerror", (e) => findings.consoleErrors.push(`${e}`));
   await page.goto(env.LINK);
   const expected = Number(env.PAGES);
-  await page.waitForFunction((n) => document.querySelectorAll(".page canvas").length === n, expected, { timeout: 60000 });
+  await page.waitForFunction((n) => document.querySelectorAll(".page canvas").length === n, expected);
   // Each page's fields are added as its canvas is: all are there once the last page is.
-  await page.waitForFunction((n) => document.querySelectorAll(".page .field").length === n, Number(env.FIELDS), { timeout: 60000 });
+  await page.waitForFunction((n) => document.querySelectorAll(".page .field").length === n, Number(env.FIELDS));
   findings.pages = await page.evaluate(() =>
     [...document.querySelectorAll(".page")].map((frame) => {
       const canvas = frame.querySelector("canvas").getBoundingClientRect();

@@ -7,14 +7,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
-import { chromium } from "playwright-core";
+import { launch } from "./launch.mjs";
 
 const env = process.env;
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const findings = { consoleErrors: [], runs: [] };
 
 // WCAG 2.1 A and AA rules; only what axe rates serious or critical is reported.
@@ -93,7 +90,7 @@ try {
     seen.headingAfter = await page.textContent("h1");
     seen.consentVisible = await page.locator("#consent").isVisible();
     seen.codeFormAfter = await page.locator("#auth-form").count();
-    await page.waitForSelector("#pages .page canvas", { timeout: 20000 });
+    await page.waitForSelector("#pages .page canvas");
     seen.pagesShown = await page.locator("#pages .page canvas").count();
     seen.violations.push(...(await axe(page, "document")));
     await page.screenshot({ path: join(env.SHOTS, `${run.shot}-document.png`) });

@@ -6,14 +6,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
-import { chromium } from "playwright-core";
+import { launch } from "./launch.mjs";
 
 const env = process.env;
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const findings = { consoleErrors: [], signers: [] };
 
 // WCAG 2.1 A and AA rules; only what axe rates serious or critical is reported.
@@ -66,7 +63,7 @@ try {
     seen.consentMissing = await page.textContent("#consent-error");
     await page.tap("#consent-agree");
     await page.tap("#consent-continue");
-    await page.waitForSelector("#toolbar:not([hidden])", { timeout: 15000 }).catch(async (e) => {
+    await page.waitForSelector("#toolbar:not([hidden])").catch(async (e) => {
       throw new Error(`no toolbar after consent: ${await page.textContent("#consent-error")} / ${findings.consoleErrors}: ${e}`);
     });
     seen.focusAfterConsent = await page.evaluate(() => document.activeElement?.getAttribute("aria-label"));

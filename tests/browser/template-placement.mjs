@@ -6,13 +6,10 @@
 // blank role name (refused, named on the page), names it and saves. Prints one JSON line of
 // findings; the Rust test asserts on them and on the API's view of the template.
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launch } from "./launch.mjs";
 
 const env = process.env;
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const findings = { consoleErrors: [] };
 const go = (page, action) => Promise.all([page.waitForNavigation(), action]);
 

@@ -3,13 +3,10 @@
 // PASSWORD (a console account), PLACE (the document's placement page) and SIGNERS (JSON:
 // [{ name, link, locale }]). Reports, on each page, the note that stands in for the pages and what else
 // is shown. Prints one JSON line of findings.
-import { chromium } from "playwright-core";
+import { launch } from "./launch.mjs";
 
 const env = process.env;
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const findings = { signers: [], console: [] };
 const visible = (page, selector) => page.locator(selector).first().isVisible();
 const note = async (page) => {
