@@ -305,7 +305,7 @@ pub enum Error {
     #[error("file store: {0}")]
     Io(#[from] std::io::Error),
     #[error("file store: {0}")]
-    Storage(#[from] crate::infra::files::StoreError),
+    Storage(#[from] object_store::Error),
     /// Work of ours that failed without a cause to name (a panic on a worker thread).
     #[error("internal: {0}")]
     Internal(String),
@@ -320,7 +320,7 @@ impl Error {
     /// refusing a statement or missing a file.
     pub fn is_unavailable(&self) -> bool {
         match self {
-            Error::Storage(e) => !matches!(e, crate::infra::files::StoreError::NotFound { .. }),
+            Error::Storage(e) => !matches!(e, object_store::Error::NotFound { .. }),
             Error::Database(e) => database_unreachable(e),
             Error::Migration(
                 sqlx::migrate::MigrateError::Execute(e)

@@ -7,8 +7,16 @@ use uuid::Uuid;
 
 use signet_pdf::PageSize;
 
+mod daily_caps;
 pub mod email_address;
+pub mod feed;
 pub mod field_values;
+
+pub use daily_caps::DailyCaps;
+
+/// How long a one-time code sent to a signer works (`flows::signer_auth`), as the SMS and
+/// e-mail carrying it say.
+pub const CODE_VALID_MINUTES: i64 = 10;
 
 /// Whether `value` holds a control character other than a line break or a tab: NUL and the
 /// like, which PostgreSQL refuses in text and which no name, title, message or field value

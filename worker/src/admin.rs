@@ -86,7 +86,9 @@ async fn healthz(State(state): State<Arc<WorkerState>>) -> impl IntoResponse {
 }
 
 async fn metrics(State(state): State<Arc<WorkerState>>) -> impl IntoResponse {
-    if let Err(e) = signet_common::infra::telemetry::record_queue_metrics(&state.queue_pool).await {
+    if let Err(e) =
+        signet_common::flows::queue_metrics::record_queue_metrics(&state.queue_pool).await
+    {
         tracing::warn!(error = %e, "queue figures unavailable for /metrics");
     }
     (

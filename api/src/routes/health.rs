@@ -38,7 +38,8 @@ async fn readyz(State(state): State<AppState>) -> Result<Response, ApiError> {
 
 /// Prometheus text format: requests, usage-limit refusals, and the current queue depths.
 async fn metrics(State(state): State<AppState>) -> Response {
-    if let Err(e) = signet_common::infra::telemetry::record_queue_metrics(&state.db.pool).await {
+    if let Err(e) = signet_common::flows::queue_metrics::record_queue_metrics(&state.db.pool).await
+    {
         tracing::warn!(error = %e, "queue figures unavailable for /metrics");
     }
     (

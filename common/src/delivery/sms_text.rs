@@ -216,7 +216,7 @@ fn render(language: Language, kind: Kind, sender: &str, title: Option<&str>) -> 
         Kind::Invitation(link) => args.push(("link", FluentValue::from(link))),
         Kind::Code(code) => {
             args.push(("code", FluentValue::from(code)));
-            let minutes = crate::flows::signer_auth::CODE_VALID_MINUTES;
+            let minutes = crate::model::CODE_VALID_MINUTES;
             args.push(("minutes", FluentValue::from(minutes)));
         }
         Kind::Declined | Kind::Expired => {}

@@ -13,6 +13,7 @@ pub mod expiry;
 pub mod files;
 pub mod found_fields;
 pub mod invitations;
+pub mod queue_metrics;
 pub mod reminders;
 pub mod retention;
 pub mod sign_in;

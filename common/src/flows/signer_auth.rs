@@ -28,8 +28,7 @@ use crate::{
 
 /// Wrong codes that lock a recipient.
 pub const MAX_WRONG_CODES: i32 = 5;
-/// How long a one-time code works.
-pub const CODE_VALID_MINUTES: i64 = 10;
+pub use crate::model::CODE_VALID_MINUTES;
 /// A one-time code is sent at most once a minute, and five times an hour.
 pub const RESEND_AFTER_SECS: i64 = 60;
 pub const SENDS_PER_HOUR: i64 = 5;

@@ -8,8 +8,7 @@ use std::time::Duration;
 use crate::{
     Config,
     infra::{files::FileLinks, secrets::ReminderLinkKey},
-    model::ReminderDefaults,
-    store::sms::DailyCaps,
+    model::{DailyCaps, ReminderDefaults},
 };
 
 /// How long the `filePath` inside a webhook payload works: past the last retry of the default

@@ -2,7 +2,6 @@
 //! body, whether or not the account has a webhook URL, read in order from a position. Which
 //! change records which event: `effects::publish`.
 
-use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool};
 
 use crate::{
@@ -71,36 +70,7 @@ pub async fn insert_many(conn: &mut PgConnection, events: &[NewEvent<'_>]) -> Re
     Ok(())
 }
 
-/// An event's place in its account's feed: its transaction's id, then its order of writing.
-/// The feed's cursor is this pair (`wire::events::FeedCursor` writes it opaquely).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub struct FeedPosition {
-    pub txid: u64,
-    pub position: i64,
-}
-
-#[derive(Debug, Clone, sqlx::FromRow)]
-pub struct StoredEvent {
-    pub id: EventId,
-    pub event_type: String,
-    /// The exact body of the event's webhook.
-    pub payload: String,
-    pub created_at: DateTime<Utc>,
-    txid_text: String,
-    position: i64,
-}
-
-impl StoredEvent {
-    pub fn place(&self) -> FeedPosition {
-        FeedPosition {
-            txid: self
-                .txid_text
-                .parse()
-                .expect("xid8 is written as an unsigned number"),
-            position: self.position,
-        }
-    }
-}
+pub use crate::model::feed::{FeedPosition, StoredEvent};
 
 /// The page's statement: `$1` the account, `$2` and `$3` the place after which to read (the
 /// transaction id as text), `$4` the types (any, when null), `$5` how many. Public for the

@@ -12,7 +12,7 @@ use crate::{
     error::Result,
     infra::jobs,
     model::{
-        AccountId, DocumentId, DocumentStatus, RecipientId, SmsId, SmsKind, SmsStatus,
+        AccountId, DailyCaps, DocumentId, DocumentStatus, RecipientId, SmsId, SmsKind, SmsStatus,
         StoredLanguage,
     },
 };
@@ -29,31 +29,6 @@ pub struct NewSms {
     pub kind: SmsKind,
     /// The recipient's signing token, kept only until the SMS carrying it is sent.
     pub link_token: Option<SigningToken>,
-}
-
-/// How many SMS one account may queue per UTC day, to one number and in all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DailyCaps {
-    pub per_number: i32,
-    pub per_account: i32,
-}
-
-impl DailyCaps {
-    /// Why an SMS was refused when the account's cap for the day is used up.
-    fn account_reached(self) -> String {
-        format!(
-            "the account's daily SMS cap ({} per day, SMS_DAILY_CAP_PER_ACCOUNT) was reached",
-            self.per_account
-        )
-    }
-
-    /// Why an SMS was refused when the number's cap for the day is used up.
-    fn number_reached(self) -> String {
-        format!(
-            "the daily SMS cap for this number ({} per day, SMS_DAILY_CAP_PER_NUMBER) was reached",
-            self.per_number
-        )
-    }
 }
 
 /// An SMS that was not queued because a daily cap was reached: recorded FAILED with the reason.

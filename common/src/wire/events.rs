@@ -18,8 +18,10 @@ use utoipa::{
 use crate::{
     error::{Error, Problem},
     infra::secrets::FeedCursorKey,
-    model::{AccountId, WebhookEvent},
-    store::events::{FeedPosition, StoredEvent},
+    model::{
+        AccountId, WebhookEvent,
+        feed::{FeedPosition, StoredEvent},
+    },
     wire::{
         query::{DEFAULT_LIMIT, MAX_LIMIT},
         views::Timestamp,
