@@ -4,12 +4,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use signet_i18n::Language;
-use sqlx::types::Json;
 use utoipa::ToSchema;
 
 use crate::{
     model::{DocumentId, FieldType, RecipientRole, TemplateId},
-    store::templates::{Template, TemplateField, TemplateRole},
     wire::{
         inputs::{FieldOption, FieldPropertiesInput, RemindersInput, optional_whole_number},
         views::{Pixels, Timestamp},
@@ -385,55 +383,6 @@ pub struct TemplateDetail {
     pub language: Option<Language>,
 }
 
-impl TemplateDetail {
-    pub fn new(template: &Template, roles: &[TemplateRole], fields: &[TemplateField]) -> Self {
-        Self {
-            id: template.id,
-            title: template.title.clone(),
-            pages: template.page_sizes.len() as i32,
-            archived: template.archived_at.is_some(),
-            created_at: Timestamp(template.created_at),
-            updated_at: Timestamp(template.updated_at),
-            roles: roles
-                .iter()
-                .map(|role| TemplateRoleView {
-                    name: role.name.clone(),
-                    role: role.role,
-                    signing_order: role.signing_order,
-                    language: role.language.0,
-                    fields: fields
-                        .iter()
-                        .filter(|f| f.role_id == role.id)
-                        .map(|f| TemplateFieldView {
-                            label: f.label.clone(),
-                            field_type: f.field_type,
-                            page: f.page,
-                            x: Pixels(f.x),
-                            y: Pixels(f.y),
-                            width: Pixels(f.width),
-                            height: Pixels(f.height),
-                            read_only: f.read_only,
-                            required: f.required,
-                            value: f.value.clone(),
-                            options: f.rules.options.clone(),
-                            min: f.rules.min,
-                            max: f.rules.max,
-                            decimals: f.rules.decimals,
-                            max_length: f.rules.max_length,
-                            pattern: f.rules.pattern.clone(),
-                        })
-                        .collect(),
-                })
-                .collect(),
-            message: template.message.clone(),
-            description: template.description.clone(),
-            expiry_days: template.expiry_days,
-            reminders: template.reminders.clone().map(|Json(r)| r),
-            language: template.language.0,
-        }
-    }
-}
-
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateListItem {
@@ -443,18 +392,6 @@ pub struct TemplateListItem {
     pub pages: i32,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
-}
-
-impl From<&Template> for TemplateListItem {
-    fn from(template: &Template) -> Self {
-        Self {
-            id: template.id,
-            title: template.title.clone(),
-            pages: template.page_sizes.len() as i32,
-            created_at: Timestamp(template.created_at),
-            updated_at: Timestamp(template.updated_at),
-        }
-    }
 }
 
 /// A page of the account's templates not archived, newest first.

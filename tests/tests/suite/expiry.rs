@@ -8,11 +8,10 @@ use signet_common::{
     effects::{self, DocumentEvent, Subject},
     flows::expiry,
     infra::notify::Notifier,
-    model::{AccountId, Actor, AuditEvent, DocumentId, DocumentStatus},
+    model::{AccountId, Actor, AuditEvent, DailyCaps, DocumentId, DocumentStatus},
     store::{
         audit::{self, NewEntry},
         documents, recipients,
-        sms::DailyCaps,
     },
 };
 use signet_tests::{TestApp, TestDb};
