@@ -59,5 +59,6 @@ mod templates;
 mod text_fields;
 mod upgrades;
 mod uploads;
+mod walkthroughs;
 mod webhooks;
 mod workers;
