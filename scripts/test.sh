@@ -37,6 +37,10 @@ if [[ "$(schemathesis --version 2>/dev/null)" != *"$SCHEMATHESIS_VERSION"* ]]; t
     log "installing schemathesis $SCHEMATHESIS_VERSION (the OpenAPI contract test)"
     pip_install "schemathesis==$SCHEMATHESIS_VERSION"
 fi
+# The docs' walkthroughs (tests/suite/walkthroughs.rs) use what a reader has after scripts/up.sh.
+for tool in curl jq; do
+    command -v "$tool" >/dev/null || apt_install "$tool"
+done
 if ! command -v openssl >/dev/null; then
     apt_install openssl # an operator's RSA seal is made with it in the seal's tests
 fi

@@ -195,8 +195,8 @@ curl -sS -X POST $auth $json -d '$fields' '$doc/fields'
 curl -sS -X POST $auth $json -d '$send' '$doc/send'
 curl -sS $auth '$doc/audit'
 
-# For the README's later commands:
-export ${api_key:+KEY=$api_key }DOC=$document_id ACCOUNT=$account_id
+# For the walkthroughs of the README and docs/ (the API root, the key, the demo document, the account):
+export SIGNET=$base ${api_key:+KEY=$api_key }DOC=$document_id ACCOUNT=$account_id
 
 # After the send, each recipient's e-mail is a file in $MAIL_DIR (no SMTP_URL set); each one's signing link:
 #   awk '{sub(/\r\$/, "")} /^To:/ {to = substr(\$0, 5)} /^Subject:/ {subject = substr(\$0, 10)} /\/sign\// && !seen[FILENAME]++ {print to " | " subject "\n    " \$0}' \$(ls -tr $MAIL_DIR/*.eml)

@@ -29,6 +29,16 @@ impl WorkerProcess {
         args: &[&str],
         extra: &[(&str, &str)],
     ) -> Self {
+        Self::spawn(app, Some(smtp_url), args, extra)
+    }
+
+    /// A worker without `SMTP_URL`, as `scripts/up.sh` runs it: e-mails are written as `.eml`
+    /// files into `MAIL_DIR`, which `extra` gives (else `./data/mail` of the test's directory).
+    pub fn start_writing_mail_files(app: &TestApp, extra: &[(&str, &str)]) -> Self {
+        Self::spawn(app, None, &[], extra)
+    }
+
+    fn spawn(app: &TestApp, smtp_url: Option<&str>, args: &[&str], extra: &[(&str, &str)]) -> Self {
         let log = app
             .files
             .path()
@@ -41,7 +51,6 @@ impl WorkerProcess {
             .env("PUBLIC_URL", &app.base)
             .envs(app.file_store.settings())
             .env("FILE_URL_SECRET", "test-file-url-secret-0123456789abcdef")
-            .env("SMTP_URL", smtp_url)
             .env("MAIL_FROM", "Signet <no-reply@signet.test>")
             .env("WORKER_HEARTBEAT_SECS", "1")
             .env("WORKER_POLL_MS", "200")
@@ -58,6 +67,12 @@ impl WorkerProcess {
             .env("NO_COLOR", "1")
             .stdout(log_file.try_clone().expect("log"))
             .stderr(log_file);
+        match smtp_url {
+            Some(url) => command.env("SMTP_URL", url),
+            None => command
+                .env_remove("SMTP_URL")
+                .env("MAIL_DIR", app.files.path().join("data/mail")),
+        };
         for (k, v) in extra {
             command.env(k, v);
         }

@@ -59,6 +59,7 @@ mod templates;
 mod text_fields;
 mod upgrades;
 mod uploads;
+mod walkthroughs;
 mod webhooks;
 mod wire_naming;
 mod workers;
