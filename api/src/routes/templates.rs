@@ -301,63 +301,59 @@ fn template_detail(
     roles: &[TemplateRole],
     fields: &[TemplateField],
 ) -> TemplateDetail {
-    {
-        TemplateDetail {
-            id: template.id,
-            title: template.title.clone(),
-            pages: template.page_sizes.len() as i32,
-            archived: template.archived_at.is_some(),
-            created_at: Timestamp(template.created_at),
-            updated_at: Timestamp(template.updated_at),
-            roles: roles
-                .iter()
-                .map(|role| TemplateRoleView {
-                    name: role.name.clone(),
-                    role: role.role,
-                    signing_order: role.signing_order,
-                    language: role.language.0,
-                    fields: fields
-                        .iter()
-                        .filter(|f| f.role_id == role.id)
-                        .map(|f| TemplateFieldView {
-                            label: f.label.clone(),
-                            field_type: f.field_type,
-                            page: f.page,
-                            x: Pixels(f.x),
-                            y: Pixels(f.y),
-                            width: Pixels(f.width),
-                            height: Pixels(f.height),
-                            read_only: f.read_only,
-                            required: f.required,
-                            value: f.value.clone(),
-                            options: f.rules.options.clone(),
-                            min: f.rules.min,
-                            max: f.rules.max,
-                            decimals: f.rules.decimals,
-                            max_length: f.rules.max_length,
-                            pattern: f.rules.pattern.clone(),
-                        })
-                        .collect(),
-                })
-                .collect(),
-            message: template.message.clone(),
-            description: template.description.clone(),
-            expiry_days: template.expiry_days,
-            reminders: template.reminders.clone().map(|Json(r)| r),
-            language: template.language.0,
-        }
+    TemplateDetail {
+        id: template.id,
+        title: template.title.clone(),
+        pages: template.page_sizes.len() as i32,
+        archived: template.archived_at.is_some(),
+        created_at: Timestamp(template.created_at),
+        updated_at: Timestamp(template.updated_at),
+        roles: roles
+            .iter()
+            .map(|role| TemplateRoleView {
+                name: role.name.clone(),
+                role: role.role,
+                signing_order: role.signing_order,
+                language: role.language.0,
+                fields: fields
+                    .iter()
+                    .filter(|f| f.role_id == role.id)
+                    .map(|f| TemplateFieldView {
+                        label: f.label.clone(),
+                        field_type: f.field_type,
+                        page: f.page,
+                        x: Pixels(f.x),
+                        y: Pixels(f.y),
+                        width: Pixels(f.width),
+                        height: Pixels(f.height),
+                        read_only: f.read_only,
+                        required: f.required,
+                        value: f.value.clone(),
+                        options: f.rules.options.clone(),
+                        min: f.rules.min,
+                        max: f.rules.max,
+                        decimals: f.rules.decimals,
+                        max_length: f.rules.max_length,
+                        pattern: f.rules.pattern.clone(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        message: template.message.clone(),
+        description: template.description.clone(),
+        expiry_days: template.expiry_days,
+        reminders: template.reminders.clone().map(|Json(r)| r),
+        language: template.language.0,
     }
 }
 
 /// A template as its list shows it.
 fn list_item(template: &Template) -> TemplateListItem {
-    {
-        TemplateListItem {
-            id: template.id,
-            title: template.title.clone(),
-            pages: template.page_sizes.len() as i32,
-            created_at: Timestamp(template.created_at),
-            updated_at: Timestamp(template.updated_at),
-        }
+    TemplateListItem {
+        id: template.id,
+        title: template.title.clone(),
+        pages: template.page_sizes.len() as i32,
+        created_at: Timestamp(template.created_at),
+        updated_at: Timestamp(template.updated_at),
     }
 }
